@@ -1,0 +1,28 @@
+"""ament_python package: `colcon build` on a ROS 2 install, `pip install -e .` in a plain venv."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "alpha_matrix"
+NODES = ["sim_bridge", "oracle", "executive", "episode_runner", "step_consumer"]
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    package_dir={"": "src"},
+    packages=find_packages("src"),
+    package_data={PACKAGE: ["py.typed"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=False,
+    entry_points={
+        "console_scripts": [f"{n} = {PACKAGE}.nodes.{n}:main" for n in NODES]
+        + [f"alpha-matrix = {PACKAGE}.cli:main"],
+    },
+)

@@ -1,0 +1,1 @@
+"""Functional core: everything that decides. No rclpy import anywhere below this package."""

@@ -1,0 +1,100 @@
+"""The plan schema: the one contract between any planner (oracle, LLM) and the executive.
+
+A plan is data. Planner text is parsed with ``parse_plan_text`` and either becomes a
+validated ``Plan`` or a ``PlanError`` with a one-line reason; nothing in it is ever executed,
+evaluated or dispatched by name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+PLAN_SCHEMA_VERSION = 1
+MAX_PLAN_STEPS = 16
+
+Vec3 = tuple[float, float, float]
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    label: str = Field(default="", max_length=64, description="Free-text note, never interpreted.")
+    steps: int | None = Field(
+        default=None, ge=1, le=1260, description="Physics steps for this action; None = config default."
+    )
+
+
+class MoveTo(_Step):
+    """Move the grasp frame (between the fingertips) to ``target`` in the world frame, gripper down."""
+
+    action: Literal["MOVE_TO"]
+    target: Vec3
+
+    @field_validator("target")
+    @classmethod
+    def _finite(cls, v: Vec3) -> Vec3:
+        if not all(math.isfinite(c) for c in v):
+            raise ValueError("target must be finite")
+        return v
+
+
+class Grip(_Step):
+    """Close the fingers on whatever is between them, with at most ``force`` newtons per finger."""
+
+    action: Literal["GRIP"]
+    force: float | None = Field(default=None, gt=0.0, le=70.0)
+
+
+class Release(_Step):
+    """Open the fingers to ``width`` metres (total opening)."""
+
+    action: Literal["RELEASE"]
+    width: float | None = Field(default=None, ge=0.0, le=0.08)
+
+
+PlanStep = Annotated[Union[MoveTo, Grip, Release], Field(discriminator="action")]
+
+
+class Plan(BaseModel):
+    """A pick-and-place plan. ``object`` names the block the plan manipulates."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    schema_version: Literal[1] = PLAN_SCHEMA_VERSION
+    object: str = Field(min_length=1, max_length=32)
+    steps: list[PlanStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
+
+
+class PlanError(ValueError):
+    """A planner output that is not a valid plan. ``reason`` is one line, fit for a record."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
+        self.reason = reason
+
+
+def parse_plan_text(text: str) -> Plan:
+    """Parse raw planner text into a ``Plan`` or raise ``PlanError`` (kind: json | schema)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise PlanError("json", f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})") from None
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise PlanError("schema", f"{loc}: {first['msg']} ({err.error_count()} error(s))") from None
+
+
+def plan_to_text(plan: Plan) -> str:
+    """Canonical JSON text of a plan (sorted keys, no whitespace): stable bytes for hashing."""
+    return json.dumps(plan.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+def plan_json_schema() -> dict:
+    """JSON schema of ``Plan``, for structured LLM output and for documentation."""
+    return Plan.model_json_schema()
