@@ -1,6 +1,6 @@
 """The plan schema: the one contract between any planner (oracle, LLM) and the executive.
 
-A plan is data. Planner text is parsed with ``parse_plan_text`` and either becomes a
+A plan is data. Planner text goes through ``guards.parse_plan_text`` and either becomes a
 validated ``Plan`` or a ``PlanError`` with a one-line reason; nothing in it is ever executed,
 evaluated or dispatched by name.
 """
@@ -11,7 +11,7 @@ import json
 import math
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 PLAN_SCHEMA_VERSION = 1
 MAX_PLAN_STEPS = 16
@@ -74,20 +74,6 @@ class PlanError(ValueError):
         super().__init__(f"{kind}: {reason}")
         self.kind = kind
         self.reason = reason
-
-
-def parse_plan_text(text: str) -> Plan:
-    """Parse raw planner text into a ``Plan`` or raise ``PlanError`` (kind: json | schema)."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as err:
-        raise PlanError("json", f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})") from None
-    try:
-        return Plan.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise PlanError("schema", f"{loc}: {first['msg']} ({err.error_count()} error(s))") from None
 
 
 def plan_to_text(plan: Plan) -> str:

@@ -1,0 +1,124 @@
+"""alpha-matrix: run the graph from the plain-Python environment.
+
+  alpha-matrix run      start the graph, run a batch of episodes, print the summary
+  alpha-matrix launch   start the graph and keep it up (Ctrl-C stops it)
+  alpha-matrix graph    print the resolved graph (nodes, parameters, command lines)
+
+Errors are one line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+from alpha_matrix.core.graph import Graph, resolve_graph
+
+
+def _parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        node, dot, param = key.partition(".")
+        if not sep or not dot or not node or not param:
+            raise ConfigError(f"--set {item!r}: expected NODE.PARAM=VALUE")
+        try:
+            out.setdefault(node, {})[param] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ConfigError(f"--set {item!r}: value is not valid YAML") from None
+    return out
+
+
+def check_environment() -> None:
+    """Fail early, with the fix, when the ROS environment or the interface build is missing."""
+    if importlib.util.find_spec("rclpy") is None:
+        raise AlphaMatrixError("rclpy is not importable: run scripts/setup.sh (or source a ROS 2 install)")
+    if importlib.util.find_spec("alpha_matrix_interfaces") is None:
+        raise AlphaMatrixError(
+            "alpha_matrix_interfaces is not built: run scripts/setup.sh (or colcon build and source install/setup.bash)"
+        )
+
+
+def _graph(args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()) -> Graph:
+    overrides = _parse_sets(args.set)
+    for node, values in (extra or {}).items():
+        overrides.setdefault(node, {}).update(values)
+    return resolve_graph(args.config, overrides, exclude=exclude)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from alpha_matrix.launcher import graph_env, run_graph
+
+    runner: dict[str, Any] = {}
+    for opt, param in (("episodes", "episodes"), ("run_id", "run_id"), ("runs_dir", "runs_dir"), ("seed", "master_seed"), ("first", "first_episode")):
+        if getattr(args, opt) is not None:
+            runner[param] = getattr(args, opt)
+    graph = _graph(args, {"episode_runner": runner})
+    check_environment()
+    return run_graph(graph, graph_env(args.domain_id))
+
+
+def cmd_launch(args: argparse.Namespace) -> int:
+    from alpha_matrix.launcher import graph_env, run_graph
+
+    graph = _graph(args, exclude=tuple(args.exclude))
+    check_environment()
+    return run_graph(graph, graph_env(args.domain_id))
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from alpha_matrix.launcher import node_command
+
+    graph = _graph(args)
+    print(f"config hash: {graph.config_hash}")
+    for n in graph.nodes:
+        print(f"\n{n.name} ({n.role}): {' '.join(node_command(n, Path('<params.yaml>')))}")
+        for k, v in n.parameters.items():
+            print(f"  {k}: {v!r}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
+    parser.add_argument("--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a batch of episodes through the graph and print the summary")
+    run.add_argument("--episodes", type=int, default=None, help="number of episodes (default from params.yaml)")
+    run.add_argument("--first", type=int, default=None, help="index of the first episode")
+    run.add_argument("--seed", type=int, default=None, help="master seed (default 42)")
+    run.add_argument("--run-id", default=None, help="run directory name (default: derived from the config hash)")
+    run.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
+    run.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
+    run.set_defaults(func=cmd_run)
+
+    launch = sub.add_parser("launch", help="start the graph and keep it up until Ctrl-C")
+    launch.add_argument("--exclude", action="append", default=[], metavar="NODE", help="leave a node out")
+    launch.add_argument("--domain-id", type=int, default=None)
+    launch.set_defaults(func=cmd_launch)
+
+    graph = sub.add_parser("graph", help="print the resolved graph")
+    graph.set_defaults(func=cmd_graph)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except AlphaMatrixError as err:
+        print(f"alpha-matrix: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

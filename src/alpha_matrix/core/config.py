@@ -1,0 +1,110 @@
+"""Parameter models of every node: the single source of their names, types and defaults.
+
+Nodes declare their ROS parameters from these models, and the launchers validate
+`config/params.yaml` against them before any process starts, so an unknown key or a bad value
+is one clear error instead of a node that dies later.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from alpha_matrix.core.errors import ConfigError
+
+
+class NodeParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SimBridgeParams(NodeParams):
+    batch_steps: int = Field(8, ge=1, le=240, description="Steps per StepBatch message.")
+    reaction_latency_steps: int = Field(
+        24, ge=1, le=2400, description="L: a stop decided at step k applies at k + L (24 = 100 ms)."
+    )
+    gating_consumers: list[str] = Field(
+        default_factory=list, description="Consumers the bridge never runs more than L steps ahead of."
+    )
+    max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")
+    reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
+    ik_every: int = Field(4, ge=1, le=64, description="Steps between IK solves along a move.")
+    realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
+    ack_timeout_s: float = Field(30.0, gt=0.0, description="Give up when a gating consumer is silent.")
+
+
+class OracleParams(NodeParams):
+    hover_height: float = Field(0.12, gt=0.0, le=0.4, description="Hover above the grasp point, m.")
+
+
+class ExecutiveParams(NodeParams):
+    move_steps: int = Field(240, ge=1, le=1260, description="Default steps of a MOVE_TO without steps.")
+    grip_steps: int = Field(60, ge=1, le=1260)
+    release_steps: int = Field(210, ge=1, le=1260)
+    grip_force: float = Field(20.0, gt=0.0, le=70.0, description="Default finger force, N.")
+    release_width: float = Field(0.08, ge=0.0, le=0.08)
+    grasp_tolerance: float = Field(
+        0.05, gt=0.0, description="Semantic guard: the grasp target must be this close to the block, m."
+    )
+    service_timeout_s: float = Field(30.0, gt=0.0)
+
+
+class EpisodeRunnerParams(NodeParams):
+    run_id: str = Field("", description="Run directory name under runs_dir; empty = derived from config.")
+    runs_dir: str = Field("runs", description="Where run directories (JSONL records) are written.")
+    arm: str = Field("oracle", description="Planner arm name recorded with every episode.")
+    master_seed: int = Field(42, ge=0)
+    episodes: int = Field(10, ge=1, le=100000)
+    first_episode: int = Field(0, ge=0)
+    task: str = Field("pick the red block and place it in the zone", max_length=500)
+    object: str = Field("red")
+    settle_steps: int = Field(120, ge=0, le=1260)
+    service_timeout_s: float = Field(60.0, gt=0.0)
+    config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
+
+
+class StepConsumerParams(NodeParams):
+    """A minimal gating consumer (tests, driver bring-up): acks every batch, may request a stop."""
+
+    stop_at_step: int = Field(0, ge=0, description="Request a protective stop decided at this step; 0 = never.")
+    resume_at_step: int = Field(0, ge=0, description="Request resume decided at this step; 0 = never.")
+
+
+PARAM_MODELS: dict[str, type[NodeParams]] = {
+    "sim_bridge": SimBridgeParams,
+    "oracle": OracleParams,
+    "executive": ExecutiveParams,
+    "episode_runner": EpisodeRunnerParams,
+    "step_consumer": StepConsumerParams,
+}
+
+
+def validate_params(executable: str, params: dict[str, Any], where: str) -> NodeParams:
+    """Validate one node's parameters; raise ConfigError naming the file and key."""
+    model = PARAM_MODELS.get(executable)
+    if model is None:
+        raise ConfigError(f"{where}: unknown node executable {executable!r} (known: {', '.join(PARAM_MODELS)})")
+    try:
+        return model.model_validate(params)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        msg = "unknown parameter" if first["type"] == "extra_forbidden" else first["msg"]
+        raise ConfigError(f"{where}: {key}: {msg}") from None
+
+
+def load_yaml(path: Path) -> Any:
+    """Read a YAML file; any I/O or syntax problem becomes a one-line ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{path}: malformed YAML{at}: {problem}") from None

@@ -1,0 +1,146 @@
+"""The graph description (config/graph.yaml + params.yaml) resolved into node specs.
+
+Both launchers consume ``resolve_graph``: the launch_ros file and the plain-Python launcher,
+so the two can never drift. Resolution validates everything up front.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from alpha_matrix.core.config import PARAM_MODELS, load_yaml, validate_params
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.records import canonical_json
+
+# Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
+NOT_HASHED = {"episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash"}}
+
+
+class _NodeEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    executable: str
+    role: Literal["service", "job"] = "service"
+    remappings: dict[str, str] = Field(default_factory=dict)
+
+
+class _GraphFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    params_file: str = "params.yaml"
+    nodes: list[_NodeEntry] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    name: str
+    executable: str
+    module: str
+    role: str
+    parameters: dict[str, Any]
+    remappings: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Graph:
+    nodes: tuple[NodeSpec, ...]
+    config_hash: str
+
+    def node(self, name: str) -> NodeSpec:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise ConfigError(f"no node named {name!r} in the graph ({', '.join(n.name for n in self.nodes)})")
+
+    def ros_params(self) -> dict[str, Any]:
+        """All parameters in the --params-file layout."""
+        return {n.name: {"ros__parameters": n.parameters} for n in self.nodes}
+
+
+def default_config_dir() -> Path:
+    """config/ of the source checkout, else share/alpha_matrix/config of an install."""
+    here = Path(__file__).resolve()
+    for cand in (here.parents[3] / "config", here.parents[2] / "share" / "alpha_matrix" / "config"):
+        if (cand / "graph.yaml").exists():
+            return cand
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("alpha_matrix")) / "config"
+    except Exception:  # noqa: BLE001 - any failure means: not found
+        raise ConfigError("cannot find config/graph.yaml; pass --config DIR") from None
+
+
+def resolve_graph(
+    config_dir: Path | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
+    exclude: tuple[str, ...] = (),
+    graph_file: str = "graph.yaml",
+) -> Graph:
+    """Read, validate and resolve the graph; ``overrides`` are per-node parameter values."""
+    config_dir = config_dir or default_config_dir()
+    gpath = config_dir / graph_file
+    raw = load_yaml(gpath)
+    try:
+        gfile = _GraphFile.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise ConfigError(f"{gpath}: {key}: {msg}") from None
+    ppath = config_dir / gfile.params_file
+    params_raw = load_yaml(ppath) or {}
+    if not isinstance(params_raw, dict):
+        raise ConfigError(f"{ppath}: expected a mapping of node names")
+    names = [n.name for n in gfile.nodes]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{gpath}: duplicate node names")
+    for key in params_raw:
+        if key not in names:
+            raise ConfigError(f"{ppath}: {key}: no node of that name in {gpath.name}")
+    overrides = overrides or {}
+    for key in overrides:
+        if key not in names:
+            raise ConfigError(f"override for unknown node {key!r} (nodes: {', '.join(names)})")
+    for key in exclude:
+        if key not in names:
+            raise ConfigError(f"cannot exclude unknown node {key!r} (nodes: {', '.join(names)})")
+
+    specs = []
+    for entry in gfile.nodes:
+        if entry.name in exclude:
+            continue
+        section = params_raw.get(entry.name) or {}
+        if not isinstance(section, dict) or set(section) - {"ros__parameters"}:
+            raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
+        values = dict(section.get("ros__parameters") or {})
+        values.update(overrides.get(entry.name, {}))
+        model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")
+        module = f"alpha_matrix.nodes.{entry.executable}"
+        if entry.executable not in PARAM_MODELS or importlib.util.find_spec(module) is None:
+            raise ConfigError(f"{gpath}: {entry.name}: no node executable {entry.executable!r}")
+        specs.append(
+            NodeSpec(
+                name=entry.name, executable=entry.executable, module=module, role=entry.role,
+                parameters=model.model_dump(mode="json"), remappings=tuple(sorted(entry.remappings.items())),
+            )
+        )
+    hashed = [
+        {
+            "name": s.name, "executable": s.executable, "remappings": s.remappings,
+            "parameters": {k: v for k, v in s.parameters.items() if k not in NOT_HASHED.get(s.executable, ())},
+        }
+        for s in specs
+    ]
+    digest = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()
+    final = []
+    for s in specs:  # hand the hash to the nodes that record provenance
+        if "config_hash" in s.parameters:
+            s = NodeSpec(s.name, s.executable, s.module, s.role, {**s.parameters, "config_hash": digest}, s.remappings)
+        final.append(s)
+    return Graph(nodes=tuple(final), config_hash=digest)

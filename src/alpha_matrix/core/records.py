@@ -1,0 +1,178 @@
+"""Episode records: one validated, versioned JSON line per episode, append-only and idempotent.
+
+A run directory holds ``manifest.json`` (the config hash it was made with) and
+``episodes.jsonl``. Re-running an episode id never adds a second row; a line cut short by a
+crash is dropped on open (that episode simply runs again); a run directory made with another
+config is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from alpha_matrix.core.errors import RecordError
+
+RECORD_SCHEMA_VERSION = 1
+WALL_CLOCK_FIELDS = frozenset({"timing"})
+TRACKED_PACKAGES = ("alpha_matrix", "ros-rclpy", "ros-rmw-fastrtps-cpp", "pybullet", "numpy", "pydantic")
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OutcomeRecord(_Strict):
+    success: bool
+    placement_error: float
+    steps_used: int
+    reason: str
+
+
+class Timing(_Strict):
+    """Wall-clock fields: the only ones allowed to differ between two runs of the same seed."""
+
+    started_at: str
+    wall_s: float
+    plan_s: float
+    execute_s: float
+
+
+class Provenance(_Strict):
+    code_revision: str
+    code_dirty: bool
+    config_hash: str
+    packages: dict[str, str]
+    python: str
+
+
+class EpisodeRecord(_Strict):
+    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    run_id: str
+    episode_id: str
+    arm: str
+    episode_index: int
+    master_seed: int
+    seed: int
+    task: str
+    object: str
+    zone: Vec3
+    initial_positions: dict[str, Vec3]
+    plan: dict[str, Any] | None
+    abort_kind: str
+    abort_reason: str
+    actions_completed: int
+    outcome: OutcomeRecord
+    final_poses: dict[str, tuple[Vec3, Quat]]
+    provenance: Provenance
+    timing: Timing
+
+
+def canonical_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def deterministic_view(record: EpisodeRecord) -> dict[str, Any]:
+    """The record minus wall-clock fields: equal across runs of the same seed and config."""
+    return record.model_dump(mode="json", exclude=set(WALL_CLOCK_FIELDS))
+
+
+def record_sha256(record: EpisodeRecord) -> str:
+    return hashlib.sha256(canonical_json(deterministic_view(record)).encode()).hexdigest()
+
+
+def provenance(config_hash: str) -> Provenance:
+    """Code revision, config hash and package versions of this process."""
+    src = Path(__file__).resolve().parents[3]
+    rev, dirty = "unknown", False
+    try:
+        rev = subprocess.run(
+            ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True, text=True, timeout=10, check=True,
+            ).stdout.strip()
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass
+    packages = {}
+    for name in TRACKED_PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            packages[name] = "not installed"
+    return Provenance(
+        code_revision=rev, code_dirty=dirty, config_hash=config_hash, packages=packages, python=platform.python_version()
+    )
+
+
+class RunStore:
+    """The records of one run directory."""
+
+    def __init__(self, run_dir: Path, config_hash: str) -> None:
+        self.run_dir = run_dir
+        self.path = run_dir / "episodes.jsonl"
+        manifest = run_dir / "manifest.json"
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            if manifest.exists():
+                existing = json.loads(manifest.read_text()).get("config_hash")
+                if existing != config_hash:
+                    raise RecordError(
+                        f"{run_dir} was made with config {str(existing)[:12]}, this config is {config_hash[:12]}: "
+                        "use another run id (nothing was changed)"
+                    )
+            else:
+                tmp = manifest.with_suffix(".tmp")
+                tmp.write_text(canonical_json({"config_hash": config_hash, "schema_version": RECORD_SCHEMA_VERSION}))
+                os.replace(tmp, manifest)
+        except OSError as err:
+            raise RecordError(f"{run_dir}: {err.strerror}") from None
+        except json.JSONDecodeError:
+            raise RecordError(f"{manifest}: not valid JSON") from None
+        self.records: dict[str, EpisodeRecord] = {}
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        raw = self.path.read_bytes()
+        end = raw.rfind(b"\n") + 1
+        if end < len(raw):  # a line cut short by a crash: never completed, drop it
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+            raw = raw[:end]
+        for lineno, line in enumerate(raw.splitlines(), 1):
+            try:
+                rec = EpisodeRecord.model_validate_json(line)
+            except ValidationError as err:
+                raise RecordError(f"{self.path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
+            self.records.setdefault(rec.episode_id, rec)
+
+    def __contains__(self, episode_id: str) -> bool:
+        return episode_id in self.records
+
+    def append(self, record: EpisodeRecord) -> bool:
+        """Append one record durably; False (and nothing written) if its episode is already there."""
+        if record.episode_id in self.records:
+            return False
+        line = canonical_json(record.model_dump(mode="json")) + "\n"
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self.records[record.episode_id] = record
+        return True

@@ -1,0 +1,31 @@
+"""The printed summary of a batch of episode records."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+
+from alpha_matrix.core.records import EpisodeRecord
+
+
+def summarize(records: Iterable[EpisodeRecord]) -> str:
+    recs = list(records)
+    if not recs:
+        return "no episodes"
+    ok = [r for r in recs if r.outcome.success]
+    errors_mm = [r.outcome.placement_error * 1000 for r in recs if not r.abort_kind]
+    aborts = Counter(r.abort_kind for r in recs if r.abort_kind)
+    lines = [f"episodes: {len(recs)}   success: {len(ok)}/{len(recs)} ({100 * len(ok) / len(recs):.1f} %)"]
+    if errors_mm:
+        lines.append(
+            f"placement error (executed plans): median {statistics.median(errors_mm):.1f} mm, max {max(errors_mm):.1f} mm"
+        )
+    if aborts:
+        lines.append("aborted: " + ", ".join(f"{k} {n}" for k, n in sorted(aborts.items())))
+    walls = [r.timing.wall_s for r in recs]
+    lines.append(f"wall time per episode: median {statistics.median(walls):.3f} s")
+    failed = [r for r in recs if not r.outcome.success]
+    for r in failed[:10]:
+        lines.append(f"  failed {r.episode_id} (seed {r.seed}): {r.abort_reason or r.outcome.reason}")
+    return "\n".join(lines)

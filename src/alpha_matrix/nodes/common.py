@@ -1,0 +1,71 @@
+"""What every node shares: parameters declared from the core's models, and a clean main()."""
+
+from __future__ import annotations
+
+import sys
+import typing
+from collections.abc import Callable
+from typing import TypeVar
+
+import rclpy
+from pydantic import ValidationError
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+
+from alpha_matrix.core.config import NodeParams
+from alpha_matrix.core.errors import AlphaMatrixError
+
+P = TypeVar("P", bound=NodeParams)
+
+_PARAM_TYPES = {
+    int: ParameterType.PARAMETER_INTEGER,
+    float: ParameterType.PARAMETER_DOUBLE,
+    bool: ParameterType.PARAMETER_BOOL,
+    str: ParameterType.PARAMETER_STRING,
+    list[str]: ParameterType.PARAMETER_STRING_ARRAY,
+    list[float]: ParameterType.PARAMETER_DOUBLE_ARRAY,
+}
+
+
+def declare_params(node: Node, model: type[P]) -> P:
+    """Declare every field of ``model`` as a typed ROS parameter, then read and validate them."""
+    hints = typing.get_type_hints(model)
+    for name, info in model.model_fields.items():
+        ptype = _PARAM_TYPES[hints[name]]
+        node.declare_parameter(
+            name,
+            info.get_default(call_default_factory=True),
+            ParameterDescriptor(type=ptype, description=info.description or ""),
+        )
+    values = {name: node.get_parameter(name).value for name in model.model_fields}
+    try:
+        return model.model_validate(values)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise AlphaMatrixError(f"parameter {first['loc'][0]}: {first['msg']}") from None
+
+
+def run_node(factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None) -> int:
+    """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2."""
+    rclpy.init(args=args)
+    node: Node | None = None
+    code = 0
+    try:
+        node = factory()
+        if spin is None:
+            rclpy.spin(node)
+        else:
+            spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except AlphaMatrixError as err:
+        name = node.get_name() if node is not None else sys.argv[0]
+        print(f"{name}: error: {err}", file=sys.stderr, flush=True)
+        code = 2
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return code

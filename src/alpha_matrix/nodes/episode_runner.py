@@ -1,0 +1,169 @@
+"""episode_runner: resets, asks the arm's planner, has the executive run the plan, records.
+
+Runs a batch of episodes through the graph and exits 0 when done (the launcher then stops
+the graph). Episodes already in the run directory are skipped, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import rclpy
+from alpha_matrix_interfaces.msg import CommandStatus, EpisodeResult
+from alpha_matrix_interfaces.srv import ExecutePlan, GetPlan, Reset
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from alpha_matrix.core.config import EpisodeRunnerParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.outcome import evaluate_outcome
+from alpha_matrix.core.records import (
+    EpisodeRecord, OutcomeRecord, RunStore, Timing, provenance, record_sha256,
+)
+from alpha_matrix.core.seeds import derive_seed
+from alpha_matrix.core.summary import summarize
+from alpha_matrix.core.world import WorldConfig
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
+
+
+class EpisodeRunner(Node):
+    def __init__(self) -> None:
+        super().__init__("episode_runner")
+        self.params = declare_params(self, EpisodeRunnerParams)
+        self.zone = WorldConfig().zone
+        self.reset_cli = self.create_client(Reset, "robot/reset")
+        self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
+        self.exec_cli = self.create_client(ExecutePlan, "executive/execute_plan")
+        qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+        self.result_pub = self.create_publisher(EpisodeResult, "episode/result", qos)
+        self._status: dict[int, CommandStatus] = {}
+        self._cond = threading.Condition()
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos)
+
+    def _on_status(self, msg: CommandStatus) -> None:
+        if msg.state in (CommandStatus.DONE, CommandStatus.CANCELLED):
+            with self._cond:
+                self._status[msg.command_id] = msg
+                self._cond.notify_all()
+
+    def call(self, client, request, timeout: float | None = None):  # noqa: ANN001, ANN201
+        timeout = timeout or self.params.service_timeout_s
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        if not done.wait(timeout):
+            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout:.0f} s")
+        return future.result()
+
+    def wait_for_graph(self) -> None:
+        for cli in (self.reset_cli, self.plan_cli, self.exec_cli):
+            if not cli.wait_for_service(timeout_sec=self.params.service_timeout_s):
+                raise AlphaMatrixError(
+                    f"service {cli.srv_name} not available after {self.params.service_timeout_s:.0f} s; is its node running?"
+                )
+
+    def wait_status(self, command_id: int) -> CommandStatus:
+        with self._cond:
+            if not self._cond.wait_for(lambda: command_id in self._status, timeout=self.params.service_timeout_s):
+                raise AlphaMatrixError(f"robot command {command_id} did not finish in {self.params.service_timeout_s:.0f} s")
+            return self._status.pop(command_id)
+
+    def run_episode(self, index: int, run_id: str, config_hash: str, prov) -> EpisodeRecord:  # noqa: ANN001
+        p = self.params
+        episode_id = f"{p.arm}-{index:04d}"
+        seed = derive_seed(p.master_seed, "episode", index)
+        started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        t0 = time.perf_counter()
+        reply = self.call(self.reset_cli, Reset.Request(episode_id=episode_id, seed=seed, settle_steps=p.settle_steps))
+        if not reply.accepted:
+            raise AlphaMatrixError(f"reset refused: {reply.message}")
+        settled = self.wait_status(reply.command_id)
+        scene = poses_of(settled.objects)
+        initial = {name: pos for name, (pos, _q) in scene.items()}
+        t1 = time.perf_counter()
+        plan = self.call(
+            self.plan_cli,
+            GetPlan.Request(episode_id=episode_id, task=p.task, object=p.object, scene=settled.objects,
+                            zone=point(self.zone), seed=seed),
+        )
+        t2 = time.perf_counter()
+        plan_data = plan_msg_to_dict(plan.plan) if plan.success else None
+        final_poses, final_step = scene, settled.end_step
+        abort_kind, abort_reason, actions = "", "", 0
+        if not plan.success:
+            abort_kind, abort_reason = "planner", plan.message
+        else:
+            res = self.call(self.exec_cli, ExecutePlan.Request(episode_id=episode_id, plan=plan.plan, scene=settled.objects))
+            abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
+            final_poses = poses_of(res.objects)
+            final_step = max(res.final_step, settled.end_step)
+        t3 = time.perf_counter()
+        block = final_poses.get(p.object, ((float("nan"),) * 3, None))[0]
+        outcome = evaluate_outcome(block, self.zone, int(final_step))
+        reason = outcome.reason if not abort_kind else f"{abort_kind}: {abort_reason}"
+        return EpisodeRecord(
+            run_id=run_id, episode_id=episode_id, arm=p.arm, episode_index=index, master_seed=p.master_seed,
+            seed=seed, task=p.task, object=p.object, zone=self.zone, initial_positions=initial, plan=plan_data,
+            abort_kind=abort_kind, abort_reason=abort_reason, actions_completed=actions,
+            outcome=OutcomeRecord(success=outcome.success and not abort_kind, placement_error=outcome.placement_error,
+                                  steps_used=outcome.steps_used, reason=reason if not outcome.success or abort_kind else ""),
+            final_poses={k: (v[0], v[1]) for k, v in final_poses.items()},
+            provenance=prov,
+            timing=Timing(started_at=started, wall_s=t3 - t0, plan_s=t2 - t1, execute_s=t3 - t2),
+        )
+
+    def run_batch(self) -> None:
+        p = self.params
+        config_hash = p.config_hash or "standalone"
+        run_id = p.run_id or f"{p.arm}-{config_hash[:12]}"
+        store = RunStore(Path(p.runs_dir) / run_id, config_hash)
+        prov = provenance(config_hash)
+        self.wait_for_graph()
+        indices = range(p.first_episode, p.first_episode + p.episodes)
+        todo = [i for i in indices if f"{p.arm}-{i:04d}" not in store]
+        log = self.get_logger()
+        log.info(f"run {run_id}: {len(indices)} episodes, {len(indices) - len(todo)} already recorded, {len(todo)} to run")
+        t_start = time.perf_counter()
+        for n, index in enumerate(todo, 1):
+            rec = self.run_episode(index, run_id, config_hash, prov)
+            store.append(rec)
+            self.result_pub.publish(EpisodeResult(
+                run_id=run_id, episode_id=rec.episode_id, arm=rec.arm, seed=rec.seed, success=rec.outcome.success,
+                placement_error=rec.outcome.placement_error, steps_used=rec.outcome.steps_used,
+                reason=rec.outcome.reason, record_sha256=record_sha256(rec),
+            ))
+            elapsed = time.perf_counter() - t_start
+            eta = elapsed / n * (len(todo) - n)
+            verdict = "ok  " if rec.outcome.success else "FAIL"
+            log.info(
+                f"[{n}/{len(todo)}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:6.1f} mm "
+                f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s" + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
+            )
+        chosen = [store.records[f"{p.arm}-{i:04d}"] for i in indices]
+        print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)
+
+
+def _spin(node: Node) -> None:
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    try:
+        node.run_batch()  # type: ignore[attr-defined]
+    finally:
+        executor.shutdown()
+        thread.join(timeout=5)
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(EpisodeRunner, _spin, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

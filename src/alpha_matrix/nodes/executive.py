@@ -1,0 +1,131 @@
+"""executive: validates a plan (schema, then scene, then reach) and executes it on the robot.
+
+An invalid plan aborts before any motion, with the reason. Execution is one command at a
+time through the driver contract; a refused or cancelled command ends the plan.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from alpha_matrix_interfaces.msg import CommandStatus
+from alpha_matrix_interfaces.srv import ExecutePlan, Gripper, Hold, MoveTo
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands
+from alpha_matrix.core.config import ExecutiveParams
+from alpha_matrix.core.guards import check_against_scene, validate_schema
+from alpha_matrix.core.plan import PlanError
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
+
+TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
+
+
+class Aborted(Exception):
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+class Executive(Node):
+    def __init__(self) -> None:
+        super().__init__("executive")
+        self.params = declare_params(self, ExecutiveParams)
+        p = self.params
+        self.defaults = StepDefaults(
+            move_steps=p.move_steps, grip_steps=p.grip_steps, release_steps=p.release_steps,
+            grip_force=p.grip_force, release_width=p.release_width,
+        )
+        group = ReentrantCallbackGroup()
+        self.move_cli = self.create_client(MoveTo, "robot/move_to", callback_group=group)
+        self.grip_cli = self.create_client(Gripper, "robot/gripper", callback_group=group)
+        self.hold_cli = self.create_client(Hold, "robot/hold", callback_group=group)
+        self._status: dict[int, CommandStatus] = {}
+        self._cond = threading.Condition()
+        qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos, callback_group=group)
+        self.create_service(ExecutePlan, "executive/execute_plan", self._on_execute, callback_group=group)
+
+    def _on_status(self, msg: CommandStatus) -> None:
+        if msg.state in TERMINAL:
+            with self._cond:
+                self._status[msg.command_id] = msg
+                self._cond.notify_all()
+
+    def _call(self, client, request):  # noqa: ANN001, ANN202 - any service type
+        if not client.wait_for_service(timeout_sec=self.params.service_timeout_s):
+            raise Aborted("rejected", f"service {client.srv_name} not available")
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        if not done.wait(self.params.service_timeout_s):
+            raise Aborted("rejected", f"no reply from {client.srv_name} in {self.params.service_timeout_s:.0f} s")
+        return future.result()
+
+    def _wait_terminal(self, command_id: int) -> CommandStatus:
+        with self._cond:
+            ok = self._cond.wait_for(lambda: command_id in self._status, timeout=self.params.service_timeout_s)
+            if not ok:
+                raise Aborted("rejected", f"command {command_id} did not finish in {self.params.service_timeout_s:.0f} s")
+            return self._status.pop(command_id)
+
+    def _send(self, cmd: Command) -> CommandStatus:
+        if cmd.kind == "move":
+            assert cmd.target is not None
+            reply = self._call(self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps))
+        elif cmd.kind == "gripper":
+            reply = self._call(self.grip_cli, Gripper.Request(width=cmd.width, max_effort=cmd.force, steps=cmd.steps))
+        else:
+            reply = self._call(self.hold_cli, Hold.Request(steps=cmd.steps))
+        if not reply.accepted:
+            raise Aborted("rejected", f"{cmd.kind} refused by the robot: {reply.message}")
+        status = self._wait_terminal(reply.command_id)
+        if status.state != CommandStatus.DONE:
+            raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
+        return status
+
+    def _on_execute(self, req: ExecutePlan.Request, res: ExecutePlan.Response) -> ExecutePlan.Response:
+        scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
+        res.objects = list(req.scene)
+        try:
+            plan = validate_schema(plan_msg_to_dict(req.plan))
+            check_against_scene(plan, scene, self.params.grasp_tolerance)
+            commands = plan_to_commands(plan, self.defaults)
+            for cmd in commands:  # reach check of every target before any motion
+                if cmd.kind == "move":
+                    r = self._call(self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps, validate_only=True))
+                    if not r.accepted:
+                        raise PlanError("semantic", r.message)
+            for cmd in commands:
+                status = self._send(cmd)
+                res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
+                res.final_step, res.objects = status.end_step, status.objects
+            res.executed = True
+        except PlanError as err:
+            res.abort_kind, res.abort_reason = err.kind, err.reason
+        except Aborted as err:
+            res.abort_kind, res.abort_reason = err.kind, err.reason
+        if res.abort_kind:
+            self.get_logger().info(f"{req.episode_id}: plan aborted ({res.abort_kind}): {res.abort_reason}")
+        return res
+
+
+def _spin(node: Node) -> None:
+    executor = MultiThreadedExecutor(num_threads=4)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    finally:
+        executor.shutdown()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Executive, _spin, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

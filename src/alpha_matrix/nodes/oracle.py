@@ -1,0 +1,36 @@
+"""oracle: the scripted planner. Plans from the observed (ground-truth) scene, emits a typed plan."""
+
+from __future__ import annotations
+
+from alpha_matrix_interfaces.srv import GetPlan
+from rclpy.node import Node
+
+from alpha_matrix.core.config import OracleParams
+from alpha_matrix.core.oracle import OracleConfig, oracle_plan
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import plan_to_msg, poses_of, vec3
+
+
+class Oracle(Node):
+    def __init__(self) -> None:
+        super().__init__("oracle")
+        self.params = declare_params(self, OracleParams)
+        self.config = OracleConfig(hover_height=self.params.hover_height)
+        self.create_service(GetPlan, "planner/get_plan", self._on_plan)
+
+    def _on_plan(self, req: GetPlan.Request, res: GetPlan.Response) -> GetPlan.Response:
+        scene = poses_of(req.scene)
+        if req.object not in scene:
+            res.success, res.message = False, f"object {req.object!r} not in the observed scene"
+            return res
+        plan = oracle_plan(req.object, scene[req.object][0], vec3(req.zone), self.config)
+        res.success, res.plan = True, plan_to_msg(plan)
+        return res
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Oracle, args=args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,224 @@
+"""sim_bridge: the PyBullet world behind the robot driver contract.
+
+A real robot driver replaces this node by serving the same topics and services (README,
+"Driver contract"). The loop below owns the physics: it drains requests, then steps while
+a command runs and the lookahead gate allows, publishing every step in StepBatch messages.
+"""
+
+from __future__ import annotations
+
+import array
+import time
+
+import numpy as np
+import rclpy
+from alpha_matrix_interfaces.msg import CommandStatus, StepAck, StepBatch
+from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, Reset
+from builtin_interfaces.msg import Time
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+
+from alpha_matrix.core.config import SimBridgeParams
+from alpha_matrix.core.driver import CommandEvent, DriverCore
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.gate import LookaheadGate
+from alpha_matrix.core.world import StepSample, World, WorldConfig
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import object_states, point, vec3
+
+STREAM_QOS = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def sim_time(step: int, dt: float) -> Time:
+    ns = round(step * dt * 1e9)
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+class SimBridge(Node):
+    def __init__(self) -> None:
+        super().__init__("sim_bridge")
+        self.params = declare_params(self, SimBridgeParams)
+        p = self.params
+        self.world = World(WorldConfig(ik_every=p.ik_every))
+        self.dt = self.world.config.timestep
+        self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
+        self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps)
+        self._buffer: list[StepSample] = []
+        self._last: StepSample | None = None
+        self._body_names = [self.world.body_names.get(i, "") for i in range(max(self.world.body_names) + 1)]
+
+        self.clock_pub = self.create_publisher(Clock, "/clock", 10)
+        self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
+        self.batch_pub = self.create_publisher(StepBatch, "robot/step_batch", STREAM_QOS)
+        self.status_pub = self.create_publisher(CommandStatus, "robot/command_status", STREAM_QOS)
+        self.create_subscription(StepAck, "robot/step_ack", self._on_ack, STREAM_QOS)
+        self.create_service(Reset, "robot/reset", self._on_reset)
+        self.create_service(MoveTo, "robot/move_to", self._on_move_to)
+        self.create_service(Gripper, "robot/gripper", self._on_gripper)
+        self.create_service(Hold, "robot/hold", self._on_hold)
+        self.create_service(ProtectiveStop, "robot/protective_stop", self._on_stop)
+        self.handled = 0  # callbacks run; lets the loop drain the executor without blocking
+        self.get_logger().info(
+            f"ready: batch {p.batch_steps} steps, reaction latency {p.reaction_latency_steps} steps, "
+            f"gating consumers {p.gating_consumers or 'none'}"
+        )
+
+    # -- service and topic callbacks: fast, they only talk to the core ------------------
+    def _on_reset(self, req: Reset.Request, res: Reset.Response) -> Reset.Response:
+        self.handled += 1
+        self._flush()
+        reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
+        self.gate.new_episode()
+        self._publish_events(events)
+        res.accepted, res.command_id, res.message = reply.accepted, reply.command_id, reply.message
+        return res
+
+    def _on_move_to(self, req: MoveTo.Request, res: MoveTo.Response) -> MoveTo.Response:
+        self.handled += 1
+        r = self.core.move_to(vec3(req.target), req.steps, req.validate_only)
+        res.accepted, res.command_id, res.reach_error, res.message = r.accepted, r.command_id, r.reach_error, r.message
+        return res
+
+    def _on_gripper(self, req: Gripper.Request, res: Gripper.Response) -> Gripper.Response:
+        self.handled += 1
+        r = self.core.gripper(req.width, req.max_effort, req.steps)
+        res.accepted, res.command_id, res.message = r.accepted, r.command_id, r.message
+        return res
+
+    def _on_hold(self, req: Hold.Request, res: Hold.Response) -> Hold.Response:
+        self.handled += 1
+        r = self.core.hold(req.steps)
+        res.accepted, res.command_id, res.message = r.accepted, r.command_id, r.message
+        return res
+
+    def _on_stop(self, req: ProtectiveStop.Request, res: ProtectiveStop.Response) -> ProtectiveStop.Response:
+        self.handled += 1
+        self.gate.request_received(req.requester)
+        r = self.core.protective_stop(req.episode_id, req.engage, req.decision_step, req.requester, req.reason)
+        res.accepted, res.apply_step, res.message = r.accepted, r.apply_step, r.message
+        if not r.accepted:
+            self.get_logger().warning(f"protective stop request from {req.requester!r} refused: {r.message}")
+        return res
+
+    def _on_ack(self, msg: StepAck) -> None:
+        self.handled += 1
+        self.gate.hello(msg.consumer)
+        if msg.episode_id == self.core.episode_id:
+            self.gate.ack(msg.consumer, msg.step, msg.requests_issued)
+
+    # -- publishing ----------------------------------------------------------------------
+    def _flush(self, ack_requested: bool = False) -> None:
+        if not self._buffer:
+            return
+        samples, self._buffer = self._buffer, []
+        last = samples[-1]
+        stamp = sim_time(last.step, self.dt)
+        msg = StepBatch(episode_id=self.core.episode_id, first_step=samples[0].step, num_steps=len(samples))
+        msg.ack_requested = ack_requested
+        msg.joint_names = self.world.joint_names
+        msg.joint_positions = _arr("d", np.concatenate([s.joint_positions for s in samples]))
+        msg.joint_velocities = _arr("d", np.concatenate([s.joint_velocities for s in samples]))
+        msg.grasp_positions = _arr("d", np.concatenate([s.grasp_position for s in samples]))
+        msg.body_names = self._body_names
+        msg.contact_step = _arr("Q", np.concatenate([np.full(len(s.contact_force), s.step, np.uint64) for s in samples]))
+        msg.contact_body_a = _arr("i", np.concatenate([s.contact_body_a for s in samples]))
+        msg.contact_link_a = _arr("i", np.concatenate([s.contact_link_a for s in samples]))
+        msg.contact_body_b = _arr("i", np.concatenate([s.contact_body_b for s in samples]))
+        msg.contact_link_b = _arr("i", np.concatenate([s.contact_link_b for s in samples]))
+        msg.contact_force = _arr("d", np.concatenate([s.contact_force for s in samples]))
+        msg.objects = object_states(self.world.object_poses())
+        self.batch_pub.publish(msg)
+        self.clock_pub.publish(Clock(clock=stamp))
+        js = JointState(name=self.world.joint_names, position=last.joint_positions.tolist(), velocity=last.joint_velocities.tolist())
+        js.header.stamp = stamp
+        self.joint_pub.publish(js)
+
+    def _publish_events(self, events: list[CommandEvent]) -> None:
+        if not events:
+            return
+        objects = object_states(self.world.object_poses())
+        grasp = point(self.world.grasp_position())
+        joints = self._last.joint_positions.tolist() if self._last is not None else []
+        for e in events:
+            self.status_pub.publish(
+                CommandStatus(
+                    command_id=e.command_id, episode_id=self.core.episode_id, state=int(e.state),
+                    start_step=e.start_step, end_step=e.end_step, message=e.message,
+                    grasp_position=grasp, joint_positions=list(joints), objects=objects,
+                )
+            )
+
+    # -- the loop -----------------------------------------------------------------------
+    def run(self, executor: rclpy.executors.Executor) -> None:
+        p = self.params
+        blocked_since: float | None = None
+        t0 = time.monotonic()
+        while rclpy.ok():
+            self._drain(executor)
+            if not self.core.has_work():
+                self._flush()
+                blocked_since = None
+                executor.spin_once(timeout_sec=0.1)
+                t0 = time.monotonic() - self.world.step_count * self.dt
+                continue
+            nxt = self.world.step_count + 1
+            ready = self.gate.all_heard() and self.batch_pub.get_subscription_count() >= len(self.gate.consumers)
+            if not (ready and self.gate.allows(nxt)):
+                self._flush(ack_requested=True)
+                now = time.monotonic()
+                blocked_since = blocked_since or now
+                if now - blocked_since > p.ack_timeout_s:
+                    who = self.gate.silent() or self.gate.laggards()
+                    raise AlphaMatrixError(
+                        f"no ack from gating consumer(s) {', '.join(who)} for {p.ack_timeout_s:.0f} s "
+                        f"(blocked before step {nxt}); is the consumer running?"
+                    )
+                executor.spin_once(timeout_sec=0.05)
+                continue
+            blocked_since = None
+            if p.realtime:
+                delay = t0 + nxt * self.dt - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            sample, events = self.core.step()
+            self._last = sample
+            self._buffer.append(sample)
+            if events:
+                self._flush()
+                self._publish_events(events)
+            elif len(self._buffer) >= p.batch_steps:
+                self._flush()
+
+    def _drain(self, executor: rclpy.executors.Executor, limit: int = 64) -> None:
+        for _ in range(limit):
+            before = self.handled
+            executor.spin_once(timeout_sec=0.0)
+            if self.handled == before:
+                return
+
+
+def _arr(code: str, values: np.ndarray) -> array.array:
+    a = array.array(code)
+    dtype = {"d": np.float64, "Q": np.uint64, "i": np.int32}[code]
+    a.frombytes(np.ascontiguousarray(values, dtype=dtype).tobytes())
+    return a
+
+
+def _spin(node: Node) -> None:
+    executor = EventsExecutor()
+    executor.add_node(node)
+    try:
+        node.run(executor)  # type: ignore[attr-defined]
+    finally:
+        executor.shutdown()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(SimBridge, _spin, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

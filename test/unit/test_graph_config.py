@@ -1,0 +1,84 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from alpha_matrix.cli import main as cli_main
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.launcher import node_command
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    d = tmp_path / "config"
+    shutil.copytree(CONFIG, d)
+    return d
+
+
+def test_shipped_graph_resolves():
+    g = resolve_graph(CONFIG)
+    assert [n.name for n in g.nodes] == ["sim_bridge", "oracle", "executive", "episode_runner"]
+    assert g.node("episode_runner").role == "job"
+    assert g.node("episode_runner").parameters["config_hash"] == g.config_hash
+
+
+def test_hash_ignores_bookkeeping_but_not_behaviour():
+    base = resolve_graph(CONFIG).config_hash
+    assert resolve_graph(CONFIG, {"episode_runner": {"episodes": 3, "run_id": "x"}}).config_hash == base
+    assert resolve_graph(CONFIG, {"sim_bridge": {"batch_steps": 4}}).config_hash != base
+
+
+def test_unknown_param_key(cfg):
+    p = cfg / "params.yaml"
+    p.write_text(p.read_text().replace("batch_steps: 8", "batch_stepz: 8"))
+    with pytest.raises(ConfigError, match=r"params.yaml: sim_bridge: batch_stepz: unknown parameter"):
+        resolve_graph(cfg)
+
+
+def test_unknown_graph_key(cfg):
+    g = cfg / "graph.yaml"
+    g.write_text(g.read_text() + "colour: red\n")
+    with pytest.raises(ConfigError, match="graph.yaml: colour: unknown key"):
+        resolve_graph(cfg)
+
+
+def test_malformed_yaml(cfg):
+    (cfg / "params.yaml").write_text("sim_bridge:\n  ros__parameters: [1,\n")
+    with pytest.raises(ConfigError, match=r"malformed YAML at line \d+"):
+        resolve_graph(cfg)
+
+
+def test_bad_value_range():
+    with pytest.raises(ConfigError, match="reaction_latency_steps: Input should be greater than or equal to 1"):
+        resolve_graph(CONFIG, {"sim_bridge": {"reaction_latency_steps": 0}})
+
+
+def test_unknown_executable(cfg):
+    g = cfg / "graph.yaml"
+    g.write_text(g.read_text().replace("executable: oracle", "executable: orakel"))
+    with pytest.raises(ConfigError, match="unknown node executable 'orakel'"):
+        resolve_graph(cfg)
+
+
+def test_exclude_and_remap_reach_the_command_line(cfg):
+    g = cfg / "graph.yaml"
+    g.write_text(g.read_text().replace("executable: executive\n", "executable: executive\n    remappings: {robot/move_to: chaos/move_to}\n"))
+    graph = resolve_graph(cfg, exclude=("episode_runner",))
+    assert "episode_runner" not in [n.name for n in graph.nodes]
+    cmd = node_command(graph.node("executive"), Path("p.yaml"))
+    assert cmd[-2:] == ["-r", "robot/move_to:=chaos/move_to"]
+
+
+def test_cli_bad_input_is_one_line(cfg, capsys):
+    (cfg / "params.yaml").write_text("oracle: {ros__parameters: {nope: 1}}\n")
+    assert cli_main(["--config", str(cfg), "run", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("alpha-matrix: error:") and "nope: unknown parameter" in err[0]
+
+
+def test_cli_bad_set(capsys):
+    assert cli_main(["--set", "nodot=1", "graph"]) == 2
+    assert "expected NODE.PARAM=VALUE" in capsys.readouterr().err

@@ -1,0 +1,66 @@
+import json
+
+import pytest
+
+from alpha_matrix.core.errors import RecordError
+from alpha_matrix.core.records import (
+    EpisodeRecord, OutcomeRecord, Provenance, RunStore, Timing, deterministic_view, record_sha256,
+)
+
+
+def make(episode_id="oracle-0000", wall=0.5, success=True):
+    return EpisodeRecord(
+        run_id="r", episode_id=episode_id, arm="oracle", episode_index=0, master_seed=42, seed=7, task="t",
+        object="red", zone=(0.6, 0.35, 0.65), initial_positions={"red": (0.5, 0.0, 0.65)}, plan=None,
+        abort_kind="", abort_reason="", actions_completed=6,
+        outcome=OutcomeRecord(success=success, placement_error=0.0014, steps_used=1260, reason=""),
+        final_poses={"red": ((0.6, 0.35, 0.65), (0.0, 0.0, 0.0, 1.0))},
+        provenance=Provenance(code_revision="abc", code_dirty=False, config_hash="h", packages={}, python="3.11"),
+        timing=Timing(started_at="2026-01-01T00:00:00", wall_s=wall, plan_s=0.0, execute_s=0.1),
+    )
+
+
+def test_append_is_idempotent(tmp_path):
+    store = RunStore(tmp_path / "run", "h")
+    assert store.append(make())
+    assert not store.append(make(wall=9.9))
+    again = RunStore(tmp_path / "run", "h")
+    assert "oracle-0000" in again
+    assert not again.append(make())
+    assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 1
+
+
+def test_wall_clock_is_the_only_difference_allowed():
+    a, b = make(wall=0.1), make(wall=0.2)
+    assert deterministic_view(a) == deterministic_view(b)
+    assert record_sha256(a) == record_sha256(b)
+    assert record_sha256(a) != record_sha256(make(success=False))
+
+
+def test_truncated_last_line_is_dropped_and_rerun(tmp_path):
+    store = RunStore(tmp_path / "run", "h")
+    store.append(make("oracle-0000"))
+    with open(store.path, "a") as f:
+        f.write('{"schema_version": 1, "run_id": "r", "episo')  # crash mid-write
+    again = RunStore(tmp_path / "run", "h")
+    assert list(again.records) == ["oracle-0000"]
+    assert again.append(make("oracle-0001"))
+    lines = store.path.read_text().splitlines()
+    assert [json.loads(line)["episode_id"] for line in lines] == ["oracle-0000", "oracle-0001"]
+
+
+def test_other_config_is_refused_and_nothing_changes(tmp_path):
+    store = RunStore(tmp_path / "run", "h1")
+    store.append(make())
+    before = store.path.read_bytes()
+    with pytest.raises(RecordError, match="made with config h1"):
+        RunStore(tmp_path / "run", "h2")
+    assert store.path.read_bytes() == before
+
+
+def test_corrupt_complete_line_is_an_error(tmp_path):
+    (tmp_path / "run").mkdir()
+    RunStore(tmp_path / "run", "h")
+    (tmp_path / "run" / "episodes.jsonl").write_text('{"nope": 1}\n')
+    with pytest.raises(RecordError, match="episodes.jsonl:1: invalid record"):
+        RunStore(tmp_path / "run", "h")
