@@ -30,7 +30,6 @@ class SimBridgeParams(NodeParams):
     )
     max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")
     reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
-    ik_every: int = Field(4, ge=1, le=64, description="Steps between IK solves along a move.")
     realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
     ack_timeout_s: float = Field(30.0, gt=0.0, description="Give up when a gating consumer is silent.")
 

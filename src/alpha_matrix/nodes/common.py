@@ -10,6 +10,7 @@ from typing import TypeVar
 import rclpy
 from pydantic import ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
@@ -38,7 +39,12 @@ def declare_params(node: Node, model: type[P]) -> P:
             info.get_default(call_default_factory=True),
             ParameterDescriptor(type=ptype, description=info.description or ""),
         )
-    values = {name: node.get_parameter(name).value for name in model.model_fields}
+    values = {}
+    for name in model.model_fields:
+        try:
+            values[name] = node.get_parameter(name).value
+        except ParameterUninitializedException:  # an empty list in YAML carries no type
+            values[name] = []
     try:
         return model.model_validate(values)
     except ValidationError as err:

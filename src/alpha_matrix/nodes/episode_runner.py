@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import rclpy
-from alpha_matrix_interfaces.msg import CommandStatus, EpisodeResult
-from alpha_matrix_interfaces.srv import ExecutePlan, GetPlan, Reset
+from alpha_matrix_interfaces.msg import CommandStatus, EpisodeResult, PlanExecution, PlanRequest
+from alpha_matrix_interfaces.srv import GetPlan, Reset
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -33,18 +33,32 @@ from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 
 
 class EpisodeRunner(Node):
-    def __init__(self) -> None:
-        super().__init__("episode_runner")
+    def __init__(self, **kwargs) -> None:  # noqa: ANN003 - rclpy Node options (tests pass a context)
+        super().__init__("episode_runner", **kwargs)
         self.params = declare_params(self, EpisodeRunnerParams)
         self.zone = WorldConfig().zone
         self.reset_cli = self.create_client(Reset, "robot/reset")
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
-        self.exec_cli = self.create_client(ExecutePlan, "executive/execute_plan")
         qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+        self.exec_pub = self.create_publisher(PlanRequest, "executive/request", qos)
+        self._executions: dict[str, PlanExecution] = {}
+        self.create_subscription(PlanExecution, "executive/result", self._on_execution, qos)
         self.result_pub = self.create_publisher(EpisodeResult, "episode/result", qos)
         self._status: dict[int, CommandStatus] = {}
         self._cond = threading.Condition()
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos)
+
+    def _on_execution(self, msg: PlanExecution) -> None:
+        with self._cond:
+            self._executions[msg.episode_id] = msg
+            self._cond.notify_all()
+
+    def execute(self, request: PlanRequest) -> PlanExecution:
+        self.exec_pub.publish(request)
+        with self._cond:
+            if not self._cond.wait_for(lambda: request.episode_id in self._executions, timeout=self.params.service_timeout_s):
+                raise AlphaMatrixError(f"no result from the executive within {self.params.service_timeout_s:.0f} s")
+            return self._executions.pop(request.episode_id)
 
     def _on_status(self, msg: CommandStatus) -> None:
         if msg.state in (CommandStatus.DONE, CommandStatus.CANCELLED):
@@ -62,11 +76,15 @@ class EpisodeRunner(Node):
         return future.result()
 
     def wait_for_graph(self) -> None:
-        for cli in (self.reset_cli, self.plan_cli, self.exec_cli):
-            if not cli.wait_for_service(timeout_sec=self.params.service_timeout_s):
-                raise AlphaMatrixError(
-                    f"service {cli.srv_name} not available after {self.params.service_timeout_s:.0f} s; is its node running?"
-                )
+        timeout = self.params.service_timeout_s
+        for cli in (self.reset_cli, self.plan_cli):
+            if not cli.wait_for_service(timeout_sec=timeout):
+                raise AlphaMatrixError(f"service {cli.srv_name} not available after {timeout:.0f} s; is its node running?")
+        deadline = time.monotonic() + timeout
+        while self.exec_pub.get_subscription_count() == 0 or self.count_publishers("executive/result") == 0:
+            if time.monotonic() > deadline:
+                raise AlphaMatrixError(f"the executive is not connected after {timeout:.0f} s; is it running?")
+            time.sleep(0.05)
 
     def wait_status(self, command_id: int) -> CommandStatus:
         with self._cond:
@@ -99,7 +117,7 @@ class EpisodeRunner(Node):
         if not plan.success:
             abort_kind, abort_reason = "planner", plan.message
         else:
-            res = self.call(self.exec_cli, ExecutePlan.Request(episode_id=episode_id, plan=plan.plan, scene=settled.objects))
+            res = self.execute(PlanRequest(episode_id=episode_id, plan=plan.plan, scene=settled.objects))
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)

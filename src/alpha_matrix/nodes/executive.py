@@ -1,17 +1,21 @@
 """executive: validates a plan (schema, then scene, then reach) and executes it on the robot.
 
 An invalid plan aborts before any motion, with the reason. Execution is one command at a
-time through the driver contract; a refused or cancelled command ends the plan.
+time through the driver contract; a refused or cancelled command ends the plan. Requests
+arrive on a topic and are executed by the main thread with blocking calls, while a
+single-threaded executor spins in the background (rclpy's multi-threaded executor
+busy-waits, and async service callbacks can stall: rclpy#1462).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 
-from alpha_matrix_interfaces.msg import CommandStatus
-from alpha_matrix_interfaces.srv import ExecutePlan, Gripper, Hold, MoveTo
-from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import MultiThreadedExecutor
+import rclpy
+from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanRequest
+from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -40,15 +44,16 @@ class Executive(Node):
             move_steps=p.move_steps, grip_steps=p.grip_steps, release_steps=p.release_steps,
             grip_force=p.grip_force, release_width=p.release_width,
         )
-        group = ReentrantCallbackGroup()
-        self.move_cli = self.create_client(MoveTo, "robot/move_to", callback_group=group)
-        self.grip_cli = self.create_client(Gripper, "robot/gripper", callback_group=group)
-        self.hold_cli = self.create_client(Hold, "robot/hold", callback_group=group)
+        self.move_cli = self.create_client(MoveTo, "robot/move_to")
+        self.grip_cli = self.create_client(Gripper, "robot/gripper")
+        self.hold_cli = self.create_client(Hold, "robot/hold")
         self._status: dict[int, CommandStatus] = {}
         self._cond = threading.Condition()
+        self.requests: queue.Queue[PlanRequest] = queue.Queue()
         qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos, callback_group=group)
-        self.create_service(ExecutePlan, "executive/execute_plan", self._on_execute, callback_group=group)
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos)
+        self.create_subscription(PlanRequest, "executive/request", self.requests.put, qos)
+        self.result_pub = self.create_publisher(PlanExecution, "executive/result", qos)
 
     def _on_status(self, msg: CommandStatus) -> None:
         if msg.state in TERMINAL:
@@ -88,7 +93,16 @@ class Executive(Node):
             raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
         return status
 
-    def _on_execute(self, req: ExecutePlan.Request, res: ExecutePlan.Response) -> ExecutePlan.Response:
+    def serve(self) -> None:
+        while rclpy.ok():
+            try:
+                req = self.requests.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.result_pub.publish(self.execute(req))
+
+    def execute(self, req: PlanRequest) -> PlanExecution:
+        res = PlanExecution(episode_id=req.episode_id)
         scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
         res.objects = list(req.scene)
         try:
@@ -115,12 +129,15 @@ class Executive(Node):
 
 
 def _spin(node: Node) -> None:
-    executor = MultiThreadedExecutor(num_threads=4)
+    executor = SingleThreadedExecutor()
     executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
     try:
-        executor.spin()
+        node.serve()  # type: ignore[attr-defined]
     finally:
         executor.shutdown()
+        thread.join(timeout=5)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -42,7 +42,7 @@ class SimBridge(Node):
         super().__init__("sim_bridge")
         self.params = declare_params(self, SimBridgeParams)
         p = self.params
-        self.world = World(WorldConfig(ik_every=p.ik_every))
+        self.world = World(WorldConfig())
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps)

@@ -1,0 +1,584 @@
+"""The PyBullet world: Franka Panda with real fingers, a table and coloured blocks.
+
+Pure simulation, no ROS. Every physical and scene constant lives in ``WorldConfig``; the
+numbers come from ``shared/notes/pybullet-grasp-and-camera.md`` (a measured working grasp).
+Grasping is physical only: finger friction and force, fingers coupled by a gear constraint,
+never a constraint to the block.
+
+Speed: arm IK is solved every ``ik_every`` steps (damped least squares on PyBullet's
+Jacobian in a separate kinematics-only client, warm-started from the previous knot) and the
+joint targets are interpolated linearly in between. Per-step IK would cap the loop near
+14x real time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Self
+
+import numpy as np
+import pybullet as p
+import pybullet_data
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+# Model facts of franka_panda/panda.urdf (not tunable).
+ARM_JOINTS = (0, 1, 2, 3, 4, 5, 6)
+FINGER_JOINTS = (9, 10)
+STATE_JOINTS = ARM_JOINTS + FINGER_JOINTS
+GRASP_LINK = 11
+
+
+class WorldError(RuntimeError):
+    """A command the world refuses (protective stop active, bad argument)."""
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    """Every physical and scene constant of the world, with the measured defaults."""
+
+    timestep: float = 1.0 / 240.0
+    gravity: float = -9.81
+    # Scene.
+    plane_urdf: str = "plane.urdf"
+    table_urdf: str = "table/table.urdf"
+    panda_urdf: str = "franka_panda/panda.urdf"
+    table_position: Vec3 = (0.6, 0.0, 0.0)
+    table_top_z: float = 0.625
+    table_lateral_friction: float = 1.0
+    panda_base: Vec3 = (0.1, 0.0, 0.625)
+    # Arm.
+    ready_pose: tuple[float, ...] = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
+    arm_forces: tuple[float, ...] = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)  # N·m
+    grasp_euler: Vec3 = (math.pi, 0.0, 0.0)  # gripper pointing down
+    # Fingers.
+    ready_width: float = 0.08  # total opening
+    max_width: float = 0.08
+    finger_force: float = 20.0  # N per finger
+    finger_max_velocity: float = 0.2  # m/s
+    finger_lateral_friction: float = 1.5
+    finger_spinning_friction: float = 0.05
+    gear_ratio: float = -1.0
+    gear_erp: float = 0.1
+    gear_max_force: float = 50.0
+    # Blocks.
+    block_names: tuple[str, ...] = ("red", "green", "blue")
+    block_rgba: tuple[tuple[float, float, float, float], ...] = (
+        (0.85, 0.1, 0.1, 1.0),
+        (0.1, 0.7, 0.2, 1.0),
+        (0.15, 0.3, 0.9, 1.0),
+    )
+    cube_half_extent: float = 0.025
+    cube_mass: float = 0.1
+    cube_lateral_friction: float = 1.0
+    cube_spinning_friction: float = 0.005
+    spawn_z: float = 0.651
+    spawn_x: tuple[float, float] = (0.40, 0.70)
+    spawn_y: tuple[float, float] = (-0.30, 0.15)
+    spawn_yaw: float = 0.0  # max |yaw| of a spawned block, rad
+    min_spacing: float = 0.12
+    min_zone_distance: float = 0.15
+    spawn_max_tries: int = 10_000
+    # Task geometry.
+    zone: Vec3 = (0.6, 0.35, 0.65)
+    workspace: tuple[tuple[float, float], ...] = ((0.15, 0.95), (-0.45, 0.55), (0.55, 1.25))
+    # Motion.
+    move_fraction: float = 0.8  # share of a move's steps spent moving; the rest holds
+    descend_delay: float = 0.5  # share of the moving phase before z starts to descend ...
+    xy_first_min: float = 0.05  # ... when the move also travels at least this far in xy, m
+    ik_every: int = 6  # physics steps between IK knots
+    ik_iterations: int = 12  # Newton iterations per knot (warm-started, converges in 2-3)
+    reach_iterations: int = 200  # total iterations for reach_error (from the ready pose)
+    reach_segments: int = 10  # continuation hops from the ready grasp position to the target
+    ik_damping: float = 1e-3
+    ik_null_gain: float = 0.1  # pull of the redundant DOF toward the ready pose
+    ik_tolerance: float = 1e-6  # m and rad
+
+
+@dataclass(frozen=True, eq=False)
+class StepSample:
+    """What one physics step produced: joint state and aggregated contacts."""
+
+    step: int
+    joint_positions: np.ndarray
+    joint_velocities: np.ndarray
+    contact_body_a: np.ndarray
+    contact_link_a: np.ndarray
+    contact_body_b: np.ndarray
+    contact_link_b: np.ndarray
+    contact_force: np.ndarray
+    grasp_position: np.ndarray  # (3,) grasp frame in world, m
+
+
+def min_jerk(s: float) -> float:
+    """Min-jerk profile on [0, 1]: zero velocity and acceleration at both ends."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
+
+
+def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def _rot_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation vector (world frame) taking ``current`` to ``target`` (quaternions xyzw)."""
+    inv = np.array([-current[0], -current[1], -current[2], current[3]])
+    d = _quat_mul(target, inv)
+    if d[3] < 0.0:
+        d = -d
+    v = d[:3]
+    n = float(np.linalg.norm(v))
+    if n < 1e-12:
+        return 2.0 * v
+    return v * (2.0 * math.atan2(n, d[3]) / n)
+
+
+class _Kinematics:
+    """A kinematics-only Panda in its own DIRECT client: FK, Jacobian and DLS IK.
+
+    Never stepped, so querying it cannot disturb the dynamic world.
+    """
+
+    def __init__(self, cfg: WorldConfig) -> None:
+        self.cfg = cfg
+        self.cid = p.connect(p.DIRECT)
+        p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=self.cid)
+        self.body = p.loadURDF(cfg.panda_urdf, cfg.panda_base, useFixedBase=True, physicsClientId=self.cid)
+        info = [p.getJointInfo(self.body, j, physicsClientId=self.cid) for j in ARM_JOINTS]
+        self.lower = np.array([i[8] for i in info])
+        self.upper = np.array([i[9] for i in info])
+        self.rest = np.array(cfg.ready_pose, dtype=float)
+        self._fingers = [cfg.ready_width / 2.0] * 2
+        self._zeros = [0.0] * len(STATE_JOINTS)
+
+    def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p.resetJointStatesMultiDof(
+            self.body, list(ARM_JOINTS), [[float(v)] for v in q], physicsClientId=self.cid
+        )
+        s = p.getLinkState(self.body, GRASP_LINK, computeForwardKinematics=True, physicsClientId=self.cid)
+        return np.array(s[4]), np.array(s[5])
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        lin, ang = p.calculateJacobian(
+            self.body,
+            GRASP_LINK,
+            [0.0, 0.0, 0.0],
+            [float(v) for v in q] + self._fingers,
+            self._zeros,
+            self._zeros,
+            physicsClientId=self.cid,
+        )
+        return np.vstack([np.asarray(lin)[:, :7], np.asarray(ang)[:, :7]])
+
+    def solve(self, pos: np.ndarray, orn: np.ndarray, seed: np.ndarray, iterations: int) -> np.ndarray:
+        """Joint angles putting the grasp frame at (pos, orn), Newton/DLS from ``seed``."""
+        cfg = self.cfg
+        q = np.clip(seed.astype(float), self.lower, self.upper)
+        eye6 = np.eye(6) * cfg.ik_damping**2
+        eye7 = np.eye(7)
+        for _ in range(iterations):
+            cp, co = self.fk(q)
+            err = np.concatenate([pos - cp, _rot_error(orn, co)])
+            if float(np.max(np.abs(err))) < cfg.ik_tolerance:
+                break
+            jac = self.jacobian(q)
+            pinv = jac.T @ np.linalg.solve(jac @ jac.T + eye6, np.eye(6))
+            dq = pinv @ err + (eye7 - pinv @ jac) @ (cfg.ik_null_gain * (self.rest - q))
+            q = np.clip(q + dq, self.lower, self.upper)
+        return q
+
+    def close(self) -> None:
+        if p.isConnected(self.cid):
+            p.disconnect(self.cid)
+
+
+@dataclass
+class _Move:
+    """A min-jerk Cartesian segment, sampled by IK at knots, joints interpolated between."""
+
+    start: np.ndarray
+    target: np.ndarray
+    start_orn: tuple[float, ...]
+    target_orn: tuple[float, ...]
+    moving: int  # steps of the moving phase
+    z_delay: float  # share of the moving phase before z starts (0 = straight line)
+    k0: int = 0
+    q0: np.ndarray = field(default_factory=lambda: np.zeros(7))
+    k1: int = 0
+    q1: np.ndarray = field(default_factory=lambda: np.zeros(7))
+
+    def pose(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        s = j / self.moving
+        sxy = min_jerk(s)
+        sz = min_jerk((s - self.z_delay) / (1.0 - self.z_delay))
+        d = self.target - self.start
+        pos = self.start + np.array([d[0] * sxy, d[1] * sxy, d[2] * sz])
+        orn = np.array(p.getQuaternionSlerp(self.start_orn, self.target_orn, sxy))
+        return pos, orn
+
+
+class World:
+    """One dynamic PyBullet world in its own DIRECT client, stepped one physics step at a time."""
+
+    def __init__(self, config: WorldConfig | None = None) -> None:
+        self.config = cfg = config or WorldConfig()
+        if len(cfg.block_rgba) != len(cfg.block_names):
+            raise WorldError("block_rgba and block_names differ in length")
+        self._cid = p.connect(p.DIRECT)
+        self._kin = _Kinematics(cfg)
+        self._reach_cache: dict[tuple[float, ...], float] = {}
+        p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=self._cid)
+        self._grasp_orn = np.array(p.getQuaternionFromEuler(cfg.grasp_euler))
+        self.joint_names: list[str] = []
+        self.body_names: dict[int, str] = {}
+        self._blocks: dict[str, int] = {}
+        self._was_reset = False
+        self._step_count = 0
+        self._left = 0
+        self._move: _Move | None = None
+        self._j = 0
+        self._stopped = False
+        self._q_cmd = np.array(cfg.ready_pose, dtype=float)
+        self._pos_cmd = np.zeros(3)
+        self._orn_cmd = self._grasp_orn.copy()
+        self._finger_target = cfg.ready_width / 2.0
+        self._finger_force = cfg.finger_force
+        self._load_static()
+
+    # ----------------------------------------------------------------- scene
+    def _c(self) -> dict:
+        return {"physicsClientId": self._cid}
+
+    def _load_static(self) -> None:
+        """Load plane, table, Panda and the shared block shapes, once per World."""
+        cfg, c = self.config, self._c()
+        p.resetSimulation(**c)
+        p.setPhysicsEngineParameter(fixedTimeStep=cfg.timestep, deterministicOverlappingPairs=1, **c)
+        p.setGravity(0.0, 0.0, cfg.gravity, **c)
+        plane = p.loadURDF(cfg.plane_urdf, **c)
+        table = p.loadURDF(cfg.table_urdf, cfg.table_position, useFixedBase=True, **c)
+        panda = p.loadURDF(cfg.panda_urdf, cfg.panda_base, useFixedBase=True, **c)
+        p.changeDynamics(table, -1, lateralFriction=cfg.table_lateral_friction, **c)
+        for j in FINGER_JOINTS:
+            p.changeDynamics(
+                panda,
+                j,
+                lateralFriction=cfg.finger_lateral_friction,
+                spinningFriction=cfg.finger_spinning_friction,
+                **c,
+            )
+        gear = p.createConstraint(
+            panda,
+            FINGER_JOINTS[0],
+            panda,
+            FINGER_JOINTS[1],
+            p.JOINT_GEAR,
+            [1.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            **c,
+        )
+        p.changeConstraint(gear, gearRatio=cfg.gear_ratio, erp=cfg.gear_erp, maxForce=cfg.gear_max_force, **c)
+        he = [cfg.cube_half_extent] * 3
+        self._box_shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=he, **c)
+        self._box_visuals = [
+            p.createVisualShape(p.GEOM_BOX, halfExtents=he, rgbaColor=rgba, **c) for rgba in cfg.block_rgba
+        ]
+        self._plane, self._table, self._panda = plane, table, panda
+        self.joint_names = [p.getJointInfo(panda, j, **c)[1].decode() for j in STATE_JOINTS]
+        self.body_names = {plane: "plane", table: "table", panda: "panda"}
+
+    def _spawn_positions(self, rng: np.random.Generator) -> list[tuple[float, float, float]]:
+        """Rejection-sample block (x, y, yaw): apart from each other and from the zone."""
+        cfg = self.config
+        zone = np.array(cfg.zone[:2])
+        out: list[tuple[float, float, float]] = []
+        for _ in range(cfg.spawn_max_tries):
+            if len(out) == len(cfg.block_names):
+                return out
+            x = float(rng.uniform(*cfg.spawn_x))
+            y = float(rng.uniform(*cfg.spawn_y))
+            yaw = float(rng.uniform(-cfg.spawn_yaw, cfg.spawn_yaw))
+            if math.hypot(x - zone[0], y - zone[1]) < cfg.min_zone_distance:
+                continue
+            if any(math.hypot(x - ox, y - oy) < cfg.min_spacing for ox, oy, _ in out):
+                continue
+            out.append((x, y, yaw))
+        if len(out) == len(cfg.block_names):
+            return out
+        raise WorldError("could not place the blocks in the spawn region")
+
+    def reset(self, seed: int) -> None:
+        """Rebuild the scene from ``seed``; history-independent, does not step.
+
+        Static bodies stay loaded (reloading the meshes costs ~40 ms); blocks are removed and
+        re-created so no contact manifold survives an episode.
+        """
+        cfg, c = self.config, self._c()
+        for bid in self._blocks.values():
+            p.removeBody(bid, **c)
+        self._blocks = {}
+        panda = self._panda
+        q0 = list(cfg.ready_pose) + [cfg.ready_width / 2.0] * 2
+        p.resetJointStatesMultiDof(panda, list(STATE_JOINTS), [[v] for v in q0], [[0.0]] * 9, **c)
+        rng = np.random.default_rng(seed)
+        for (x, y, yaw), name, vis in zip(self._spawn_positions(rng), cfg.block_names, self._box_visuals):
+            bid = p.createMultiBody(
+                cfg.cube_mass,
+                self._box_shape,
+                vis,
+                [x, y, cfg.spawn_z],
+                p.getQuaternionFromEuler([0.0, 0.0, yaw]),
+                **c,
+            )
+            p.changeDynamics(
+                bid,
+                -1,
+                lateralFriction=cfg.cube_lateral_friction,
+                spinningFriction=cfg.cube_spinning_friction,
+                **c,
+            )
+            self._blocks[name] = bid
+        self.body_names = {self._plane: "plane", self._table: "table", self._panda: "panda"}
+        self.body_names.update({bid: name for name, bid in self._blocks.items()})
+        self._was_reset = True
+        self._step_count = 0
+        self._left = 0
+        self._move = None
+        self._stopped = False
+        self._q_cmd = np.array(cfg.ready_pose, dtype=float)
+        self._pos_cmd, self._orn_cmd = self._kin.fk(self._q_cmd)
+        self._finger_target = cfg.ready_width / 2.0
+        self._finger_force = cfg.finger_force
+        self._apply_arm(self._q_cmd)
+        self._apply_fingers()
+
+    # -------------------------------------------------------------- control
+    def _apply_arm(self, q: np.ndarray) -> None:
+        p.setJointMotorControlArray(
+            self._panda,
+            list(ARM_JOINTS),
+            p.POSITION_CONTROL,
+            targetPositions=q.tolist(),
+            forces=list(self.config.arm_forces),
+            **self._c(),
+        )
+
+    def _apply_fingers(self) -> None:
+        for j in FINGER_JOINTS:
+            p.setJointMotorControl2(
+                self._panda,
+                j,
+                p.POSITION_CONTROL,
+                targetPosition=self._finger_target,
+                force=self._finger_force,
+                maxVelocity=self.config.finger_max_velocity,
+                **self._c(),
+            )
+
+    def _check_start(self, steps: int, allowed_when_stopped: bool = False) -> None:
+        if not self._was_reset:
+            raise WorldError("call reset(seed) first")
+        if self._stopped and not allowed_when_stopped:
+            raise WorldError("protective stop active; call resume() first")
+        if steps < 1:
+            raise WorldError(f"steps must be >= 1, got {steps}")
+
+    def _settle_move(self) -> None:
+        """Fold a (possibly preempted) move into the commanded pose the next command starts from."""
+        mv = self._move
+        if mv is not None:
+            self._pos_cmd, self._orn_cmd = mv.pose(min(self._j, mv.moving))
+            self._move = None
+
+    def start_move(self, target: Vec3, steps: int) -> None:
+        """Min-jerk segment of the grasp frame (gripper down) to ``target`` over ``steps``.
+
+        The first ``move_fraction`` of the steps move, the rest hold. Path rule: a move that
+        descends while travelling at least ``xy_first_min`` horizontally moves xy first and
+        starts z after ``descend_delay`` of the moving phase, so a carried block clears its
+        neighbours; any other move is a straight line.
+        """
+        self._check_start(steps)
+        cfg = self.config
+        tgt = np.asarray(target, dtype=float)
+        if tgt.shape != (3,) or not np.all(np.isfinite(tgt)):
+            raise WorldError("move target must be 3 finite numbers")
+        self._settle_move()
+        start = self._pos_cmd.copy()
+        d = tgt - start
+        xy_first = d[2] < 0.0 and math.hypot(d[0], d[1]) >= cfg.xy_first_min
+        moving = max(1, min(steps, round(cfg.move_fraction * steps)))
+        mv = _Move(
+            start,
+            tgt,
+            tuple(self._orn_cmd),
+            tuple(self._grasp_orn),
+            moving,
+            cfg.descend_delay if xy_first else 0.0,
+        )
+        mv.q1 = self._q_cmd.copy()
+        self._move, self._j, self._left = mv, 0, steps
+
+    def start_gripper(self, width: float, force: float, steps: int) -> None:
+        """Fingers to total opening ``width`` with at most ``force`` N per finger."""
+        self._check_start(steps)
+        if not (math.isfinite(width) and math.isfinite(force) and force >= 0.0):
+            raise WorldError("gripper width and force must be finite, force >= 0")
+        self._settle_move()
+        self._finger_target = min(max(width, 0.0), self.config.max_width) / 2.0
+        self._finger_force = float(force)
+        self._apply_fingers()
+        self._left = steps
+
+    def start_hold(self, steps: int) -> None:
+        """Hold the current targets for ``steps`` (settling; also lets time pass during a stop)."""
+        self._check_start(steps, allowed_when_stopped=True)
+        self._settle_move()
+        self._left = steps
+
+    def protective_stop(self) -> None:
+        """Cancel the active command; the arm holds its measured joint positions.
+
+        The fingers keep their target and force: a stop must not drop a held block.
+        """
+        c = self._c()
+        self._move = None
+        self._left = 0
+        self._stopped = True
+        q = np.array([s[0] for s in p.getJointStates(self._panda, list(ARM_JOINTS), **c)])
+        self._q_cmd = q
+        self._pos_cmd, self._orn_cmd = self._kin.fk(q)
+        self._apply_arm(q)
+
+    def resume(self) -> None:
+        self._stopped = False
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def set_finger_force(self, force: float) -> None:
+        """Change the fingers' max force now (grip-slip fault); the target is unchanged."""
+        self._finger_force = float(force)
+        self._apply_fingers()
+
+    @property
+    def busy(self) -> bool:
+        return self._left > 0
+
+    @property
+    def command_steps_left(self) -> int:
+        return self._left
+
+    @property
+    def step_count(self) -> int:
+        return self._step_count
+
+    def _advance_move(self, mv: _Move) -> None:
+        self._j += 1
+        j = self._j
+        if j <= mv.moving:
+            if j > mv.k1:
+                mv.k0, mv.q0 = mv.k1, mv.q1
+                mv.k1 = min(mv.k0 + self.config.ik_every, mv.moving)
+                pos, orn = mv.pose(mv.k1)
+                mv.q1 = self._kin.solve(pos, orn, mv.q0, self.config.ik_iterations)
+            a = (j - mv.k0) / (mv.k1 - mv.k0)
+            self._q_cmd = mv.q0 + (mv.q1 - mv.q0) * a
+            self._apply_arm(self._q_cmd)
+
+    def step(self) -> StepSample:
+        """One physics step under the active command (or holding when idle)."""
+        if not self._was_reset:
+            raise WorldError("call reset(seed) first")
+        c = self._c()
+        if self._left > 0:
+            if self._move is not None:
+                self._advance_move(self._move)
+            self._left -= 1
+            if self._left == 0:
+                self._settle_move()
+        p.stepSimulation(**c)
+        self._step_count += 1
+        return self._sample()
+
+    def _sample(self) -> StepSample:
+        c = self._c()
+        js = p.getJointStates(self._panda, STATE_JOINTS, **c)
+        pos = np.array([s[0] for s in js])
+        vel = np.array([s[1] for s in js])
+        pairs: dict[tuple[int, int, int, int], float] = {}
+        for cp in p.getContactPoints(**c):
+            key = (cp[1], cp[3], cp[2], cp[4])
+            f = cp[9]
+            if f > pairs.get(key, -1.0):
+                pairs[key] = f
+        if pairs:
+            keys = np.array(list(pairs.keys()), dtype=np.int32)
+            forces = np.fromiter(pairs.values(), dtype=np.float64, count=len(pairs))
+        else:
+            keys = np.zeros((0, 4), dtype=np.int32)
+            forces = np.zeros(0, dtype=np.float64)
+        grasp = np.array(p.getLinkState(self._panda, GRASP_LINK, computeForwardKinematics=True, **c)[4])
+        return StepSample(self._step_count, pos, vel, keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3], forces, grasp)
+
+    # ---------------------------------------------------------------- queries
+    def object_poses(self) -> dict[str, tuple[Vec3, Quat]]:
+        c = self._c()
+        out: dict[str, tuple[Vec3, Quat]] = {}
+        for name, bid in self._blocks.items():
+            pos, orn = p.getBasePositionAndOrientation(bid, **c)
+            out[name] = (tuple(pos), tuple(orn))
+        return out
+
+    def grasp_position(self) -> Vec3:
+        s = p.getLinkState(self._panda, GRASP_LINK, computeForwardKinematics=True, **self._c())
+        return tuple(s[4])
+
+    def reach_error(self, target: Vec3) -> float:
+        """Metres between ``target`` and the closest grasp-frame position IK reaches, gripper down.
+
+        Solved in the kinematics-only client by continuation: from the ready pose toward the
+        target in ``reach_segments`` warm-started hops (a single cold solve gets stuck in
+        joint limits for far targets). Depends on the target alone, so it is cached, and the
+        dynamic world is untouched.
+        """
+        key = tuple(float(c) for c in target)
+        if len(key) != 3 or not all(math.isfinite(c) for c in key):
+            return math.inf
+        if key not in self._reach_cache:
+            if len(self._reach_cache) >= 256:
+                self._reach_cache.clear()
+            tgt = np.asarray(key)
+            q = self._kin.rest
+            start = self._kin.fk(q)[0]
+            n = self.config.reach_segments
+            per_hop = max(1, self.config.reach_iterations // n)
+            for k in range(1, n + 1):
+                q = self._kin.solve(start + (tgt - start) * (k / n), self._grasp_orn, q, per_hop)
+            q = self._kin.solve(tgt, self._grasp_orn, q, per_hop)
+            self._reach_cache[key] = float(np.linalg.norm(self._kin.fk(q)[0] - tgt))
+        return self._reach_cache[key]
+
+    def close(self) -> None:
+        self._kin.close()
+        if p.isConnected(self._cid):
+            p.disconnect(self._cid)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

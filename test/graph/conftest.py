@@ -1,0 +1,111 @@
+"""Graph tests: real node processes on their own ROS_DOMAIN_ID, localhost discovery only."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+from alpha_matrix.core.graph import Graph, resolve_graph
+from alpha_matrix.launcher import Launcher, graph_env
+
+_ids = itertools.count()
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+
+def next_domain_id() -> int:
+    """A domain per graph: distinct within this run, spread across concurrent runs by pid."""
+    return 101 + (os.getpid() * 7 + next(_ids)) % 100
+
+
+def wait_until(cond: Callable[[], bool], timeout: float, what: str) -> None:
+    """Wait on a condition (never a fixed sleep); fail with what we waited for."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.01)
+
+
+class Captured:
+    """Collects the launcher's prefixed log lines so tests can wait on them."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            self.lines.extend(text.splitlines())
+        sys.stdout.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def has(self, needle: str) -> bool:
+        with self._lock:
+            return any(needle in line for line in self.lines)
+
+
+class RunningGraph:
+    def __init__(self, graph: Graph, domain_id: int) -> None:
+        self.graph, self.domain_id = graph, domain_id
+        self.log = Captured()
+        self.launcher = Launcher(graph, graph_env(domain_id), out=self.log)
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = Node("graph_test_client", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self.executor.spin, daemon=True)
+
+    def start(self) -> RunningGraph:
+        self.launcher.start()
+        self._thread.start()
+        return self
+
+    def add_node(self, node: Node) -> None:
+        self.executor.add_node(node)
+
+    def stop(self) -> None:
+        self.launcher.close()
+        self.executor.shutdown()
+        self._thread.join(timeout=10)
+        for n in self.executor.get_nodes():
+            n.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+
+@pytest.fixture
+def start_graph() -> Iterator[Callable[..., RunningGraph]]:
+    """start_graph(overrides, exclude=..., config=...) → a running graph, stopped after the test."""
+    started: list[RunningGraph] = []
+
+    def _start(overrides=None, exclude=("episode_runner",), config: Path = CONFIG, graph_file="graph.yaml") -> RunningGraph:
+        g = resolve_graph(config, overrides or {}, exclude=tuple(exclude), graph_file=graph_file)
+        rg = RunningGraph(g, next_domain_id())
+        started.append(rg)
+        return rg.start()
+
+    yield _start
+    for rg in started:
+        rg.stop()
+
+
+def run_cli(args: list[str], timeout: float = 300, **kw) -> subprocess.CompletedProcess[str]:
+    """Run `alpha-matrix ARGS` in a fresh process on its own domain."""
+    env = graph_env(next_domain_id())
+    return subprocess.run(
+        [sys.executable, "-m", "alpha_matrix.cli", *args], env=env, capture_output=True, text=True, timeout=timeout, **kw
+    )
