@@ -45,8 +45,12 @@ def _nodes(context, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - 
 def generate_launch_description() -> LaunchDescription:
     return LaunchDescription(
         [
-            DeclareLaunchArgument("config_dir", default_value="", description="config directory (default: the package's)"),
-            DeclareLaunchArgument("episodes", default_value="", description="episodes for the runner (default from params.yaml)"),
+            DeclareLaunchArgument(
+                "config_dir", default_value="", description="config directory (default: the package's)"
+            ),
+            DeclareLaunchArgument(
+                "episodes", default_value="", description="episodes for the runner (default from params.yaml)"
+            ),
             OpaqueFunction(function=_nodes),
         ]
     )

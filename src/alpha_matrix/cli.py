@@ -45,7 +45,9 @@ def check_environment() -> None:
         )
 
 
-def _graph(args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()) -> Graph:
+def _graph(
+    args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()
+) -> Graph:
     overrides = _parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
@@ -56,7 +58,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from alpha_matrix.launcher import graph_env, run_graph
 
     runner: dict[str, Any] = {}
-    for opt, param in (("episodes", "episodes"), ("run_id", "run_id"), ("runs_dir", "runs_dir"), ("seed", "master_seed"), ("first", "first_episode")):
+    for opt, param in (
+        ("episodes", "episodes"),
+        ("run_id", "run_id"),
+        ("runs_dir", "runs_dir"),
+        ("seed", "master_seed"),
+        ("first", "first_episode"),
+    ):
         if getattr(args, opt) is not None:
             runner[param] = getattr(args, opt)
     graph = _graph(args, {"episode_runner": runner})
@@ -87,7 +95,9 @@ def cmd_graph(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
-    parser.add_argument("--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run a batch of episodes through the graph and print the summary")

@@ -36,7 +36,16 @@ def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) 
 
 
 def node_command(spec: NodeSpec, params_file: Path) -> list[str]:
-    cmd = [sys.executable, "-m", spec.module, "--ros-args", "-r", f"__node:={spec.name}", "--params-file", str(params_file)]
+    cmd = [
+        sys.executable,
+        "-m",
+        spec.module,
+        "--ros-args",
+        "-r",
+        f"__node:={spec.name}",
+        "--params-file",
+        str(params_file),
+    ]
     for src, dst in spec.remappings:
         cmd += ["-r", f"{src}:={dst}"]
     return cmd
@@ -73,8 +82,13 @@ class Launcher:
         for spec in self.graph.nodes:
             try:
                 proc = subprocess.Popen(
-                    node_command(spec, self.params_file), env=self.env, stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT, text=True, bufsize=1, start_new_session=True,
+                    node_command(spec, self.params_file),
+                    env=self.env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                    bufsize=1,
+                    start_new_session=True,
                 )
             except OSError as err:
                 self.stop()

@@ -92,7 +92,9 @@ def start_graph() -> Iterator[Callable[..., RunningGraph]]:
     """start_graph(overrides, exclude=..., config=...) → a running graph, stopped after the test."""
     started: list[RunningGraph] = []
 
-    def _start(overrides=None, exclude=("episode_runner",), config: Path = CONFIG, graph_file="graph.yaml") -> RunningGraph:
+    def _start(
+        overrides=None, exclude=("episode_runner",), config: Path = CONFIG, graph_file="graph.yaml"
+    ) -> RunningGraph:
         g = resolve_graph(config, overrides or {}, exclude=tuple(exclude), graph_file=graph_file)
         rg = RunningGraph(g, next_domain_id())
         started.append(rg)
@@ -107,5 +109,10 @@ def run_cli(args: list[str], timeout: float = 300, **kw) -> subprocess.Completed
     """Run `alpha-matrix ARGS` in a fresh process on its own domain."""
     env = graph_env(next_domain_id())
     return subprocess.run(
-        [sys.executable, "-m", "alpha_matrix.cli", *args], env=env, capture_output=True, text=True, timeout=timeout, **kw
+        [sys.executable, "-m", "alpha_matrix.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
     )

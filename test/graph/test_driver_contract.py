@@ -6,12 +6,11 @@ import threading
 
 from alpha_matrix_interfaces.msg import CommandStatus, StepBatch
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, Reset
+from conftest import wait_until
 from geometry_msgs.msg import Point
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-
-from conftest import wait_until
 
 QOS = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
 
@@ -54,9 +53,14 @@ def test_driver_contract(start_graph):
     g = start_graph(exclude=("oracle", "executive", "episode_runner"))
     probe = Probe(g.node)
     wait_until(lambda: g.node.count_publishers("robot/step_batch") > 0, 30, "the bridge's step stream")
-    wait_until(lambda: g.node.get_publishers_info_by_topic("robot/step_batch")[0].node_name and
-               any(p.node_name == "sim_bridge" for p in g.node.get_publishers_info_by_topic("robot/step_batch")),
-               30, "sim_bridge to publish")
+    wait_until(
+        lambda: (
+            g.node.get_publishers_info_by_topic("robot/step_batch")[0].node_name
+            and any(p.node_name == "sim_bridge" for p in g.node.get_publishers_info_by_topic("robot/step_batch"))
+        ),
+        30,
+        "sim_bridge to publish",
+    )
     # The bridge's writers must have matched our readers before anything is published.
     wait_until(lambda: g.node.count_subscribers("robot/step_batch") > 0, 30, "our subscription to be visible")
 
@@ -80,7 +84,9 @@ def test_driver_contract(start_graph):
 
     far = probe.call(MoveTo, "robot/move_to", MoveTo.Request(target=Point(x=1.6, y=0.0, z=0.7), steps=100))
     assert not far.accepted and "unreachable" in far.message and far.reach_error > 0.5
-    check = probe.call(MoveTo, "robot/move_to", MoveTo.Request(target=Point(x=0.5, y=0.0, z=0.8), steps=100, validate_only=True))
+    check = probe.call(
+        MoveTo, "robot/move_to", MoveTo.Request(target=Point(x=0.5, y=0.0, z=0.8), steps=100, validate_only=True)
+    )
     assert check.accepted and check.command_id == 0
     bad = probe.call(Gripper, "robot/gripper", Gripper.Request(width=0.5, max_effort=20.0, steps=10))
     assert not bad.accepted and "width" in bad.message
@@ -91,11 +97,17 @@ def test_driver_contract(start_graph):
     assert abs(done.grasp_position.x - 0.5) < 0.01 and abs(done.grasp_position.z - 0.8) < 0.01
 
     # A stop decided in the past is refused, never applied late; one in the future is scheduled.
-    late = probe.call(ProtectiveStop, "robot/protective_stop",
-                      ProtectiveStop.Request(episode_id="e1", engage=True, decision_step=10, requester="test", reason="late"))
+    late = probe.call(
+        ProtectiveStop,
+        "robot/protective_stop",
+        ProtectiveStop.Request(episode_id="e1", engage=True, decision_step=10, requester="test", reason="late"),
+    )
     assert not late.accepted and "late" in late.message
-    stop = probe.call(ProtectiveStop, "robot/protective_stop",
-                      ProtectiveStop.Request(episode_id="e1", engage=True, decision_step=230, requester="test", reason="test"))
+    stop = probe.call(
+        ProtectiveStop,
+        "robot/protective_stop",
+        ProtectiveStop.Request(episode_id="e1", engage=True, decision_step=230, requester="test", reason="test"),
+    )
     assert stop.accepted and stop.apply_step == 254
     hold = probe.call(Hold, "robot/hold", Hold.Request(steps=100))
     cancelled = probe.wait_status(hold.command_id)

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import yaml
-
 from conftest import CONFIG, run_cli
 
 
@@ -68,3 +67,11 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
         assert "protective stop at step 324 (step_consumer: scheduled test stop)" in rec["abort_reason"]
         assert not rec["outcome"]["success"]
     assert [deterministic(x) for x in a] == [deterministic(x) for x in b]
+
+
+def test_nominal_oracle_success_over_40_seeded_episodes(tmp_path):
+    r = run_cli(["run", "--episodes", "40", "--runs-dir", str(tmp_path), "--run-id", "n40"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    recs = records(tmp_path / "n40")
+    assert len(recs) == 40
+    assert sum(x["outcome"]["success"] for x in recs) >= 38  # >= 95 %

@@ -4,15 +4,32 @@ import pytest
 
 from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.records import (
-    EpisodeRecord, OutcomeRecord, Provenance, RunStore, Timing, deterministic_view, record_sha256,
+    EpisodeRecord,
+    OutcomeRecord,
+    Provenance,
+    RunStore,
+    Timing,
+    deterministic_view,
+    record_sha256,
 )
 
 
 def make(episode_id="oracle-0000", wall=0.5, success=True):
     return EpisodeRecord(
-        run_id="r", episode_id=episode_id, arm="oracle", episode_index=0, master_seed=42, seed=7, task="t",
-        object="red", zone=(0.6, 0.35, 0.65), initial_positions={"red": (0.5, 0.0, 0.65)}, plan=None,
-        abort_kind="", abort_reason="", actions_completed=6,
+        run_id="r",
+        episode_id=episode_id,
+        arm="oracle",
+        episode_index=0,
+        master_seed=42,
+        seed=7,
+        task="t",
+        object="red",
+        zone=(0.6, 0.35, 0.65),
+        initial_positions={"red": (0.5, 0.0, 0.65)},
+        plan=None,
+        abort_kind="",
+        abort_reason="",
+        actions_completed=6,
         outcome=OutcomeRecord(success=success, placement_error=0.0014, steps_used=1260, reason=""),
         final_poses={"red": ((0.6, 0.35, 0.65), (0.0, 0.0, 0.0, 1.0))},
         provenance=Provenance(code_revision="abc", code_dirty=False, config_hash="h", packages={}, python="3.11"),

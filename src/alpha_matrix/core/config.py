@@ -21,7 +21,7 @@ class NodeParams(BaseModel):
 
 
 class SimBridgeParams(NodeParams):
-    batch_steps: int = Field(8, ge=1, le=240, description="Steps per StepBatch message.")
+    batch_steps: int = Field(16, ge=1, le=240, description="Steps per StepBatch message.")
     reaction_latency_steps: int = Field(
         24, ge=1, le=2400, description="L: a stop decided at step k applies at k + L (24 = 100 ms)."
     )

@@ -126,13 +126,19 @@ def resolve_graph(
             raise ConfigError(f"{gpath}: {entry.name}: no node executable {entry.executable!r}")
         specs.append(
             NodeSpec(
-                name=entry.name, executable=entry.executable, module=module, role=entry.role,
-                parameters=model.model_dump(mode="json"), remappings=tuple(sorted(entry.remappings.items())),
+                name=entry.name,
+                executable=entry.executable,
+                module=module,
+                role=entry.role,
+                parameters=model.model_dump(mode="json"),
+                remappings=tuple(sorted(entry.remappings.items())),
             )
         )
     hashed = [
         {
-            "name": s.name, "executable": s.executable, "remappings": s.remappings,
+            "name": s.name,
+            "executable": s.executable,
+            "remappings": s.remappings,
             "parameters": {k: v for k, v in s.parameters.items() if k not in NOT_HASHED.get(s.executable, ())},
         }
         for s in specs

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -55,7 +55,7 @@ class Release(_Step):
     width: float | None = Field(default=None, ge=0.0, le=0.08)
 
 
-PlanStep = Annotated[Union[MoveTo, Grip, Release], Field(discriminator="action")]
+PlanStep = Annotated[MoveTo | Grip | Release, Field(discriminator="action")]
 
 
 class Plan(BaseModel):

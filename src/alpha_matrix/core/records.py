@@ -103,7 +103,10 @@ def provenance(config_hash: str) -> Provenance:
         dirty = bool(
             subprocess.run(
                 ["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
-                capture_output=True, text=True, timeout=10, check=True,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
             ).stdout.strip()
         )
     except (OSError, subprocess.SubprocessError):
@@ -115,7 +118,11 @@ def provenance(config_hash: str) -> Provenance:
         except metadata.PackageNotFoundError:
             packages[name] = "not installed"
     return Provenance(
-        code_revision=rev, code_dirty=dirty, config_hash=config_hash, packages=packages, python=platform.python_version()
+        code_revision=rev,
+        code_dirty=dirty,
+        config_hash=config_hash,
+        packages=packages,
+        python=platform.python_version(),
     )
 
 

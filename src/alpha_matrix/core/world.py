@@ -163,9 +163,7 @@ class _Kinematics:
         self._zeros = [0.0] * len(STATE_JOINTS)
 
     def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p.resetJointStatesMultiDof(
-            self.body, list(ARM_JOINTS), [[float(v)] for v in q], physicsClientId=self.cid
-        )
+        p.resetJointStatesMultiDof(self.body, list(ARM_JOINTS), [[float(v)] for v in q], physicsClientId=self.cid)
         s = p.getLinkState(self.body, GRASP_LINK, computeForwardKinematics=True, physicsClientId=self.cid)
         return np.array(s[4]), np.array(s[5])
 
@@ -333,7 +331,7 @@ class World:
         q0 = list(cfg.ready_pose) + [cfg.ready_width / 2.0] * 2
         p.resetJointStatesMultiDof(panda, list(STATE_JOINTS), [[v] for v in q0], [[0.0]] * 9, **c)
         rng = np.random.default_rng(seed)
-        for (x, y, yaw), name, vis in zip(self._spawn_positions(rng), cfg.block_names, self._box_visuals):
+        for (x, y, yaw), name, vis in zip(self._spawn_positions(rng), cfg.block_names, self._box_visuals, strict=True):
             bid = p.createMultiBody(
                 cfg.cube_mass,
                 self._box_shape,

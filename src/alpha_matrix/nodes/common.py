@@ -13,6 +13,7 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -34,11 +35,10 @@ def declare_params(node: Node, model: type[P]) -> P:
     hints = typing.get_type_hints(model)
     for name, info in model.model_fields.items():
         ptype = _PARAM_TYPES[hints[name]]
-        node.declare_parameter(
-            name,
-            info.get_default(call_default_factory=True),
-            ParameterDescriptor(type=ptype, description=info.description or ""),
-        )
+        default = info.get_default(call_default_factory=True)
+        if default == []:  # an empty list carries no element type: declare the type instead
+            default = Parameter.Type(ptype)
+        node.declare_parameter(name, default, ParameterDescriptor(type=ptype, description=info.description or ""))
     values = {}
     for name in model.model_fields:
         try:
@@ -52,7 +52,9 @@ def declare_params(node: Node, model: type[P]) -> P:
         raise AlphaMatrixError(f"parameter {first['loc'][0]}: {first['msg']}") from None
 
 
-def run_node(factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None) -> int:
+def run_node(
+    factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
+) -> int:
     """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2."""
     rclpy.init(args=args)
     node: Node | None = None

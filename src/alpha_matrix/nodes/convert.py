@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from alpha_matrix_interfaces.msg import ObjectState, Plan as PlanMsg, PlanStep
+from alpha_matrix_interfaces.msg import ObjectState, PlanStep
+from alpha_matrix_interfaces.msg import Plan as PlanMsg
 from geometry_msgs.msg import Point, Pose
 
 from alpha_matrix.core.plan import Grip, MoveTo, Plan, Release

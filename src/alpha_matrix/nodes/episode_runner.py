@@ -9,10 +9,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, EpisodeResult, PlanExecution, PlanRequest
 from alpha_matrix_interfaces.srv import GetPlan, Reset
 from rclpy.executors import SingleThreadedExecutor
@@ -23,7 +22,12 @@ from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.records import (
-    EpisodeRecord, OutcomeRecord, RunStore, Timing, provenance, record_sha256,
+    EpisodeRecord,
+    OutcomeRecord,
+    RunStore,
+    Timing,
+    provenance,
+    record_sha256,
 )
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
@@ -56,7 +60,9 @@ class EpisodeRunner(Node):
     def execute(self, request: PlanRequest) -> PlanExecution:
         self.exec_pub.publish(request)
         with self._cond:
-            if not self._cond.wait_for(lambda: request.episode_id in self._executions, timeout=self.params.service_timeout_s):
+            if not self._cond.wait_for(
+                lambda: request.episode_id in self._executions, timeout=self.params.service_timeout_s
+            ):
                 raise AlphaMatrixError(f"no result from the executive within {self.params.service_timeout_s:.0f} s")
             return self._executions.pop(request.episode_id)
 
@@ -79,7 +85,9 @@ class EpisodeRunner(Node):
         timeout = self.params.service_timeout_s
         for cli in (self.reset_cli, self.plan_cli):
             if not cli.wait_for_service(timeout_sec=timeout):
-                raise AlphaMatrixError(f"service {cli.srv_name} not available after {timeout:.0f} s; is its node running?")
+                raise AlphaMatrixError(
+                    f"service {cli.srv_name} not available after {timeout:.0f} s; is its node running?"
+                )
         deadline = time.monotonic() + timeout
         while self.exec_pub.get_subscription_count() == 0 or self.count_publishers("executive/result") == 0:
             if time.monotonic() > deadline:
@@ -89,14 +97,16 @@ class EpisodeRunner(Node):
     def wait_status(self, command_id: int) -> CommandStatus:
         with self._cond:
             if not self._cond.wait_for(lambda: command_id in self._status, timeout=self.params.service_timeout_s):
-                raise AlphaMatrixError(f"robot command {command_id} did not finish in {self.params.service_timeout_s:.0f} s")
+                raise AlphaMatrixError(
+                    f"robot command {command_id} did not finish in {self.params.service_timeout_s:.0f} s"
+                )
             return self._status.pop(command_id)
 
     def run_episode(self, index: int, run_id: str, config_hash: str, prov) -> EpisodeRecord:  # noqa: ANN001
         p = self.params
         episode_id = f"{p.arm}-{index:04d}"
         seed = derive_seed(p.master_seed, "episode", index)
-        started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
         t0 = time.perf_counter()
         reply = self.call(self.reset_cli, Reset.Request(episode_id=episode_id, seed=seed, settle_steps=p.settle_steps))
         if not reply.accepted:
@@ -107,8 +117,14 @@ class EpisodeRunner(Node):
         t1 = time.perf_counter()
         plan = self.call(
             self.plan_cli,
-            GetPlan.Request(episode_id=episode_id, task=p.task, object=p.object, scene=settled.objects,
-                            zone=point(self.zone), seed=seed),
+            GetPlan.Request(
+                episode_id=episode_id,
+                task=p.task,
+                object=p.object,
+                scene=settled.objects,
+                zone=point(self.zone),
+                seed=seed,
+            ),
         )
         t2 = time.perf_counter()
         plan_data = plan_msg_to_dict(plan.plan) if plan.success else None
@@ -126,11 +142,26 @@ class EpisodeRunner(Node):
         outcome = evaluate_outcome(block, self.zone, int(final_step))
         reason = outcome.reason if not abort_kind else f"{abort_kind}: {abort_reason}"
         return EpisodeRecord(
-            run_id=run_id, episode_id=episode_id, arm=p.arm, episode_index=index, master_seed=p.master_seed,
-            seed=seed, task=p.task, object=p.object, zone=self.zone, initial_positions=initial, plan=plan_data,
-            abort_kind=abort_kind, abort_reason=abort_reason, actions_completed=actions,
-            outcome=OutcomeRecord(success=outcome.success and not abort_kind, placement_error=outcome.placement_error,
-                                  steps_used=outcome.steps_used, reason=reason if not outcome.success or abort_kind else ""),
+            run_id=run_id,
+            episode_id=episode_id,
+            arm=p.arm,
+            episode_index=index,
+            master_seed=p.master_seed,
+            seed=seed,
+            task=p.task,
+            object=p.object,
+            zone=self.zone,
+            initial_positions=initial,
+            plan=plan_data,
+            abort_kind=abort_kind,
+            abort_reason=abort_reason,
+            actions_completed=actions,
+            outcome=OutcomeRecord(
+                success=outcome.success and not abort_kind,
+                placement_error=outcome.placement_error,
+                steps_used=outcome.steps_used,
+                reason=reason if not outcome.success or abort_kind else "",
+            ),
             final_poses={k: (v[0], v[1]) for k, v in final_poses.items()},
             provenance=prov,
             timing=Timing(started_at=started, wall_s=t3 - t0, plan_s=t2 - t1, execute_s=t3 - t2),
@@ -146,22 +177,33 @@ class EpisodeRunner(Node):
         indices = range(p.first_episode, p.first_episode + p.episodes)
         todo = [i for i in indices if f"{p.arm}-{i:04d}" not in store]
         log = self.get_logger()
-        log.info(f"run {run_id}: {len(indices)} episodes, {len(indices) - len(todo)} already recorded, {len(todo)} to run")
+        log.info(
+            f"run {run_id}: {len(indices)} episodes, {len(indices) - len(todo)} already recorded, {len(todo)} to run"
+        )
         t_start = time.perf_counter()
         for n, index in enumerate(todo, 1):
             rec = self.run_episode(index, run_id, config_hash, prov)
             store.append(rec)
-            self.result_pub.publish(EpisodeResult(
-                run_id=run_id, episode_id=rec.episode_id, arm=rec.arm, seed=rec.seed, success=rec.outcome.success,
-                placement_error=rec.outcome.placement_error, steps_used=rec.outcome.steps_used,
-                reason=rec.outcome.reason, record_sha256=record_sha256(rec),
-            ))
+            self.result_pub.publish(
+                EpisodeResult(
+                    run_id=run_id,
+                    episode_id=rec.episode_id,
+                    arm=rec.arm,
+                    seed=rec.seed,
+                    success=rec.outcome.success,
+                    placement_error=rec.outcome.placement_error,
+                    steps_used=rec.outcome.steps_used,
+                    reason=rec.outcome.reason,
+                    record_sha256=record_sha256(rec),
+                )
+            )
             elapsed = time.perf_counter() - t_start
             eta = elapsed / n * (len(todo) - n)
             verdict = "ok  " if rec.outcome.success else "FAIL"
             log.info(
                 f"[{n}/{len(todo)}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:6.1f} mm "
-                f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s" + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
+                f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s"
+                + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
             )
         chosen = [store.records[f"{p.arm}-{i:04d}"] for i in indices]
         print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)

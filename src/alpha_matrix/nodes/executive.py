@@ -41,8 +41,11 @@ class Executive(Node):
         self.params = declare_params(self, ExecutiveParams)
         p = self.params
         self.defaults = StepDefaults(
-            move_steps=p.move_steps, grip_steps=p.grip_steps, release_steps=p.release_steps,
-            grip_force=p.grip_force, release_width=p.release_width,
+            move_steps=p.move_steps,
+            grip_steps=p.grip_steps,
+            release_steps=p.release_steps,
+            grip_force=p.grip_force,
+            release_width=p.release_width,
         )
         self.move_cli = self.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.create_client(Gripper, "robot/gripper")
@@ -61,37 +64,44 @@ class Executive(Node):
                 self._status[msg.command_id] = msg
                 self._cond.notify_all()
 
-    def _call(self, client, request):  # noqa: ANN001, ANN202 - any service type
-        if not client.wait_for_service(timeout_sec=self.params.service_timeout_s):
-            raise Aborted("rejected", f"service {client.srv_name} not available")
-        future = client.call_async(request)
-        done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
-        if not done.wait(self.params.service_timeout_s):
-            raise Aborted("rejected", f"no reply from {client.srv_name} in {self.params.service_timeout_s:.0f} s")
-        return future.result()
+    def _call_all(self, calls: list) -> list:  # list of (client, request) -> replies, in order
+        """Send every request at once, then wait for every reply (one round trip for many)."""
+        timeout = self.params.service_timeout_s
+        futures = []
+        for client, request in calls:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise Aborted("rejected", f"service {client.srv_name} not available")
+            futures.append((client, client.call_async(request)))
+        replies = []
+        for client, future in futures:
+            done = threading.Event()
+            future.add_done_callback(lambda _f, d=done: d.set())
+            if not done.wait(timeout):
+                raise Aborted("rejected", f"no reply from {client.srv_name} in {timeout:.0f} s")
+            replies.append(future.result())
+        return replies
 
     def _wait_terminal(self, command_id: int) -> CommandStatus:
         with self._cond:
             ok = self._cond.wait_for(lambda: command_id in self._status, timeout=self.params.service_timeout_s)
             if not ok:
-                raise Aborted("rejected", f"command {command_id} did not finish in {self.params.service_timeout_s:.0f} s")
+                raise Aborted(
+                    "rejected", f"command {command_id} did not finish in {self.params.service_timeout_s:.0f} s"
+                )
             return self._status.pop(command_id)
 
-    def _send(self, cmd: Command) -> CommandStatus:
+    def _enqueue(self, cmd: Command) -> int:
         if cmd.kind == "move":
             assert cmd.target is not None
-            reply = self._call(self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps))
+            call = (self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps))
         elif cmd.kind == "gripper":
-            reply = self._call(self.grip_cli, Gripper.Request(width=cmd.width, max_effort=cmd.force, steps=cmd.steps))
+            call = (self.grip_cli, Gripper.Request(width=cmd.width, max_effort=cmd.force, steps=cmd.steps))
         else:
-            reply = self._call(self.hold_cli, Hold.Request(steps=cmd.steps))
+            call = (self.hold_cli, Hold.Request(steps=cmd.steps))
+        (reply,) = self._call_all([call])
         if not reply.accepted:
             raise Aborted("rejected", f"{cmd.kind} refused by the robot: {reply.message}")
-        status = self._wait_terminal(reply.command_id)
-        if status.state != CommandStatus.DONE:
-            raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
-        return status
+        return reply.command_id
 
     def serve(self) -> None:
         while rclpy.ok():
@@ -109,15 +119,27 @@ class Executive(Node):
             plan = validate_schema(plan_msg_to_dict(req.plan))
             check_against_scene(plan, scene, self.params.grasp_tolerance)
             commands = plan_to_commands(plan, self.defaults)
-            for cmd in commands:  # reach check of every target before any motion
-                if cmd.kind == "move":
-                    r = self._call(self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps, validate_only=True))
-                    if not r.accepted:
-                        raise PlanError("semantic", r.message)
-            for cmd in commands:
-                status = self._send(cmd)
-                res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
-                res.final_step, res.objects = status.end_step, status.objects
+            moves = [c for c in commands if c.kind == "move"]
+            checks = [
+                (self.move_cli, MoveTo.Request(target=point(c.target), steps=c.steps, validate_only=True))
+                for c in moves
+            ]
+            for reply in self._call_all(checks):  # reach check of every target before any motion
+                if not reply.accepted:
+                    raise PlanError("semantic", reply.message)
+            # Queue the commands one by one (order matters), then follow them: the robot runs
+            # them back to back, and a stop cancels everything still queued.
+            pending = []
+            try:
+                for cmd in commands:
+                    pending.append((cmd, self._enqueue(cmd)))
+            finally:
+                for cmd, command_id in pending:
+                    status = self._wait_terminal(command_id)
+                    if status.state != CommandStatus.DONE:
+                        raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
+                    res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
+                    res.final_step, res.objects = status.end_step, status.objects
             res.executed = True
         except PlanError as err:
             res.abort_kind, res.abort_reason = err.kind, err.reason

@@ -48,6 +48,7 @@ class SimBridge(Node):
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps)
         self._buffer: list[StepSample] = []
         self._last: StepSample | None = None
+        self._ready = not p.gating_consumers
         self._body_names = [self.world.body_names.get(i, "") for i in range(max(self.world.body_names) + 1)]
 
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
@@ -123,7 +124,9 @@ class SimBridge(Node):
         msg.joint_velocities = _arr("d", np.concatenate([s.joint_velocities for s in samples]))
         msg.grasp_positions = _arr("d", np.concatenate([s.grasp_position for s in samples]))
         msg.body_names = self._body_names
-        msg.contact_step = _arr("Q", np.concatenate([np.full(len(s.contact_force), s.step, np.uint64) for s in samples]))
+        msg.contact_step = _arr(
+            "Q", np.concatenate([np.full(len(s.contact_force), s.step, np.uint64) for s in samples])
+        )
         msg.contact_body_a = _arr("i", np.concatenate([s.contact_body_a for s in samples]))
         msg.contact_link_a = _arr("i", np.concatenate([s.contact_link_a for s in samples]))
         msg.contact_body_b = _arr("i", np.concatenate([s.contact_body_b for s in samples]))
@@ -132,7 +135,9 @@ class SimBridge(Node):
         msg.objects = object_states(self.world.object_poses())
         self.batch_pub.publish(msg)
         self.clock_pub.publish(Clock(clock=stamp))
-        js = JointState(name=self.world.joint_names, position=last.joint_positions.tolist(), velocity=last.joint_velocities.tolist())
+        js = JointState(
+            name=self.world.joint_names, position=last.joint_positions.tolist(), velocity=last.joint_velocities.tolist()
+        )
         js.header.stamp = stamp
         self.joint_pub.publish(js)
 
@@ -145,9 +150,15 @@ class SimBridge(Node):
         for e in events:
             self.status_pub.publish(
                 CommandStatus(
-                    command_id=e.command_id, episode_id=self.core.episode_id, state=int(e.state),
-                    start_step=e.start_step, end_step=e.end_step, message=e.message,
-                    grasp_position=grasp, joint_positions=list(joints), objects=objects,
+                    command_id=e.command_id,
+                    episode_id=self.core.episode_id,
+                    state=int(e.state),
+                    start_step=e.start_step,
+                    end_step=e.end_step,
+                    message=e.message,
+                    grasp_position=grasp,
+                    joint_positions=list(joints),
+                    objects=objects,
                 )
             )
 
@@ -157,7 +168,8 @@ class SimBridge(Node):
         blocked_since: float | None = None
         t0 = time.monotonic()
         while rclpy.ok():
-            self._drain(executor)
+            if not self._buffer:  # once per batch: draining costs as much as a few physics steps
+                self._drain(executor)
             if not self.core.has_work():
                 self._flush()
                 blocked_since = None
@@ -165,8 +177,11 @@ class SimBridge(Node):
                 t0 = time.monotonic() - self.world.step_count * self.dt
                 continue
             nxt = self.world.step_count + 1
-            ready = self.gate.all_heard() and self.batch_pub.get_subscription_count() >= len(self.gate.consumers)
-            if not (ready and self.gate.allows(nxt)):
+            if not self._ready:  # latched: every gating consumer has acked and its reader is matched
+                self._ready = self.gate.all_heard() and self.batch_pub.get_subscription_count() >= len(
+                    self.gate.consumers
+                )
+            if not (self._ready and self.gate.allows(nxt)):
                 self._flush(ack_requested=True)
                 now = time.monotonic()
                 blocked_since = blocked_since or now

@@ -31,7 +31,9 @@ class StepConsumer(Node):
     def _say_hello(self) -> None:
         """Until the first batch: tell the bridge we are here, once our subscription is matched."""
         if self.count_publishers("robot/step_batch") > 0 and self.stop_cli.service_is_ready():
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=self.requests_issued))
+            self.ack_pub.publish(
+                StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=self.requests_issued)
+            )
 
     def _on_batch(self, msg: StepBatch) -> None:
         if self._hello is not None:
@@ -44,12 +46,17 @@ class StepConsumer(Node):
                     self.requests_issued += 1
                     self.stop_cli.call_async(
                         ProtectiveStop.Request(
-                            episode_id=msg.episode_id, engage=engage, decision_step=step,
-                            requester=self.get_name(), reason="scheduled test stop" if engage else "scheduled resume",
+                            episode_id=msg.episode_id,
+                            engage=engage,
+                            decision_step=step,
+                            requester=self.get_name(),
+                            reason="scheduled test stop" if engage else "scheduled resume",
                         )
                     )
         self.ack_pub.publish(
-            StepAck(consumer=self.get_name(), episode_id=msg.episode_id, step=last, requests_issued=self.requests_issued)
+            StepAck(
+                consumer=self.get_name(), episode_id=msg.episode_id, step=last, requests_issued=self.requests_issued
+            )
         )
 
 

@@ -1,0 +1,15 @@
+# The two commands of the README. Both set everything up first (idempotent, fast when done).
+.PHONY: setup run test bench lint
+setup:
+	bash scripts/setup.sh
+
+run: setup
+	.venv/bin/alpha-matrix run
+
+test: setup
+	.venv/bin/ruff check src test benchmarks launch
+	.venv/bin/ruff format --check src test benchmarks launch
+	.venv/bin/python -m pytest
+
+bench: setup
+	.venv/bin/python benchmarks/bench_episode.py --episodes 20
