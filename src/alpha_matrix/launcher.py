@@ -129,7 +129,15 @@ class Launcher:
             self.stop()
 
     def stop(self) -> None:
-        alive = [p for p in self.procs.values() if p.poll() is None]
+        last = {n.name for n in self.graph.nodes if n.stop_last}
+        self._stop([p for name, p in self.procs.items() if name not in last])
+        self._stop([p for name, p in self.procs.items() if name in last])
+        for t in self._threads:
+            t.join(timeout=STOP_GRACE_S)
+        self._threads.clear()
+
+    def _stop(self, procs: list[subprocess.Popen[str]]) -> None:
+        alive = [p for p in procs if p.poll() is None]
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
             for p in alive:
                 try:
@@ -144,9 +152,6 @@ class Launcher:
             alive = [p for p in alive if p.poll() is None]
             if not alive:
                 break
-        for t in self._threads:
-            t.join(timeout=STOP_GRACE_S)
-        self._threads.clear()
 
     def close(self) -> None:
         self.stop()

@@ -62,6 +62,7 @@ class EpisodeRunnerParams(NodeParams):
     settle_steps: int = Field(120, ge=0, le=1260)
     service_timeout_s: float = Field(60.0, gt=0.0)
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
+    safety_monitor: bool = Field(False, description="Wait for the safety monitor's account of every episode.")
 
 
 class StepConsumerParams(NodeParams):
@@ -71,12 +72,50 @@ class StepConsumerParams(NodeParams):
     resume_at_step: int = Field(0, ge=0, description="Request resume decided at this step; 0 = never.")
 
 
+class SafetyMonitorParams(NodeParams):
+    contact_threshold: float = Field(
+        60.0, gt=0.0, description="Violent contact above this normal force per contact pair, N."
+    )
+    threshold_source: str = Field(
+        "nominal max 27.6 N per point over 40 episodes (notes) x 2, rounded up; recalibrate with alpha-matrix calibrate",
+        description="Provenance of contact_threshold, recorded with every episode.",
+    )
+    window: int = Field(15, ge=1, description="W: clean steps that close an event.")
+    stop_on_critical: bool = Field(True, description="Request a protective stop when a critical event opens.")
+
+
+DEFAULT_RECORDED_TOPICS = [
+    "/clock=rosgraph_msgs/msg/Clock",
+    "/joint_states=sensor_msgs/msg/JointState",
+    "/robot/step_batch=alpha_matrix_interfaces/msg/StepBatch",
+    "/robot/command_status=alpha_matrix_interfaces/msg/CommandStatus",
+    "/robot/step_ack=alpha_matrix_interfaces/msg/StepAck",
+    "/executive/request=alpha_matrix_interfaces/msg/PlanRequest",
+    "/executive/result=alpha_matrix_interfaces/msg/PlanExecution",
+    "/episode/result=alpha_matrix_interfaces/msg/EpisodeResult",
+    "/safety/events=alpha_matrix_interfaces/msg/SafetyEvent",
+    "/safety/summary=alpha_matrix_interfaces/msg/SafetySummary",
+    "/episode/end=alpha_matrix_interfaces/msg/EpisodeEnd",
+]
+
+
+class RecorderParams(NodeParams):
+    run_id: str = Field("", description="Bag directory name under bags_dir; set by the launcher.")
+    bags_dir: str = Field("bags", description="Where bags go.")
+    topics: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_RECORDED_TOPICS), description="TOPIC=TYPE to record."
+    )
+    split_every_s: float = Field(2.0, gt=0.0, description="Close a bag split at least this often (and per episode).")
+
+
 PARAM_MODELS: dict[str, type[NodeParams]] = {
     "sim_bridge": SimBridgeParams,
     "oracle": OracleParams,
     "executive": ExecutiveParams,
     "episode_runner": EpisodeRunnerParams,
     "step_consumer": StepConsumerParams,
+    "recorder": RecorderParams,
+    "safety_monitor": SafetyMonitorParams,
 }
 
 

@@ -19,7 +19,10 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
-NOT_HASHED = {"episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash"}}
+NOT_HASHED = {
+    "episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash"},
+    "recorder": {"run_id", "bags_dir"},
+}
 
 
 class _NodeEntry(BaseModel):
@@ -27,6 +30,7 @@ class _NodeEntry(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
     executable: str
     role: Literal["service", "job"] = "service"
+    stop_last: bool = False  # stopped after every other node (a recorder sees everything)
     remappings: dict[str, str] = Field(default_factory=dict)
 
 
@@ -42,6 +46,7 @@ class NodeSpec:
     executable: str
     module: str
     role: str
+    stop_last: bool
     parameters: dict[str, Any]
     remappings: tuple[tuple[str, str], ...]
 
@@ -50,6 +55,7 @@ class NodeSpec:
 class Graph:
     nodes: tuple[NodeSpec, ...]
     config_hash: str
+    run_id: str = ""
 
     def node(self, name: str) -> NodeSpec:
         for n in self.nodes:
@@ -130,6 +136,7 @@ def resolve_graph(
                 executable=entry.executable,
                 module=module,
                 role=entry.role,
+                stop_last=entry.stop_last,
                 parameters=model.model_dump(mode="json"),
                 remappings=tuple(sorted(entry.remappings.items())),
             )
@@ -144,9 +151,21 @@ def resolve_graph(
         for s in specs
     ]
     digest = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()
+    # One run id for the records and the bag: given, or derived from the arm and the config hash
+    # (so re-running the same config resumes the same run).
+    runners = [s for s in specs if s.executable == "episode_runner"]
+    run_id = next((r.parameters["run_id"] for r in runners if r.parameters["run_id"]), "")
+    if not run_id:
+        arm = runners[0].parameters["arm"] if runners else "graph"
+        run_id = f"{arm}-{digest[:12]}"
     final = []
-    for s in specs:  # hand the hash to the nodes that record provenance
+    for s in specs:
+        extra: dict[str, Any] = {}
         if "config_hash" in s.parameters:
-            s = NodeSpec(s.name, s.executable, s.module, s.role, {**s.parameters, "config_hash": digest}, s.remappings)
-        final.append(s)
-    return Graph(nodes=tuple(final), config_hash=digest)
+            extra["config_hash"] = digest
+        if "run_id" in s.parameters and not s.parameters["run_id"]:
+            extra["run_id"] = run_id
+        final.append(
+            NodeSpec(s.name, s.executable, s.module, s.role, s.stop_last, {**s.parameters, **extra}, s.remappings)
+        )
+    return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)

@@ -40,6 +40,31 @@ class OutcomeRecord(_Strict):
     reason: str
 
 
+class SafetyEventRecord(_Strict):
+    kind: str
+    key: str
+    severity: str
+    start_step: int
+    close_step: int
+    last_unsafe_step: int
+    scans: int
+    peak: float
+    stop_requested: bool
+
+
+class SafetyRecord(_Strict):
+    """The safety monitor's account of the episode (None when no monitor ran)."""
+
+    first_step: int
+    last_step: int
+    steps_checked: int
+    raw_scans: int
+    contact_threshold: float
+    threshold_source: str
+    window: int
+    events: list[SafetyEventRecord]
+
+
 class Timing(_Strict):
     """Wall-clock fields: the only ones allowed to differ between two runs of the same seed."""
 
@@ -75,6 +100,7 @@ class EpisodeRecord(_Strict):
     actions_completed: int
     outcome: OutcomeRecord
     final_poses: dict[str, tuple[Vec3, Quat]]
+    safety: SafetyRecord | None = None
     provenance: Provenance
     timing: Timing
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import typing
 from collections.abc import Callable
 from typing import TypeVar
@@ -11,7 +12,7 @@ import rclpy
 from pydantic import ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -50,6 +51,20 @@ def declare_params(node: Node, model: type[P]) -> P:
     except ValidationError as err:
         first = err.errors()[0]
         raise AlphaMatrixError(f"parameter {first['loc'][0]}: {first['msg']}") from None
+
+
+def spin_in_background(executor: Executor) -> threading.Thread:
+    """Spin ``executor`` in a daemon thread while the main thread does blocking work."""
+
+    def spin() -> None:
+        try:
+            executor.spin()
+        except ExternalShutdownException:
+            pass
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    return thread
 
 
 def run_node(

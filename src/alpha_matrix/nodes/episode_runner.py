@@ -12,11 +12,18 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from alpha_matrix_interfaces.msg import CommandStatus, EpisodeResult, PlanExecution, PlanRequest
+from alpha_matrix_interfaces.msg import (
+    CommandStatus,
+    EpisodeEnd,
+    EpisodeResult,
+    PlanExecution,
+    PlanRequest,
+    SafetyEvent,
+    SafetySummary,
+)
 from alpha_matrix_interfaces.srv import GetPlan, Reset
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -25,6 +32,8 @@ from alpha_matrix.core.records import (
     EpisodeRecord,
     OutcomeRecord,
     RunStore,
+    SafetyEventRecord,
+    SafetyRecord,
     Timing,
     provenance,
     record_sha256,
@@ -32,8 +41,9 @@ from alpha_matrix.core.records import (
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.common import declare_params, run_node, spin_in_background
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
+from alpha_matrix.nodes.qos import EVENTS
 
 
 class EpisodeRunner(Node):
@@ -43,14 +53,69 @@ class EpisodeRunner(Node):
         self.zone = WorldConfig().zone
         self.reset_cli = self.create_client(Reset, "robot/reset")
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
-        qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
-        self.exec_pub = self.create_publisher(PlanRequest, "executive/request", qos)
+        self.exec_pub = self.create_publisher(PlanRequest, "executive/request", EVENTS)
         self._executions: dict[str, PlanExecution] = {}
-        self.create_subscription(PlanExecution, "executive/result", self._on_execution, qos)
-        self.result_pub = self.create_publisher(EpisodeResult, "episode/result", qos)
+        self.create_subscription(PlanExecution, "executive/result", self._on_execution, EVENTS)
+        self.result_pub = self.create_publisher(EpisodeResult, "episode/result", EVENTS)
         self._status: dict[int, CommandStatus] = {}
         self._cond = threading.Condition()
-        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos)
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
+        self.end_pub = self.create_publisher(EpisodeEnd, "episode/end", EVENTS)
+        self._safety_events: dict[str, list[SafetyEvent]] = {}
+        self._summaries: dict[str, SafetySummary] = {}
+        self.create_subscription(SafetyEvent, "safety/events", self._on_safety_event, EVENTS)
+        self.create_subscription(SafetySummary, "safety/summary", self._on_summary, EVENTS)
+
+    def _on_safety_event(self, msg: SafetyEvent) -> None:
+        if msg.closed:
+            with self._cond:
+                self._safety_events.setdefault(msg.episode_id, []).append(msg)
+
+    def _on_summary(self, msg: SafetySummary) -> None:
+        with self._cond:
+            self._summaries[msg.episode_id] = msg
+            self._cond.notify_all()
+
+    def safety_account(self, episode_id: str, last_step: int) -> SafetyRecord | None:
+        """Tell consumers the episode ended; with a monitor, wait for its account of every step."""
+        self.end_pub.publish(EpisodeEnd(episode_id=episode_id, last_step=last_step))
+        if not self.params.safety_monitor:
+            return None
+        with self._cond:
+
+            def complete() -> bool:  # the summary and every closed event it counts (separate topics)
+                summary = self._summaries.get(episode_id)
+                return summary is not None and len(self._safety_events.get(episode_id, [])) >= summary.events
+
+            if not self._cond.wait_for(complete, timeout=self.params.service_timeout_s):
+                raise AlphaMatrixError(
+                    f"no complete safety account for {episode_id} within {self.params.service_timeout_s:.0f} s"
+                )
+            summary = self._summaries.pop(episode_id)
+            events = self._safety_events.pop(episode_id, [])
+        return SafetyRecord(
+            first_step=summary.first_step,
+            last_step=summary.last_step,
+            steps_checked=summary.steps_checked,
+            raw_scans=summary.raw_scans,
+            contact_threshold=summary.contact_threshold,
+            threshold_source=summary.threshold_source,
+            window=summary.window,
+            events=[
+                SafetyEventRecord(
+                    kind=e.kind,
+                    key=e.key,
+                    severity=e.severity,
+                    start_step=e.start_step,
+                    close_step=e.close_step,
+                    last_unsafe_step=e.last_unsafe_step,
+                    scans=e.scans,
+                    peak=e.peak,
+                    stop_requested=e.stop_requested,
+                )
+                for e in sorted(events, key=lambda e: (e.start_step, e.kind, e.key))
+            ],
+        )
 
     def _on_execution(self, msg: PlanExecution) -> None:
         with self._cond:
@@ -137,6 +202,7 @@ class EpisodeRunner(Node):
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
+        safety = self.safety_account(episode_id, int(final_step))
         t3 = time.perf_counter()
         block = final_poses.get(p.object, ((float("nan"),) * 3, None))[0]
         outcome = evaluate_outcome(block, self.zone, int(final_step))
@@ -163,6 +229,7 @@ class EpisodeRunner(Node):
                 reason=reason if not outcome.success or abort_kind else "",
             ),
             final_poses={k: (v[0], v[1]) for k, v in final_poses.items()},
+            safety=safety,
             provenance=prov,
             timing=Timing(started_at=started, wall_s=t3 - t0, plan_s=t2 - t1, execute_s=t3 - t2),
         )
@@ -212,8 +279,7 @@ class EpisodeRunner(Node):
 def _spin(node: Node) -> None:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
+    thread = spin_in_background(executor)
     try:
         node.run_batch()  # type: ignore[attr-defined]
     finally:

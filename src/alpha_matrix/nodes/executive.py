@@ -17,14 +17,14 @@ from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanReques
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.guards import check_against_scene, validate_schema
 from alpha_matrix.core.plan import PlanError
-from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.common import declare_params, run_node, spin_in_background
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
+from alpha_matrix.nodes.qos import EVENTS
 
 TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
 
@@ -53,10 +53,9 @@ class Executive(Node):
         self._status: dict[int, CommandStatus] = {}
         self._cond = threading.Condition()
         self.requests: queue.Queue[PlanRequest] = queue.Queue()
-        qos = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, qos)
-        self.create_subscription(PlanRequest, "executive/request", self.requests.put, qos)
-        self.result_pub = self.create_publisher(PlanExecution, "executive/result", qos)
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
+        self.create_subscription(PlanRequest, "executive/request", self.requests.put, EVENTS)
+        self.result_pub = self.create_publisher(PlanExecution, "executive/result", EVENTS)
 
     def _on_status(self, msg: CommandStatus) -> None:
         if msg.state in TERMINAL:
@@ -136,10 +135,10 @@ class Executive(Node):
             finally:
                 for cmd, command_id in pending:
                     status = self._wait_terminal(command_id)
+                    res.final_step, res.objects = max(res.final_step, status.end_step), status.objects
                     if status.state != CommandStatus.DONE:
                         raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
                     res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
-                    res.final_step, res.objects = status.end_step, status.objects
             res.executed = True
         except PlanError as err:
             res.abort_kind, res.abort_reason = err.kind, err.reason
@@ -153,8 +152,7 @@ class Executive(Node):
 def _spin(node: Node) -> None:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
+    thread = spin_in_background(executor)
     try:
         node.serve()  # type: ignore[attr-defined]
     finally:

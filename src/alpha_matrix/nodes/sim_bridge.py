@@ -17,7 +17,6 @@ from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, R
 from builtin_interfaces.msg import Time
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
@@ -28,8 +27,7 @@ from alpha_matrix.core.gate import LookaheadGate
 from alpha_matrix.core.world import StepSample, World, WorldConfig
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.convert import object_states, point, vec3
-
-STREAM_QOS = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+from alpha_matrix.nodes.qos import EVENTS, STREAM
 
 
 def sim_time(step: int, dt: float) -> Time:
@@ -53,9 +51,9 @@ class SimBridge(Node):
 
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
         self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
-        self.batch_pub = self.create_publisher(StepBatch, "robot/step_batch", STREAM_QOS)
-        self.status_pub = self.create_publisher(CommandStatus, "robot/command_status", STREAM_QOS)
-        self.create_subscription(StepAck, "robot/step_ack", self._on_ack, STREAM_QOS)
+        self.batch_pub = self.create_publisher(StepBatch, "robot/step_batch", STREAM)
+        self.status_pub = self.create_publisher(CommandStatus, "robot/command_status", EVENTS)
+        self.create_subscription(StepAck, "robot/step_ack", self._on_ack, STREAM)
         self.create_service(Reset, "robot/reset", self._on_reset)
         self.create_service(MoveTo, "robot/move_to", self._on_move_to)
         self.create_service(Gripper, "robot/gripper", self._on_gripper)

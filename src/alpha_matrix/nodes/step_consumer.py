@@ -10,12 +10,10 @@ from __future__ import annotations
 from alpha_matrix_interfaces.msg import StepAck, StepBatch
 from alpha_matrix_interfaces.srv import ProtectiveStop
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from alpha_matrix.core.config import StepConsumerParams
 from alpha_matrix.nodes.common import declare_params, run_node
-
-QOS = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
+from alpha_matrix.nodes.qos import STREAM
 
 
 class StepConsumer(Node):
@@ -23,9 +21,9 @@ class StepConsumer(Node):
         super().__init__("step_consumer")
         self.params = declare_params(self, StepConsumerParams)
         self.requests_issued = 0
-        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", QOS)
+        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
         self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
-        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, QOS)
+        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
         self._hello = self.create_timer(0.1, self._say_hello)
 
     def _say_hello(self) -> None:

@@ -1,0 +1,166 @@
+"""rosbag2 (MCAP) writing and reading with the `rosbags` library: no ROS install needed.
+
+A bag is written in splits: each split is a complete, closed MCAP file, and ``metadata.yaml``
+is rewritten atomically after every split closes. A crash therefore leaves a readable bag of
+every closed split (the recorder closes one per episode and every few seconds); the split
+being written when the process died is left on disk, unlisted, and reported by the reader.
+A later run with the same run id appends new splits to the same bag.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rosbags.rosbag2 import Reader, Writer
+from rosbags.rosbag2.writer import StoragePlugin
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+from alpha_matrix.core.errors import AlphaMatrixError
+
+INTERFACE_PACKAGE = "alpha_matrix_interfaces"
+
+
+class BagError(AlphaMatrixError):
+    """A bag is missing, truncated or unreadable."""
+
+
+def interface_msg_dir() -> Path:
+    """The .msg files of alpha_matrix_interfaces: an install's share/ or the source tree."""
+    candidates = [
+        Path(p) / "share" / INTERFACE_PACKAGE / "msg" for p in os.environ.get("AMENT_PREFIX_PATH", "").split(":") if p
+    ]
+    candidates += [
+        Path(sys.prefix) / "share" / INTERFACE_PACKAGE / "msg",
+        Path(__file__).resolve().parents[3] / INTERFACE_PACKAGE / "msg",
+    ]
+    for c in candidates:
+        if c.is_dir() and any(c.glob("*.msg")):
+            return c
+    raise BagError(f"cannot find the {INTERFACE_PACKAGE} .msg files (is the interface package built?)")
+
+
+def make_typestore():  # noqa: ANN201 - rosbags Typestore
+    """ROS 2 kilted standard types plus this project's messages, registered from their .msg text."""
+    store = get_typestore(Stores.ROS2_KILTED)
+    types: dict[str, Any] = {}
+    for path in sorted(interface_msg_dir().glob("*.msg")):
+        types.update(get_types_from_msg(path.read_text(), f"{INTERFACE_PACKAGE}/msg/{path.stem}"))
+    store.register(types)
+    return store
+
+
+@dataclass
+class _Split:
+    writer: Writer
+    tmp_dir: Path
+    connections: dict[str, Any]
+    messages: int
+
+
+class SplitBagWriter:
+    """Appends raw CDR messages to ``bag_dir`` in closed MCAP splits."""
+
+    def __init__(self, bag_dir: Path, topics: dict[str, str]) -> None:
+        self.bag_dir = bag_dir
+        self.topics = topics  # name -> type, e.g. "/clock" -> "rosgraph_msgs/msg/Clock"
+        self.store = make_typestore()
+        for name, msgtype in topics.items():
+            if msgtype not in self.store.types:
+                raise BagError(f"topic {name}: unknown message type {msgtype}")
+        bag_dir.mkdir(parents=True, exist_ok=True)
+        meta = bag_dir / "metadata.yaml"
+        self._meta = yaml.safe_load(meta.read_text())["rosbag2_bagfile_information"] if meta.exists() else None
+        self._index = len(self._meta["relative_file_paths"]) if self._meta else 0
+        self._split: _Split | None = None
+
+    def write(self, topic: str, timestamp_ns: int, data: bytes) -> None:
+        if self._split is None:
+            self._open()
+        assert self._split is not None
+        self._split.writer.write(self._split.connections[topic], timestamp_ns, data)
+        self._split.messages += 1
+
+    @property
+    def pending(self) -> int:
+        return self._split.messages if self._split else 0
+
+    def _open(self) -> None:
+        tmp = self.bag_dir / f".split-{self._index:04d}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        writer = Writer(tmp, version=9, storage_plugin=StoragePlugin.MCAP)
+        writer.open()
+        conns = {t: writer.add_connection(t, mt, typestore=self.store) for t, mt in self.topics.items()}
+        self._split = _Split(writer, tmp, conns, 0)
+
+    def rotate(self) -> None:
+        """Close the current split and list it in metadata.yaml (atomically)."""
+        split, self._split = self._split, None
+        if split is None:
+            return
+        split.writer.close()
+        name = f"{self.bag_dir.name}_{self._index}.mcap"
+        os.replace(next(split.tmp_dir.glob("*.mcap")), self.bag_dir / name)
+        info = yaml.safe_load((split.tmp_dir / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+        shutil.rmtree(split.tmp_dir)
+        info["relative_file_paths"] = [name]
+        info["files"][0]["path"] = name
+        self._meta = info if self._meta is None else _merge(self._meta, info)
+        tmp = self.bag_dir / "metadata.yaml.tmp"
+        tmp.write_text(yaml.safe_dump({"rosbag2_bagfile_information": self._meta}, sort_keys=False))
+        os.replace(tmp, self.bag_dir / "metadata.yaml")
+        self._index += 1
+
+    def close(self) -> None:
+        self.rotate()
+
+
+def _merge(a: dict, b: dict) -> dict:
+    start = min(a["starting_time"]["nanoseconds_since_epoch"], b["starting_time"]["nanoseconds_since_epoch"])
+    end = max(
+        a["starting_time"]["nanoseconds_since_epoch"] + a["duration"]["nanoseconds"],
+        b["starting_time"]["nanoseconds_since_epoch"] + b["duration"]["nanoseconds"],
+    )
+    counts = {t["topic_metadata"]["name"]: t for t in a["topics_with_message_count"]}
+    for t in b["topics_with_message_count"]:
+        name = t["topic_metadata"]["name"]
+        if name in counts:
+            counts[name]["message_count"] += t["message_count"]
+        else:
+            counts[name] = t
+    return {
+        **a,
+        "starting_time": {"nanoseconds_since_epoch": start},
+        "duration": {"nanoseconds": end - start},
+        "message_count": a["message_count"] + b["message_count"],
+        "relative_file_paths": a["relative_file_paths"] + b["relative_file_paths"],
+        "files": a["files"] + b["files"],
+        "topics_with_message_count": list(counts.values()),
+    }
+
+
+def read_bag(bag_dir: Path) -> Iterator[tuple[str, int, Any]]:
+    """(topic, timestamp_ns, deserialized message) in log-time order; clear errors for bad bags."""
+    if not (bag_dir / "metadata.yaml").exists():
+        raise BagError(f"{bag_dir}: not a bag (no metadata.yaml)")
+    store = make_typestore()
+    try:
+        with Reader(bag_dir) as reader:
+            for conn, ts, raw in reader.messages():
+                yield conn.topic, ts, store.deserialize_cdr(raw, conn.msgtype)
+    except BagError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any reader failure is a corrupt or truncated bag
+        raise BagError(f"{bag_dir}: unreadable bag ({type(err).__name__}: {err})") from None
+
+
+def unlisted_splits(bag_dir: Path) -> list[Path]:
+    """Splits that were being written when a recorder died: on disk, not in metadata.yaml."""
+    return sorted(bag_dir.glob(".split-*"))

@@ -1,0 +1,30 @@
+"""The two QoS profiles of the graph, one place.
+
+STREAM: the step stream and acks: reliable, volatile; flow is bounded by the lookahead gate.
+EVENTS: low-rate records (command statuses, plans, results, safety events): reliable and
+transient-local with a deep history, so a subscriber matched late (the recorder, right after
+start-up) still receives everything published before discovery completed.
+"""
+
+from __future__ import annotations
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+STREAM = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+EVENTS = QoSProfile(
+    depth=1000,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    history=HistoryPolicy.KEEP_LAST,
+)
+EVENT_TOPICS = frozenset(
+    {
+        "/robot/command_status",
+        "/executive/request",
+        "/executive/result",
+        "/episode/result",
+        "/episode/end",
+        "/safety/events",
+        "/safety/summary",
+    }
+)

@@ -1,0 +1,98 @@
+"""recorder: rosbag2 (MCAP) capture of the graph's topics without a ROS install.
+
+Records raw wire bytes (no re-serialisation) into bags/<run_id>/, one closed split per
+episode and every few seconds (core/bag.py). It is a gating consumer of the step stream:
+it acknowledges a StepBatch only once it holds it, so the bridge cannot outrun it and no
+step is lost. On a ROS 2 install `ros2 bag record` can be used instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import struct
+import time
+from pathlib import Path
+
+from alpha_matrix_interfaces.msg import StepAck
+from rclpy.node import Node
+
+from alpha_matrix.core.bag import SplitBagWriter
+from alpha_matrix.core.config import RecorderParams
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.qos import EVENT_TOPICS, EVENTS, STREAM
+
+STEP_TOPIC = "/robot/step_batch"
+
+
+def message_class(msgtype: str):  # noqa: ANN201
+    pkg, kind, name = msgtype.split("/")
+    return getattr(importlib.import_module(f"{pkg}.{kind}"), name)
+
+
+def step_batch_span(raw: bytes) -> tuple[str, int]:
+    """(episode_id, last step) straight from StepBatch CDR: encapsulation, string, pad, u64, u32."""
+    n = struct.unpack_from("<I", raw, 4)[0]
+    episode = raw[8 : 8 + n - 1].decode()
+    off = 8 + n
+    off += -(off - 4) % 8  # CDR aligns to the type size, relative to the payload start
+    first = struct.unpack_from("<Q", raw, off)[0]
+    num = struct.unpack_from("<I", raw, off + 8)[0]
+    return episode, first + num - 1
+
+
+class Recorder(Node):
+    def __init__(self) -> None:
+        super().__init__("recorder")
+        self.params = declare_params(self, RecorderParams)
+        topics = {}
+        for item in self.params.topics:
+            name, sep, msgtype = item.partition("=")
+            if not sep:
+                raise ConfigError(f"recorder topic {item!r}: expected TOPIC=TYPE")
+            topics[name] = msgtype
+        run_id = self.params.run_id or time.strftime("run-%Y%m%d-%H%M%S")
+        self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics)
+        self.counts = dict.fromkeys(topics, 0)
+        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        for name, msgtype in topics.items():
+            self.create_subscription(
+                message_class(msgtype), name, self._writer(name), EVENTS if name in EVENT_TOPICS else STREAM, raw=True
+            )
+        self.create_timer(self.params.split_every_s, self.bag.rotate)
+        self._hello = self.create_timer(0.1, self._say_hello)
+        self.get_logger().info(f"recording {len(topics)} topics to {self.bag.bag_dir}")
+
+    def _say_hello(self) -> None:
+        if self.count_publishers(STEP_TOPIC) > 0:
+            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
+
+    def _writer(self, topic: str):  # noqa: ANN202
+        def write(raw: bytes) -> None:
+            self.bag.write(topic, time.time_ns(), raw)
+            self.counts[topic] += 1
+            if topic == STEP_TOPIC:
+                if self._hello is not None:
+                    self._hello.cancel()
+                    self._hello = None
+                episode, last = step_batch_span(raw)
+                self.ack_pub.publish(
+                    StepAck(consumer=self.get_name(), episode_id=episode, step=last, requests_issued=0)
+                )
+            elif topic == "/episode/result":
+                self.bag.rotate()  # an episode is complete: make it durable
+
+        return write
+
+    def destroy_node(self) -> None:
+        self.bag.close()
+        print("recorder: bag closed: " + ", ".join(f"{t} {n}" for t, n in self.counts.items() if n), flush=True)
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Recorder, args=args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""safety_monitor: checks every physics step of the step stream (core/safety.py).
+
+A gating consumer: it acknowledges each StepBatch after checking it, so the bridge never
+runs more than the reaction latency ahead, and a critical event opened at step k requests a
+protective stop decided at k, applied by the bridge at k + L in every run. The request is
+counted in the next ack (StepAck.requests_issued), so the ack cannot overtake it.
+"""
+
+from __future__ import annotations
+
+from alpha_matrix_interfaces.msg import EpisodeEnd, SafetyEvent, SafetySummary, StepAck, StepBatch
+from alpha_matrix_interfaces.srv import ProtectiveStop
+from rclpy.node import Node
+
+from alpha_matrix.core.config import SafetyMonitorParams
+from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, critical_openings
+from alpha_matrix.core.safety import SafetyEvent as CoreEvent
+from alpha_matrix.core.stream import steps_from_batch
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.qos import EVENTS, STREAM
+
+
+class SafetyMonitor(Node):
+    def __init__(self) -> None:
+        super().__init__("safety_monitor")
+        self.params = declare_params(self, SafetyMonitorParams)
+        self.config = SafetyConfig(contact_threshold=self.params.contact_threshold, window=self.params.window)
+        self.engine = SafetyEngine(self.config)
+        self.episode = ""
+        self.first_step = 0
+        self.last_step = 0
+        self.pending_end: dict[str, int] = {}
+        self.stopped_events: set[int] = set()
+        self.requests_issued = 0
+        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.event_pub = self.create_publisher(SafetyEvent, "safety/events", EVENTS)
+        self.summary_pub = self.create_publisher(SafetySummary, "safety/summary", EVENTS)
+        self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
+        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
+        self.create_subscription(EpisodeEnd, "episode/end", self._on_end, EVENTS)
+        self._hello = self.create_timer(0.1, self._say_hello)
+
+    def _say_hello(self) -> None:
+        if self.count_publishers("robot/step_batch") > 0 and self.stop_cli.service_is_ready():
+            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
+
+    def _publish(self, e: CoreEvent) -> None:
+        self.event_pub.publish(
+            SafetyEvent(
+                episode_id=self.episode,
+                kind=e.kind,
+                key=e.key,
+                severity=e.severity,
+                closed=not e.is_open,
+                start_step=e.start_step,
+                last_unsafe_step=e.last_unsafe_step,
+                close_step=e.close_step or 0,
+                scans=e.scans,
+                peak=e.peak,
+                window=self.config.window,
+                stop_requested=e.event_id in self.stopped_events,
+            )
+        )
+
+    def _finish(self) -> None:
+        for e in self.engine.finish(self.last_step):
+            self._publish(e)
+        events = self.engine.events
+        self.summary_pub.publish(
+            SafetySummary(
+                episode_id=self.episode,
+                first_step=self.first_step,
+                last_step=self.last_step,
+                steps_checked=self.engine.steps_checked,
+                raw_scans=self.engine.raw_scans,
+                events=len(events),
+                critical=sum(e.severity == "critical" for e in events),
+                contact_threshold=self.config.contact_threshold,
+                threshold_source=self.params.threshold_source,
+                window=self.config.window,
+            )
+        )
+        self.episode = ""
+
+    def _on_end(self, msg: EpisodeEnd) -> None:
+        if msg.episode_id == self.episode and self.last_step >= msg.last_step:
+            self._finish()
+        else:
+            self.pending_end[msg.episode_id] = msg.last_step
+
+    def _on_batch(self, msg: StepBatch) -> None:
+        if self._hello is not None:
+            self._hello.cancel()
+            self._hello = None
+        if msg.episode_id != self.episode:
+            if self.episode:
+                self._finish()
+            self.engine.reset()
+            self.stopped_events.clear()
+            self.episode, self.first_step = msg.episode_id, msg.first_step
+        for s in steps_from_batch(msg):
+            changed = self.engine.process(s)
+            if self.params.stop_on_critical:
+                for e in critical_openings(changed, s.step):
+                    self.requests_issued += 1
+                    self.stopped_events.add(e.event_id)
+                    self.stop_cli.call_async(
+                        ProtectiveStop.Request(
+                            episode_id=msg.episode_id,
+                            engage=True,
+                            decision_step=s.step,
+                            requester=self.get_name(),
+                            reason=f"{e.kind} {e.key} (peak {e.peak:.3g})",
+                        )
+                    )
+            for e in changed:
+                self._publish(e)
+            self.last_step = s.step
+        self.ack_pub.publish(
+            StepAck(
+                consumer=self.get_name(),
+                episode_id=msg.episode_id,
+                step=self.last_step,
+                requests_issued=self.requests_issued,
+            )
+        )
+        end = self.pending_end.get(self.episode)
+        if end is not None and self.last_step >= end:
+            del self.pending_end[self.episode]
+            self._finish()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(SafetyMonitor, args=args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
