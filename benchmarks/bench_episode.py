@@ -62,8 +62,15 @@ def bench_bare(seeds: list[int]) -> tuple[list[float], int]:
     return walls, steps
 
 
-def bench_graph(n: int, overrides: dict, domain_id: int) -> tuple[list[float], int, float, int]:
-    graph = resolve_graph(None, overrides, exclude=("episode_runner",))
+def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[list[float], int, float, int, int]:
+    exclude: tuple[str, ...] = ("episode_runner",)
+    if not safety:  # the issue-2 graph: bridge, oracle, executive only
+        exclude += ("safety_monitor", "recorder")
+        overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "gating_consumers": []}}
+    tmp_bags = tempfile.mkdtemp(prefix="bench_bags_")
+    if safety:
+        overrides = {**overrides, "recorder": {"bags_dir": tmp_bags}}
+    graph = resolve_graph(None, overrides, exclude=exclude)
     with (
         tempfile.TemporaryDirectory() as tmp,
         Launcher(graph, graph_env(domain_id), out=open("/dev/null", "w")) as launcher,
@@ -72,7 +79,11 @@ def bench_graph(n: int, overrides: dict, domain_id: int) -> tuple[list[float], i
         rclpy.init(context=ctx, domain_id=domain_id)
         runner = EpisodeRunner(
             context=ctx,
-            parameter_overrides=[Parameter("runs_dir", value=tmp), Parameter("run_id", value="bench")],
+            parameter_overrides=[
+                Parameter("runs_dir", value=tmp),
+                Parameter("run_id", value="bench"),
+                Parameter("safety_monitor", value=safety),
+            ],
         )
         ex = SingleThreadedExecutor(context=ctx)
         ex.add_node(runner)
@@ -98,7 +109,7 @@ def bench_graph(n: int, overrides: dict, domain_id: int) -> tuple[list[float], i
             th.join(timeout=5)
             runner.destroy_node()
             rclpy.shutdown(context=ctx)
-    return walls, steps, mem, ok
+    return walls, steps, mem, ok, len(graph.nodes)
 
 
 def main() -> int:
@@ -106,12 +117,14 @@ def main() -> int:
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--domain-id", type=int, default=97)
+    ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
     args = ap.parse_args()
     seeds = [derive_seed(42, "episode", i) for i in range(args.episodes)]
     bare, bare_steps = bench_bare(seeds)
-    graph, graph_steps, mem, ok = bench_graph(args.episodes, _parse_sets(args.set), args.domain_id)
+    graph, graph_steps, mem, ok, nodes = bench_graph(args.episodes, _parse_sets(args.set), args.domain_id, args.safety)
     b, g = statistics.mean(bare), statistics.mean(graph)
-    print(f"episodes: {args.episodes} (same seeds both ways), graph successes {ok}/{args.episodes}")
+    what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
+    print(f"graph: {what}; episodes: {args.episodes} (same seeds both ways), graph successes {ok}/{args.episodes}")
     print(f"bare physics   : {b * 1000:7.1f} ms/episode  ({bare_steps / sum(bare):8.0f} steps/s)")
     print(
         f"full graph     : {g * 1000:7.1f} ms/episode  ({graph_steps / sum(graph):8.0f} steps/s), "
@@ -119,7 +132,7 @@ def main() -> int:
     )
     print(f"ratio graph/bare: {g / b:.2f}   (target <= 1.5)")
     print(f"sim speed      : {graph_steps * DT / sum(graph):.1f}x real time   (target >= 20x)")
-    print(f"graph RSS      : {mem:.0f} MB over {3} node processes   (target <= 1024 MB)")
+    print(f"graph RSS      : {mem:.0f} MB over {nodes} node processes   (target <= 1024 MB)")
     return 0
 
 

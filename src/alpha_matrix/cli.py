@@ -92,6 +92,31 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.audit import audit_bag, format_table, unlisted_splits, window_sweep
+
+    bag = Path(args.bag)
+    run_dir = None if args.no_records else Path(args.runs_dir) / bag.name
+    if run_dir is not None and not run_dir.exists():
+        raise AlphaMatrixError(f"{run_dir}: no run directory for this bag (use --runs-dir, or --no-records)")
+    audits = audit_bag(bag, run_dir)
+    if not audits:
+        raise AlphaMatrixError(f"{bag}: no episodes in the bag")
+    print(format_table(audits))
+    for split in unlisted_splits(bag):
+        print(f"note: {split.name} was being written when its recorder stopped; it is not part of the bag")
+    if args.window:
+        print("\ndedup window sweep (offline): W -> unique events / raw scans")
+        for w, (events, scans) in window_sweep(bag, args.window).items():
+            print(f"  W={w:<3} {events:>5} / {scans}")
+    bad = [a for a in audits if not a.ok]
+    print(
+        f"\n{len(audits) - len(bad)}/{len(audits)} episodes match"
+        + (f"; MISMATCH in {', '.join(a.episode_id for a in bad)}" if bad else "")
+    )
+    return 1 if bad else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
@@ -116,11 +141,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     graph = sub.add_parser("graph", help="print the resolved graph")
     graph.set_defaults(func=cmd_graph)
+    audit = sub.add_parser("audit", help="replay a bag through the core evaluation and compare every verdict")
+    audit.add_argument("bag", help="bag directory, e.g. bags/<run_id>")
+    audit.add_argument("--runs-dir", default="runs", help="where the run's JSONL records are (default runs/)")
+    audit.add_argument("--no-records", action="store_true", help="compare with the bag's own verdicts only")
+    audit.add_argument(
+        "--window",
+        type=int,
+        nargs="*",
+        default=None,
+        metavar="W",
+        help="also re-run the dedup sweep offline (no value: W in 1 5 10 15 30 60)",
+    )
+    audit.set_defaults(func=cmd_audit)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "window", None) == []:
+        args.window = [1, 5, 10, 15, 30, 60]
     try:
         return args.func(args)
     except AlphaMatrixError as err:

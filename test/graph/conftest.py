@@ -88,14 +88,17 @@ class RunningGraph:
 
 
 @pytest.fixture
-def start_graph() -> Iterator[Callable[..., RunningGraph]]:
+def start_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., RunningGraph]]:
     """start_graph(overrides, exclude=..., config=...) → a running graph, stopped after the test."""
     started: list[RunningGraph] = []
 
     def _start(
         overrides=None, exclude=("episode_runner",), config: Path = CONFIG, graph_file="graph.yaml"
     ) -> RunningGraph:
-        g = resolve_graph(config, overrides or {}, exclude=tuple(exclude), graph_file=graph_file)
+        overrides = dict(overrides or {})
+        if "recorder" not in exclude:  # bags of test graphs never land in the checkout
+            overrides.setdefault("recorder", {"bags_dir": str(tmp_path_factory.mktemp("bags"))})
+        g = resolve_graph(config, overrides, exclude=tuple(exclude), graph_file=graph_file)
         rg = RunningGraph(g, next_domain_id())
         started.append(rg)
         return rg.start()
@@ -105,14 +108,14 @@ def start_graph() -> Iterator[Callable[..., RunningGraph]]:
         rg.stop()
 
 
-def run_cli(args: list[str], timeout: float = 300, **kw) -> subprocess.CompletedProcess[str]:
-    """Run `alpha-matrix ARGS` in a fresh process on its own domain."""
+def run_cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run `alpha-matrix ARGS` in a fresh process on its own domain, in ``cwd`` (bags/ and runs/ go there)."""
     env = graph_env(next_domain_id())
     return subprocess.run(
         [sys.executable, "-m", "alpha_matrix.cli", *args],
         env=env,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,
-        **kw,
     )

@@ -20,7 +20,7 @@ def deterministic(rec: dict) -> str:
 
 
 def test_run_records_and_resumes(tmp_path):
-    r = run_cli(["run", "--episodes", "2", "--runs-dir", str(tmp_path), "--run-id", "t"])
+    r = run_cli(["run", "--episodes", "2", "--runs-dir", str(tmp_path), "--run-id", "t"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "success: 2/2" in r.stdout
     recs = records(tmp_path / "t")
@@ -29,7 +29,7 @@ def test_run_records_and_resumes(tmp_path):
     assert all(x["outcome"]["steps_used"] <= 1260 for x in recs)
     assert recs[0]["provenance"]["config_hash"] and recs[0]["provenance"]["packages"]["pybullet"] == "3.2.7"
     # Re-running (one more episode) skips what is recorded: no duplicate rows.
-    r = run_cli(["run", "--episodes", "3", "--runs-dir", str(tmp_path), "--run-id", "t"])
+    r = run_cli(["run", "--episodes", "3", "--runs-dir", str(tmp_path), "--run-id", "t"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2 already recorded, 1 to run" in r.stdout
     assert [x["episode_id"] for x in records(tmp_path / "t")] == ["oracle-0000", "oracle-0001", "oracle-0002"]
@@ -38,7 +38,7 @@ def test_run_records_and_resumes(tmp_path):
 def test_same_seeds_give_identical_records(tmp_path):
     """Determinism: 5 seeds, two full runs of the multi-process graph, records byte for byte."""
     for run_id in ("a", "b"):
-        r = run_cli(["run", "--episodes", "5", "--runs-dir", str(tmp_path), "--run-id", run_id])
+        r = run_cli(["run", "--episodes", "5", "--runs-dir", str(tmp_path), "--run-id", run_id], tmp_path)
         assert r.returncode == 0, r.stdout + r.stderr
     a, b = records(tmp_path / "a"), records(tmp_path / "b")
     assert len(a) == len(b) == 5
@@ -59,7 +59,9 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
     params["step_consumer"] = {"ros__parameters": {"stop_at_step": 300}}
     (cfg / "params.yaml").write_text(yaml.safe_dump(params))
     for run_id in ("a", "b"):
-        r = run_cli(["--config", str(cfg), "run", "--episodes", "2", "--runs-dir", str(tmp_path), "--run-id", run_id])
+        r = run_cli(
+            ["--config", str(cfg), "run", "--episodes", "2", "--runs-dir", str(tmp_path), "--run-id", run_id], tmp_path
+        )
         assert r.returncode == 0, r.stdout + r.stderr
     a, b = records(tmp_path / "a"), records(tmp_path / "b")
     for rec in a:
@@ -70,8 +72,15 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
 
 
 def test_nominal_oracle_success_over_40_seeded_episodes(tmp_path):
-    r = run_cli(["run", "--episodes", "40", "--runs-dir", str(tmp_path), "--run-id", "n40"])
+    r = run_cli(["run", "--episodes", "40", "--runs-dir", str(tmp_path), "--run-id", "n40"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     recs = records(tmp_path / "n40")
     assert len(recs) == 40
     assert sum(x["outcome"]["success"] for x in recs) >= 38  # >= 95 %
+    # The monitor checked every step of every episode and raised nothing: no false positives.
+    for x in recs:
+        assert x["safety"]["steps_checked"] == x["outcome"]["steps_used"]
+        assert x["safety"]["events"] == [], x["episode_id"]
+    audit = run_cli(["audit", "bags/n40", "--runs-dir", str(tmp_path)], tmp_path)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "40/40 episodes match" in audit.stdout

@@ -20,9 +20,19 @@ def cfg(tmp_path):
 
 def test_shipped_graph_resolves():
     g = resolve_graph(CONFIG)
-    assert [n.name for n in g.nodes] == ["sim_bridge", "oracle", "executive", "episode_runner"]
-    assert g.node("episode_runner").role == "job"
+    assert [n.name for n in g.nodes] == [
+        "sim_bridge",
+        "safety_monitor",
+        "recorder",
+        "oracle",
+        "executive",
+        "episode_runner",
+    ]
+    assert g.node("episode_runner").role == "job" and g.node("recorder").stop_last
     assert g.node("episode_runner").parameters["config_hash"] == g.config_hash
+    # records and bag share one run id, derived from the config when not given
+    assert g.node("episode_runner").parameters["run_id"] == g.node("recorder").parameters["run_id"] == g.run_id
+    assert g.run_id == f"oracle-{g.config_hash[:12]}"
 
 
 def test_hash_ignores_bookkeeping_but_not_behaviour():

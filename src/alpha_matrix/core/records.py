@@ -195,6 +195,21 @@ class RunStore:
                 raise RecordError(f"{self.path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
             self.records.setdefault(rec.episode_id, rec)
 
+    @staticmethod
+    def read_only(run_dir: Path) -> dict[str, EpisodeRecord]:
+        """The records of a run directory, without creating or repairing anything."""
+        path = run_dir / "episodes.jsonl"
+        if not path.exists():
+            raise RecordError(f"{run_dir}: no episodes.jsonl")
+        records: dict[str, EpisodeRecord] = {}
+        for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
+            try:
+                rec = EpisodeRecord.model_validate_json(line)
+            except ValidationError as err:
+                raise RecordError(f"{path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
+            records.setdefault(rec.episode_id, rec)
+        return records
+
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self.records
 

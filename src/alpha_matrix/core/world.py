@@ -21,6 +21,8 @@ import numpy as np
 import pybullet as p
 import pybullet_data
 
+from alpha_matrix.core.outcome import ZONE
+
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
 
@@ -82,7 +84,7 @@ class WorldConfig:
     min_zone_distance: float = 0.15
     spawn_max_tries: int = 10_000
     # Task geometry.
-    zone: Vec3 = (0.6, 0.35, 0.65)
+    zone: Vec3 = ZONE
     workspace: tuple[tuple[float, float], ...] = ((0.15, 0.95), (-0.45, 0.55), (0.55, 1.25))
     # Motion.
     move_fraction: float = 0.8  # share of a move's steps spent moving; the rest holds

@@ -27,7 +27,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.outcome import evaluate_outcome
+from alpha_matrix.core.outcome import ZONE, evaluate_outcome
 from alpha_matrix.core.records import (
     EpisodeRecord,
     OutcomeRecord,
@@ -40,7 +40,6 @@ from alpha_matrix.core.records import (
 )
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
-from alpha_matrix.core.world import WorldConfig
 from alpha_matrix.nodes.common import declare_params, run_node, spin_in_background
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
@@ -50,7 +49,7 @@ class EpisodeRunner(Node):
     def __init__(self, **kwargs) -> None:  # noqa: ANN003 - rclpy Node options (tests pass a context)
         super().__init__("episode_runner", **kwargs)
         self.params = declare_params(self, EpisodeRunnerParams)
-        self.zone = WorldConfig().zone
+        self.zone = ZONE
         self.reset_cli = self.create_client(Reset, "robot/reset")
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
         self.exec_pub = self.create_publisher(PlanRequest, "executive/request", EVENTS)

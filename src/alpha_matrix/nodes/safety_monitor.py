@@ -92,7 +92,7 @@ class SafetyMonitor(Node):
         if self._hello is not None:
             self._hello.cancel()
             self._hello = None
-        if msg.episode_id != self.episode:
+        if msg.episode_id != self.episode or msg.first_step <= self.last_step:  # a new episode (or a reset)
             if self.episode:
                 self._finish()
             self.engine.reset()
