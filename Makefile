@@ -1,5 +1,5 @@
 # The two commands of the README. Both set everything up first (idempotent, fast when done).
-.PHONY: setup run test bench lint
+.PHONY: setup run test bench
 setup:
 	bash scripts/setup.sh
 
@@ -13,3 +13,5 @@ test: setup
 
 bench: setup
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20
+	.venv/bin/python benchmarks/bench_episode.py --episodes 20 --safety
+	.venv/bin/python benchmarks/bench_monitor.py --episodes 10

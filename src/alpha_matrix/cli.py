@@ -117,6 +117,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.audit import calibrate
+
+    c = calibrate(Path(args.bag), args.margin, args.floor)
+    print(f"nominal episodes: {c.episodes} ({c.steps} steps) from {args.bag}")
+    print(f"largest judged arm contact force (exclusions applied): {c.max_judged:.2f} N")
+    print(f"largest including the held block's reaction: {c.max_grasp:.2f} N ({c.where})")
+    top = max(c.max_judged, c.max_grasp)
+    print(f"threshold = max({top:.2f} N x {args.margin}, floor {args.floor} N) = {c.threshold:.2f} N")
+    source = f"calibrated from {args.bag}: {c.episodes} nominal episodes, max {top:.2f} N x {args.margin}"
+    print("\nto use it (config/params.yaml, safety_monitor.ros__parameters):")
+    print(f'  contact_threshold: {c.threshold:.2f}\n  threshold_source: "{source}"')
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
@@ -154,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also re-run the dedup sweep offline (no value: W in 1 5 10 15 30 60)",
     )
     audit.set_defaults(func=cmd_audit)
+
+    cal = sub.add_parser("calibrate", help="violent-contact threshold from a bag of nominal episodes")
+    cal.add_argument("bag", help="bag directory of nominal (fault-free) episodes")
+    cal.add_argument("--margin", type=float, default=2.0, help="threshold = max nominal force x margin (default 2)")
+    cal.add_argument("--floor", type=float, default=40.0, help="never below this, N (default 40)")
+    cal.set_defaults(func=cmd_calibrate)
     return parser
 
 

@@ -96,6 +96,10 @@ def test_recorded_run_is_complete_and_audits_clean_and_tampering_is_caught(tmp_p
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "3/3 episodes match" in ok.stdout and "W=60" in ok.stdout
 
+    cal = run_cli(["calibrate", str(bags / "a")], tmp_path)
+    assert cal.returncode == 0, cal.stderr
+    assert "largest including the held block's reaction" in cal.stdout and "contact_threshold:" in cal.stdout
+
     def flip(topic, msg):  # noqa: ANN001, ANN202
         if topic == "/episode/result" and msg.episode_id == "oracle-0001":
             msg.success = not msg.success

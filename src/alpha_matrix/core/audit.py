@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.bag import BagError, read_bag, unlisted_splits
 from alpha_matrix.core.outcome import ZONE, evaluate_outcome
 from alpha_matrix.core.records import RunStore
-from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, StepInput, sweep_windows
+from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, StepInput, calibrate_threshold, scan, sweep_windows
 from alpha_matrix.core.stream import steps_from_batch
 
 EventKey = tuple[str, str, str, int, int, int, int, float]
@@ -168,6 +168,43 @@ def window_sweep(bag_dir: Path, windows: Iterable[int]) -> dict[int, tuple[int, 
             e0, s0 = totals.get(w, (0, 0))
             totals[w] = (e0 + events, s0 + scans)
     return totals
+
+
+@dataclass(frozen=True)
+class Calibration:
+    episodes: int
+    steps: int
+    max_judged: float  # largest arm contact force the monitor judges (exclusions applied), N
+    max_grasp: float  # largest force including the held block's reaction (fingers), N
+    where: str  # episode, step and contact of the larger one
+    threshold: float
+
+
+def calibrate(bag_dir: Path, margin: float = 2.0, floor: float = 40.0) -> Calibration:
+    """Contact threshold from a bag of nominal episodes.
+
+    threshold = max(nominal forces) x margin, never below ``floor``. The held block's reaction
+    is excluded from detection but included here: the threshold must sit above the finger
+    force, so that a grasp the exclusion misses (one finger on the block) is not "violent".
+    """
+    probe = SafetyConfig(contact_threshold=0.0)
+    judged = grasp = 0.0
+    where, n_ep, n_steps = "no arm contact", 0, 0
+    for episode_id, ep in load_episodes(bag_dir).items():
+        if not episode_id or not ep.steps:
+            continue
+        n_ep += 1
+        n_steps += len(ep.steps)
+        for s in ep.steps:
+            for (kind, key), value in scan(s, probe).items():
+                if kind == "violent_contact" and value > judged:
+                    judged = value
+            for (kind, key), value in scan(replace(s, grasped=frozenset()), probe).items():
+                if kind == "violent_contact" and value > grasp:
+                    grasp, where = value, f"{episode_id} step {s.step} {key}"
+    if n_ep == 0:
+        raise BagError(f"{bag_dir}: no episodes to calibrate from")
+    return Calibration(n_ep, n_steps, judged, grasp, where, calibrate_threshold(max(judged, grasp), margin, floor))
 
 
 def format_table(audits: list[EpisodeAudit]) -> str:

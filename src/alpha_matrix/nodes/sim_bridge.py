@@ -47,7 +47,7 @@ class SimBridge(Node):
         self._buffer: list[StepSample] = []
         self._last: StepSample | None = None
         self._ready = not p.gating_consumers
-        self._body_names = [self.world.body_names.get(i, "") for i in range(max(self.world.body_names) + 1)]
+        self._body_names = self._names_by_id()
 
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
         self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
@@ -65,12 +65,17 @@ class SimBridge(Node):
             f"gating consumers {p.gating_consumers or 'none'}"
         )
 
+    def _names_by_id(self) -> list[str]:
+        names = self.world.body_names
+        return [names.get(i, "") for i in range(max(names) + 1)]
+
     # -- service and topic callbacks: fast, they only talk to the core ------------------
     def _on_reset(self, req: Reset.Request, res: Reset.Response) -> Reset.Response:
         self.handled += 1
         self._flush()
         reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
         self.gate.new_episode()
+        self._body_names = self._names_by_id()  # block body ids change at every reset
         self._publish_events(events)
         res.accepted, res.command_id, res.message = reply.accepted, reply.command_id, reply.message
         return res
