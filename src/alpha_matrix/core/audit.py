@@ -196,7 +196,7 @@ def calibrate(bag_dir: Path, margin: float = 2.0, floor: float = 40.0) -> Calibr
         n_ep += 1
         n_steps += len(ep.steps)
         for s in ep.steps:
-            for (kind, key), value in scan(s, probe).items():
+            for (kind, _key), value in scan(s, probe).items():
                 if kind == "violent_contact" and value > judged:
                     judged = value
             for (kind, key), value in scan(replace(s, grasped=frozenset()), probe).items():
