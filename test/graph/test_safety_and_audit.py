@@ -119,3 +119,22 @@ def test_recorded_run_is_complete_and_audits_clean_and_tampering_is_caught(tmp_p
     err = run_cli(["audit", str(broken), "--no-records"], tmp_path)
     assert err.returncode == 2 and "Traceback" not in err.stderr
     assert err.stderr.startswith("alpha-matrix: error:") and "unreadable bag" in err.stderr
+
+
+def test_recorder_killed_mid_run_leaves_a_readable_bag(start_graph, tmp_path):
+    bags = tmp_path / "bags"
+    g = start_graph(
+        {"recorder": {"bags_dir": str(bags)}, "episode_runner": {"episodes": 40, "runs_dir": str(tmp_path / "runs")}},
+        exclude=(),
+    )
+    bag = bags / g.graph.run_id
+    wait_until(lambda: (bag / "metadata.yaml").exists() and g.log.has("[3/40]"), 60, "a few recorded episodes")
+    g.launcher.procs["recorder"].kill()
+    assert g.launcher.wait() == 1
+    assert g.log.has("alpha-matrix: node 'recorder' was killed by signal 9")
+    results = [m.episode_id for topic, _t, m in read_bag(bag) if topic == "/episode/result"]
+    assert len(results) >= 2 and results == sorted(set(results))  # whole episodes, in order, none twice
+    audit = run_cli(["audit", str(bag), "--no-records"], tmp_path)
+    assert audit.returncode in (0, 1) and "Traceback" not in audit.stderr
+    for episode_id in results:
+        assert f"{episode_id:<14}" in audit.stdout
