@@ -12,7 +12,7 @@ import rclpy
 from pydantic import ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import Executor, ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -53,8 +53,10 @@ def declare_params(node: Node, model: type[P]) -> P:
         raise AlphaMatrixError(f"parameter {first['loc'][0]}: {first['msg']}") from None
 
 
-def spin_in_background(executor: Executor) -> threading.Thread:
-    """Spin ``executor`` in a daemon thread while the main thread does blocking work."""
+def spin_behind(node: Node, work: Callable[[], None]) -> None:
+    """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it."""
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
 
     def spin() -> None:
         try:
@@ -64,7 +66,11 @@ def spin_in_background(executor: Executor) -> threading.Thread:
 
     thread = threading.Thread(target=spin, daemon=True)
     thread.start()
-    return thread
+    try:
+        work()
+    finally:
+        executor.shutdown()
+        thread.join(timeout=5)
 
 
 def run_node(

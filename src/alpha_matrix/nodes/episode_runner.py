@@ -22,7 +22,6 @@ from alpha_matrix_interfaces.msg import (
     SafetySummary,
 )
 from alpha_matrix_interfaces.srv import GetPlan, Reset
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
@@ -40,7 +39,7 @@ from alpha_matrix.core.records import (
 )
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
-from alpha_matrix.nodes.common import declare_params, run_node, spin_in_background
+from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -93,25 +92,9 @@ class EpisodeRunner(Node):
             summary = self._summaries.pop(episode_id)
             events = self._safety_events.pop(episode_id, [])
         return SafetyRecord(
-            first_step=summary.first_step,
-            last_step=summary.last_step,
-            steps_checked=summary.steps_checked,
-            raw_scans=summary.raw_scans,
-            contact_threshold=summary.contact_threshold,
-            threshold_source=summary.threshold_source,
-            window=summary.window,
+            **{f: getattr(summary, f) for f in SafetyRecord.model_fields if f != "events"},
             events=[
-                SafetyEventRecord(
-                    kind=e.kind,
-                    key=e.key,
-                    severity=e.severity,
-                    start_step=e.start_step,
-                    close_step=e.close_step,
-                    last_unsafe_step=e.last_unsafe_step,
-                    scans=e.scans,
-                    peak=e.peak,
-                    stop_requested=e.stop_requested,
-                )
+                SafetyEventRecord.model_validate(e, from_attributes=True)
                 for e in sorted(events, key=lambda e: (e.start_step, e.kind, e.key))
             ],
         )
@@ -275,19 +258,8 @@ class EpisodeRunner(Node):
         print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)
 
 
-def _spin(node: Node) -> None:
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    thread = spin_in_background(executor)
-    try:
-        node.run_batch()  # type: ignore[attr-defined]
-    finally:
-        executor.shutdown()
-        thread.join(timeout=5)
-
-
 def main(args: list[str] | None = None) -> int:
-    return run_node(EpisodeRunner, _spin, args)
+    return run_node(EpisodeRunner, lambda node: spin_behind(node, node.run_batch), args)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,13 @@ import threading
 import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanRequest
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.guards import check_against_scene, validate_schema
 from alpha_matrix.core.plan import PlanError
-from alpha_matrix.nodes.common import declare_params, run_node, spin_in_background
+from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -149,19 +148,8 @@ class Executive(Node):
         return res
 
 
-def _spin(node: Node) -> None:
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    thread = spin_in_background(executor)
-    try:
-        node.serve()  # type: ignore[attr-defined]
-    finally:
-        executor.shutdown()
-        thread.join(timeout=5)
-
-
 def main(args: list[str] | None = None) -> int:
-    return run_node(Executive, _spin, args)
+    return run_node(Executive, lambda node: spin_behind(node, node.serve), args)
 
 
 if __name__ == "__main__":
