@@ -65,6 +65,23 @@ class SafetyRecord(_Strict):
     events: list[SafetyEventRecord]
 
 
+class CellRecord(_Strict):
+    """Where the episode sits in the fault matrix (DESIGN §6). Control cells: fault "none", intensity 0."""
+
+    fault: str  # "none" | "F1" | "F2" | "F3" | "F4" | "F1+F2"
+    intensity: float
+    replicate: int
+
+
+class FaultRecord(_Strict):
+    """One injection, as the chaos node published it: what was asked for and what was delivered."""
+
+    fault: str  # "F1" | "F2" | "F3" | "F4"
+    step: int  # physics step of the injection (0: before any motion, e.g. on plan text)
+    requested: dict[str, float | str]
+    delivered: dict[str, float | str]
+
+
 class Timing(_Strict):
     """Wall-clock fields: the only ones allowed to differ between two runs of the same seed."""
 
@@ -101,6 +118,8 @@ class EpisodeRecord(_Strict):
     outcome: OutcomeRecord
     final_poses: dict[str, tuple[Vec3, Quat]]
     safety: SafetyRecord | None = None
+    cell: CellRecord | None = None
+    faults: list[FaultRecord] = []
     provenance: Provenance
     timing: Timing
 
