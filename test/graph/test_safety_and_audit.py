@@ -6,10 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+import yaml
 from alpha_matrix_interfaces.msg import CommandStatus, SafetyEvent
 from alpha_matrix_interfaces.srv import MoveTo, Reset
 from conftest import run_cli, wait_until
 from geometry_msgs.msg import Point
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
 from rosbags.rosbag2 import Reader, Writer
 from rosbags.rosbag2.writer import StoragePlugin
 from test_driver_contract import Probe
@@ -91,6 +94,14 @@ def test_recorded_run_is_complete_and_audits_clean_and_tampering_is_caught(tmp_p
         assert steps[rec["episode_id"]] == list(range(1, rec["outcome"]["steps_used"] + 1))
         assert rec["safety"]["steps_checked"] == rec["outcome"]["steps_used"] and rec["safety"]["events"] == []
     assert counts["/clock"] == counts["/robot/step_batch"]
+    # An independent reader (the mcap ROS 2 decoder family Foxglove uses) decodes every message,
+    # custom types included, from the definitions stored in the bag.
+    meta = yaml.safe_load((bags / "a" / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    decoded = 0
+    for name in meta["relative_file_paths"]:
+        with open(bags / "a" / name, "rb") as f:
+            decoded += sum(1 for _m in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages())
+    assert decoded == meta["message_count"] == sum(counts.values())
 
     ok = run_cli(["audit", str(bags / "a"), "--runs-dir", str(runs), "--window"], tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -96,3 +96,18 @@ def test_cli_bad_input_is_one_line(cfg, capsys):
 def test_cli_bad_set(capsys):
     assert cli_main(["--set", "nodot=1", "graph"]) == 2
     assert "expected NODE.PARAM=VALUE" in capsys.readouterr().err
+
+
+def test_missing_interface_build_is_named(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "alpha_matrix_interfaces" else real(name, *a)
+    )
+    assert cli_main(["run", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "alpha-matrix: error: alpha_matrix_interfaces is not built: run scripts/setup.sh "
+        "(or colcon build and source install/setup.bash)"
+    )

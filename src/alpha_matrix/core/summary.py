@@ -19,10 +19,16 @@ def summarize(records: Iterable[EpisodeRecord]) -> str:
     lines = [f"episodes: {len(recs)}   success: {len(ok)}/{len(recs)} ({100 * len(ok) / len(recs):.1f} %)"]
     if errors_mm:
         lines.append(
-            f"placement error (executed plans): median {statistics.median(errors_mm):.1f} mm, max {max(errors_mm):.1f} mm"
+            f"placement error (executed plans): median {statistics.median(errors_mm):.2f} mm, max {max(errors_mm):.2f} mm"
         )
     if aborts:
         lines.append("aborted: " + ", ".join(f"{k} {n}" for k, n in sorted(aborts.items())))
+    checked = [r.safety for r in recs if r.safety is not None]
+    if checked:
+        events = [e for sr in checked for e in sr.events]
+        critical = sum(e.severity == "critical" for e in events)
+        steps = sum(sr.steps_checked for sr in checked)
+        lines.append(f"safety: {len(events)} events ({critical} critical) over {steps} steps checked")
     walls = [r.timing.wall_s for r in recs]
     lines.append(f"wall time per episode: median {statistics.median(walls):.3f} s")
     failed = [r for r in recs if not r.outcome.success]

@@ -250,7 +250,7 @@ class EpisodeRunner(Node):
             eta = elapsed / n * (len(todo) - n)
             verdict = "ok  " if rec.outcome.success else "FAIL"
             log.info(
-                f"[{n}/{len(todo)}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:6.1f} mm "
+                f"[{n}/{len(todo)}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:7.2f} mm "
                 f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s"
                 + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
             )
