@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ import yaml
 
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.graph import Graph, resolve_graph
+from alpha_matrix.core.matrix import ARMS, parse_arms, parse_cell_fault, validate_intensity
+from alpha_matrix.core.records import RunStore
 
 
 def _parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -55,9 +58,18 @@ def _graph(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from alpha_matrix.launcher import graph_env, run_graph
+    from alpha_matrix.launcher import graph_env, run_graphs
 
     runner: dict[str, Any] = {}
+    exclude: tuple[str, ...] = ()
+    if args.arms is not None:
+        runner["arms"] = [a.strip() for a in args.arms.split(",") if a.strip()]
+    if args.matrix:
+        runner["matrix"] = True
+    if args.no_faults:
+        if args.matrix:
+            raise ConfigError("--matrix needs the chaos node; drop --no-faults")
+        exclude, runner["chaos"] = ("chaos",), False
     for opt, param in (
         ("episodes", "episodes"),
         ("run_id", "run_id"),
@@ -67,9 +79,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     ):
         if getattr(args, opt) is not None:
             runner[param] = getattr(args, opt)
-    graph = _graph(args, {"episode_runner": runner})
+    if args.fault is not None:
+        runner["fault"] = parse_cell_fault(args.fault)
+    if args.intensity is not None:
+        runner["intensity"] = validate_intensity(args.intensity)
+    if runner.get("fault", "none") != "none" and args.no_faults:
+        raise ConfigError("--fault needs the chaos node; drop --no-faults")
+    if args.workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    graph = _graph(args, {"episode_runner": runner}, exclude=exclude)
+    parse_arms(list(graph.node("episode_runner").parameters["arms"]), set(ARMS))
     check_environment()
-    return run_graph(graph, graph_env(args.domain_id))
+    base = args.domain_id if args.domain_id is not None else int(os.environ.get("ROS_DOMAIN_ID", "0") or 0)
+    if args.workers == 1:
+        runs = [(graph, graph_env(args.domain_id), "")]
+    else:  # one graph per worker, each on its own domain and with its own bag, one shared run directory
+        runs = []
+        for w in range(args.workers):
+            shard = {**runner, "run_id": graph.run_id, "shard_count": args.workers, "shard_index": w}
+            extra = {"episode_runner": shard, "recorder": {"run_id": f"{graph.run_id}/worker-{w}"}}
+            runs.append((_graph(args, extra, exclude=exclude), graph_env(base + w), f"w{w}"))
+    code = run_graphs(runs)
+    if code == 0:
+        from alpha_matrix.core.report import write_report
+        from alpha_matrix.core.summary import summarize
+
+        runner_params = graph.node("episode_runner").parameters
+        run_dir = Path(runner_params["runs_dir"]) / graph.run_id
+        if args.workers > 1:
+            print(f"\nrun {graph.run_id} ({args.workers} workers)\n" + summarize(RunStore.read_only(run_dir).values()))
+        print(f"report: {write_report(run_dir)}")
+    return code
 
 
 def cmd_launch(args: argparse.Namespace) -> int:
@@ -132,6 +172,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.report import write_report
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "episodes.jsonl").exists():
+        raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
+    arms = tuple(a.strip() for a in args.arms.split(",")) if args.arms else None
+    if arms is not None and len(arms) != 2:
+        raise ConfigError("--arms takes exactly two arms, e.g. oracle,oracle-text")
+    try:
+        path = write_report(run_dir, arms=arms)
+    except ValueError as err:
+        raise AlphaMatrixError(f"{run_dir}: {err}") from None
+    print(f"report: {path} (and report.html, plots/)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
@@ -147,6 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--run-id", default=None, help="run directory name (default: derived from the config hash)")
     run.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     run.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
+    run.add_argument("--arms", default=None, help="comma-separated planner arms, e.g. oracle,oracle-text")
+    run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")
+    run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
+    run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
+    run.add_argument("--intensity", type=float, default=None, help="without --matrix: the fault intensity in [0, 1]")
+    run.add_argument("--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs")
     run.set_defaults(func=cmd_run)
 
     launch = sub.add_parser("launch", help="start the graph and keep it up until Ctrl-C")
@@ -169,6 +232,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also re-run the dedup sweep offline (no value: W in 1 5 10 15 30 60)",
     )
     audit.set_defaults(func=cmd_audit)
+
+    rep = sub.add_parser("report", help="write report.md/.html and plots from a run directory's JSONL alone")
+    rep.add_argument("run_dir", help="e.g. runs/<run_id>")
+    rep.add_argument("--arms", default=None, help="the two arms to pair, e.g. oracle,oracle-text")
+    rep.set_defaults(func=cmd_report)
 
     cal = sub.add_parser("calibrate", help="violent-contact threshold from a bag of nominal episodes")
     cal.add_argument("bag", help="bag directory of nominal (fault-free) episodes")

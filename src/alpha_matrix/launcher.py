@@ -54,8 +54,11 @@ def node_command(spec: NodeSpec, params_file: Path) -> list[str]:
 class Launcher:
     """Starts the graph; ``wait()`` supervises it. Use as a context manager to always stop it."""
 
-    def __init__(self, graph: Graph, env: dict[str, str] | None = None, out: IO[str] | None = None) -> None:
+    def __init__(
+        self, graph: Graph, env: dict[str, str] | None = None, out: IO[str] | None = None, tag: str = ""
+    ) -> None:
         self.graph = graph
+        self.tag = f"{tag} " if tag else ""
         self.env = env or graph_env()
         self.out = out or sys.stdout
         self.procs: dict[str, subprocess.Popen[str]] = {}
@@ -102,7 +105,8 @@ class Launcher:
     def _forward(self, name: str, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            self._print(f"[{name}] {line}" if line.endswith("\n") else f"[{name}] {line}\n")
+            text = f"[{self.tag}{name}] {line}"
+            self._print(text if text.endswith("\n") else text + "\n")
 
     def _watch(self, name: str, proc: subprocess.Popen[str]) -> None:
         self._exits.put((name, proc.wait()))
@@ -160,15 +164,38 @@ class Launcher:
 
 def run_graph(graph: Graph, env: dict[str, str] | None = None) -> int:
     """Start, supervise and stop a graph; SIGTERM behaves like Ctrl-C."""
-    launcher = Launcher(graph, env)
+    return run_graphs([(graph, env or graph_env(), "")])
+
+
+def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
+    """Several graphs side by side (graph, env with its own ROS_DOMAIN_ID, log tag).
+
+    Returns 0 when every graph's jobs finished; the first failure stops them all.
+    """
+    launchers = [Launcher(g, env, tag=tag) for g, env, tag in runs]
+    codes: queue.Queue[int] = queue.Queue()
 
     def _term(_sig: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, _term)
     try:
-        launcher.start()
-        return launcher.wait()
+        for launcher in launchers:
+            launcher.start()
+        for launcher in launchers:
+            threading.Thread(target=lambda lr=launcher: codes.put(lr.wait()), daemon=True).start()
+        worst = 0
+        for _ in launchers:
+            code = codes.get()
+            worst = max(worst, code)
+            if code != 0:
+                for launcher in launchers:
+                    launcher.stop()
+        return worst
+    except KeyboardInterrupt:
+        sys.stdout.write("alpha-matrix: interrupted; stopping the graph\n")
+        return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-        launcher.close()
+        for launcher in launchers:
+            launcher.close()

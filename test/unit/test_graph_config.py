@@ -24,6 +24,7 @@ def test_shipped_graph_resolves():
         "sim_bridge",
         "safety_monitor",
         "recorder",
+        "chaos",
         "oracle",
         "executive",
         "episode_runner",
@@ -33,6 +34,14 @@ def test_shipped_graph_resolves():
     # records and bag share one run id, derived from the config when not given
     assert g.node("episode_runner").parameters["run_id"] == g.node("recorder").parameters["run_id"] == g.run_id
     assert g.run_id == f"oracle-{g.config_hash[:12]}"
+
+
+def test_chaos_intercepts_only_while_present():
+    with_chaos = resolve_graph(CONFIG)
+    assert ("robot/move_to", "chaos/move_to") in with_chaos.node("executive").remappings
+    assert ("planner/get_plan_text", "chaos/get_plan_text") in with_chaos.node("episode_runner").remappings
+    without = resolve_graph(CONFIG, {"episode_runner": {"chaos": False}}, exclude=("chaos",))
+    assert without.node("executive").remappings == () and without.node("episode_runner").remappings == ()
 
 
 def test_hash_ignores_bookkeeping_but_not_behaviour():

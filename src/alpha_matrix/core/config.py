@@ -53,7 +53,18 @@ class ExecutiveParams(NodeParams):
 class EpisodeRunnerParams(NodeParams):
     run_id: str = Field("", description="Run directory name under runs_dir; empty = derived from config.")
     runs_dir: str = Field("runs", description="Where run directories (JSONL records) are written.")
-    arm: str = Field("oracle", description="Planner arm name recorded with every episode.")
+    arms: list[str] = Field(
+        default_factory=lambda: ["oracle"],
+        description="Planner arms, run paired by episode index (oracle, oracle-text).",
+    )
+    matrix: bool = Field(False, description="Run the balanced fault matrix (75 cells per arm) instead of `episodes`.")
+    chaos: bool = Field(False, description="Configure the chaos node before every episode (it must be in the graph).")
+    shard_count: int = Field(
+        1, ge=1, le=64, description="Workers sharing this run (set by alpha-matrix run --workers)."
+    )
+    shard_index: int = Field(0, ge=0, description="This worker's shard of the episode indices.")
+    fault: str = Field("none", description="Without matrix: the fault of every episode (none, F1..F4, F1+F2).")
+    intensity: float = Field(0.0, ge=0.0, le=1.0, description="Without matrix: the fault intensity I.")
     master_seed: int = Field(42, ge=0)
     episodes: int = Field(10, ge=1, le=100000)
     first_episode: int = Field(0, ge=0)
@@ -96,6 +107,7 @@ DEFAULT_RECORDED_TOPICS = [
     "/safety/events=alpha_matrix_interfaces/msg/SafetyEvent",
     "/safety/summary=alpha_matrix_interfaces/msg/SafetySummary",
     "/episode/end=alpha_matrix_interfaces/msg/EpisodeEnd",
+    "/chaos/fault_events=alpha_matrix_interfaces/msg/FaultEvent",
 ]
 
 
@@ -108,6 +120,10 @@ class RecorderParams(NodeParams):
     split_every_s: float = Field(2.0, gt=0.0, description="Close a bag split at least this often (and per episode).")
 
 
+class ChaosParams(NodeParams):
+    """The chaos node is configured per episode by the runner (chaos/set_fault), not by parameters."""
+
+
 PARAM_MODELS: dict[str, type[NodeParams]] = {
     "sim_bridge": SimBridgeParams,
     "oracle": OracleParams,
@@ -116,6 +132,7 @@ PARAM_MODELS: dict[str, type[NodeParams]] = {
     "step_consumer": StepConsumerParams,
     "recorder": RecorderParams,
     "safety_monitor": SafetyMonitorParams,
+    "chaos": ChaosParams,
 }
 
 

@@ -20,7 +20,8 @@ from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
 NOT_HASHED = {
-    "episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash"},
+    "episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash", "shard_count", "shard_index"},
+    "chaos": set(),
     "recorder": {"run_id", "bags_dir"},
 }
 
@@ -32,6 +33,10 @@ class _NodeEntry(BaseModel):
     role: Literal["service", "job"] = "service"
     stop_last: bool = False  # stopped after every other node (a recorder sees everything)
     remappings: dict[str, str] = Field(default_factory=dict)
+    # Remappings this node needs in OTHER nodes (node -> {from: to}) to sit between them as a
+    # proxy; applied only while this node is in the graph, so excluding it restores the
+    # direct connections with no other change.
+    intercepts: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 class _GraphFile(BaseModel):
@@ -117,6 +122,13 @@ def resolve_graph(
         if key not in names:
             raise ConfigError(f"cannot exclude unknown node {key!r} (nodes: {', '.join(names)})")
 
+    present = [e for e in gfile.nodes if e.name not in exclude]
+    injected: dict[str, dict[str, str]] = {}
+    for proxy in present:
+        for target, remaps in proxy.intercepts.items():
+            if target not in names:
+                raise ConfigError(f"{gpath}: {proxy.name}: intercepts unknown node {target!r}")
+            injected.setdefault(target, {}).update(remaps)
     specs = []
     for entry in gfile.nodes:
         if entry.name in exclude:
@@ -138,7 +150,7 @@ def resolve_graph(
                 role=entry.role,
                 stop_last=entry.stop_last,
                 parameters=model.model_dump(mode="json"),
-                remappings=tuple(sorted(entry.remappings.items())),
+                remappings=tuple(sorted({**entry.remappings, **injected.get(entry.name, {})}.items())),
             )
         )
     hashed = [
@@ -156,8 +168,8 @@ def resolve_graph(
     runners = [s for s in specs if s.executable == "episode_runner"]
     run_id = next((r.parameters["run_id"] for r in runners if r.parameters["run_id"]), "")
     if not run_id:
-        arm = runners[0].parameters["arm"] if runners else "graph"
-        run_id = f"{arm}-{digest[:12]}"
+        arms = "+".join(runners[0].parameters["arms"]) if runners else "graph"
+        run_id = f"{arms}-{digest[:12]}"
     final = []
     for s in specs:
         extra: dict[str, Any] = {}

@@ -8,6 +8,7 @@ config is refused rather than mixed.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -112,6 +113,7 @@ class EpisodeRecord(_Strict):
     zone: Vec3
     initial_positions: dict[str, Vec3]
     plan: dict[str, Any] | None
+    plan_text: str | None = None  # text arms: the raw text the executive received (after any F4)
     abort_kind: str
     abort_reason: str
     actions_completed: int
@@ -238,8 +240,12 @@ class RunStore:
             return False
         line = canonical_json(record.model_dump(mode="json")) + "\n"
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+            fcntl.flock(f, fcntl.LOCK_EX)  # parallel workers append to the same run
+            try:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
         self.records[record.episode_id] = record
         return True

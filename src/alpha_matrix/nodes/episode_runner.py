@@ -6,6 +6,7 @@ the graph). Episodes already in the run directory are skipped, so an interrupted
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -21,14 +22,27 @@ from alpha_matrix_interfaces.msg import (
     SafetyEvent,
     SafetySummary,
 )
-from alpha_matrix_interfaces.srv import GetPlan, Reset
+from alpha_matrix_interfaces.srv import FaultReport, GetPlan, GetPlanText, Reset, SetFault
 from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.guards import parse_plan_text
+from alpha_matrix.core.matrix import (
+    ARMS,
+    TEXT_ARMS,
+    Cell,
+    matrix_cells,
+    parse_arms,
+    parse_cell_fault,
+    shard,
+    validate_intensity,
+)
 from alpha_matrix.core.outcome import ZONE, evaluate_outcome
+from alpha_matrix.core.plan import PlanError
 from alpha_matrix.core.records import (
     EpisodeRecord,
+    FaultRecord,
     OutcomeRecord,
     RunStore,
     SafetyEventRecord,
@@ -51,6 +65,9 @@ class EpisodeRunner(Node):
         self.zone = ZONE
         self.reset_cli = self.create_client(Reset, "robot/reset")
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
+        self.text_cli = self.create_client(GetPlanText, "planner/get_plan_text")
+        self.chaos_cli = self.create_client(SetFault, "chaos/set_fault")
+        self.report_cli = self.create_client(FaultReport, "chaos/fault_report")
         self.exec_pub = self.create_publisher(PlanRequest, "executive/request", EVENTS)
         self._executions: dict[str, PlanExecution] = {}
         self.create_subscription(PlanExecution, "executive/result", self._on_execution, EVENTS)
@@ -128,9 +145,14 @@ class EpisodeRunner(Node):
             raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout:.0f} s")
         return future.result()
 
-    def wait_for_graph(self) -> None:
+    def wait_for_graph(self, arms: list[str] | None = None) -> None:
         timeout = self.params.service_timeout_s
-        for cli in (self.reset_cli, self.plan_cli):
+        arms = arms or ["oracle"]
+        clients = [self.reset_cli]
+        clients += [self.text_cli] if set(arms) & TEXT_ARMS else []
+        clients += [self.plan_cli] if set(arms) - TEXT_ARMS else []
+        clients += [self.chaos_cli, self.report_cli] if self.params.chaos else []
+        for cli in clients:
             if not cli.wait_for_service(timeout_sec=timeout):
                 raise AlphaMatrixError(
                     f"service {cli.srv_name} not available after {timeout:.0f} s; is its node running?"
@@ -149,12 +171,71 @@ class EpisodeRunner(Node):
                 )
             return self._status.pop(command_id)
 
-    def run_episode(self, index: int, run_id: str, config_hash: str, prov) -> EpisodeRecord:  # noqa: ANN001
+    def configure_chaos(self, episode_id: str, index: int, cell: Cell) -> None:
+        req = SetFault.Request(
+            episode_id=episode_id,
+            episode_index=index,
+            master_seed=self.params.master_seed,
+            fault=cell.fault,
+            intensity=cell.intensity,
+        )
+        reply = self.call(self.chaos_cli, req)
+        if not reply.accepted:
+            raise AlphaMatrixError(f"chaos refused {cell.fault} at I={cell.intensity}: {reply.message}")
+
+    def injections(self, episode_id: str) -> list[FaultRecord]:
+        if not self.params.chaos:
+            return []
+        events = self.call(self.report_cli, FaultReport.Request(episode_id=episode_id)).events
+        return [
+            FaultRecord(
+                fault=e.fault,
+                step=e.step,
+                requested=json.loads(e.requested_json),
+                delivered=json.loads(e.delivered_json),
+            )
+            for e in events
+        ]
+
+    def plan(self, arm: str, request: GetPlan.Request) -> tuple[PlanRequest | None, dict | None, str | None, str]:
+        """(request for the executive, plan data, raw text, planner error) for one arm."""
+        if arm in TEXT_ARMS:
+            reply = self.call(
+                self.text_cli,
+                GetPlanText.Request(
+                    episode_id=request.episode_id,
+                    task=request.task,
+                    object=request.object,
+                    scene=request.scene,
+                    zone=request.zone,
+                    seed=request.seed,
+                ),
+            )
+            if not reply.success:
+                return None, None, None, reply.message
+            try:
+                data = parse_plan_text(reply.text).model_dump(mode="json")
+            except PlanError:
+                data = None  # the executive reports why; the record keeps the raw text
+            req = PlanRequest(episode_id=request.episode_id, text_path=True, plan_text=reply.text, scene=request.scene)
+            return req, data, reply.text, ""
+        reply = self.call(self.plan_cli, request)
+        if not reply.success:
+            return None, None, None, reply.message
+        req = PlanRequest(episode_id=request.episode_id, plan=reply.plan, scene=request.scene)
+        return req, plan_msg_to_dict(reply.plan), None, ""
+
+    def run_episode(
+        self, index: int, run_id: str, config_hash: str, prov, arm: str = "oracle", cell: Cell | None = None
+    ) -> EpisodeRecord:  # noqa: ANN001, E501
         p = self.params
-        episode_id = f"{p.arm}-{index:04d}"
+        cell = cell or Cell("none", 0.0, index)
+        episode_id = f"{arm}-{index:04d}"
         seed = derive_seed(p.master_seed, "episode", index)
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
         t0 = time.perf_counter()
+        if p.chaos:
+            self.configure_chaos(episode_id, index, cell)
         reply = self.call(self.reset_cli, Reset.Request(episode_id=episode_id, seed=seed, settle_steps=p.settle_steps))
         if not reply.accepted:
             raise AlphaMatrixError(f"reset refused: {reply.message}")
@@ -162,8 +243,8 @@ class EpisodeRunner(Node):
         scene = poses_of(settled.objects)
         initial = {name: pos for name, (pos, _q) in scene.items()}
         t1 = time.perf_counter()
-        plan = self.call(
-            self.plan_cli,
+        request, plan_data, plan_text, planner_error = self.plan(
+            arm,
             GetPlan.Request(
                 episode_id=episode_id,
                 task=p.task,
@@ -174,17 +255,17 @@ class EpisodeRunner(Node):
             ),
         )
         t2 = time.perf_counter()
-        plan_data = plan_msg_to_dict(plan.plan) if plan.success else None
         final_poses, final_step = scene, settled.end_step
         abort_kind, abort_reason, actions = "", "", 0
-        if not plan.success:
-            abort_kind, abort_reason = "planner", plan.message
+        if request is None:
+            abort_kind, abort_reason = "planner", planner_error
         else:
-            res = self.execute(PlanRequest(episode_id=episode_id, plan=plan.plan, scene=settled.objects))
+            res = self.execute(request)
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
         safety = self.safety_account(episode_id, int(final_step))
+        faults = self.injections(episode_id)
         t3 = time.perf_counter()
         block = final_poses.get(p.object, ((float("nan"),) * 3, None))[0]
         outcome = evaluate_outcome(block, self.zone, int(final_step))
@@ -192,7 +273,7 @@ class EpisodeRunner(Node):
         return EpisodeRecord(
             run_id=run_id,
             episode_id=episode_id,
-            arm=p.arm,
+            arm=arm,
             episode_index=index,
             master_seed=p.master_seed,
             seed=seed,
@@ -201,6 +282,7 @@ class EpisodeRunner(Node):
             zone=self.zone,
             initial_positions=initial,
             plan=plan_data,
+            plan_text=plan_text,
             abort_kind=abort_kind,
             abort_reason=abort_reason,
             actions_completed=actions,
@@ -212,6 +294,8 @@ class EpisodeRunner(Node):
             ),
             final_poses={k: (v[0], v[1]) for k, v in final_poses.items()},
             safety=safety,
+            cell=cell.record(),
+            faults=faults,
             provenance=prov,
             timing=Timing(started_at=started, wall_s=t3 - t0, plan_s=t2 - t1, execute_s=t3 - t2),
         )
@@ -219,19 +303,31 @@ class EpisodeRunner(Node):
     def run_batch(self) -> None:
         p = self.params
         config_hash = p.config_hash or "standalone"
-        run_id = p.run_id or f"{p.arm}-{config_hash[:12]}"
+        arms = parse_arms(list(p.arms), set(ARMS))
+        if p.matrix and not p.chaos:
+            raise AlphaMatrixError("the fault matrix needs the chaos node (episode_runner.chaos: true)")
+        run_id = p.run_id or f"{'+'.join(arms)}-{config_hash[:12]}"
         store = RunStore(Path(p.runs_dir) / run_id, config_hash)
         prov = provenance(config_hash)
-        self.wait_for_graph()
-        indices = range(p.first_episode, p.first_episode + p.episodes)
-        todo = [i for i in indices if f"{p.arm}-{i:04d}" not in store]
-        log = self.get_logger()
-        log.info(
-            f"run {run_id}: {len(indices)} episodes, {len(indices) - len(todo)} already recorded, {len(todo)} to run"
+        self.wait_for_graph(arms)
+        if p.fault != "none" and not p.chaos:
+            raise AlphaMatrixError(f"fault {p.fault} needs the chaos node (episode_runner.chaos: true)")
+        single = Cell(parse_cell_fault(p.fault), validate_intensity(p.intensity), 0)
+        cells = (
+            matrix_cells()
+            if p.matrix
+            else [Cell(single.fault, single.intensity, i) for i in range(p.first_episode + p.episodes)]
         )
+        indices = range(len(cells)) if p.matrix else range(p.first_episode, p.first_episode + p.episodes)
+        every = [(i, arm) for i in indices for arm in arms]  # arms adjacent: a pair runs back to back
+        mine = set(shard(cells, p.shard_count, p.shard_index)) if p.shard_count > 1 else set(indices)
+        every = [(i, arm) for i, arm in every if i in mine]
+        todo = [(i, arm) for i, arm in every if f"{arm}-{i:04d}" not in store]
+        log = self.get_logger()
+        log.info(f"run {run_id}: {len(every)} episodes, {len(every) - len(todo)} already recorded, {len(todo)} to run")
         t_start = time.perf_counter()
-        for n, index in enumerate(todo, 1):
-            rec = self.run_episode(index, run_id, config_hash, prov)
+        for n, (index, arm) in enumerate(todo, 1):
+            rec = self.run_episode(index, run_id, config_hash, prov, arm, cells[index])
             store.append(rec)
             self.result_pub.publish(
                 EpisodeResult(
@@ -251,10 +347,10 @@ class EpisodeRunner(Node):
             verdict = "ok  " if rec.outcome.success else "FAIL"
             log.info(
                 f"[{n}/{len(todo)}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:7.2f} mm "
-                f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s"
+                f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s  [{cells[index].fault} {cells[index].intensity}]"
                 + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
             )
-        chosen = [store.records[f"{p.arm}-{i:04d}"] for i in indices]
+        chosen = [store.records[f"{arm}-{i:04d}"] for i, arm in every]
         print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)
 
 

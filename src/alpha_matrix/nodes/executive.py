@@ -19,7 +19,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
-from alpha_matrix.core.guards import check_against_scene, validate_schema
+from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
 from alpha_matrix.core.plan import PlanError
 from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
@@ -114,7 +114,7 @@ class Executive(Node):
         scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
         res.objects = list(req.scene)
         try:
-            plan = validate_schema(plan_msg_to_dict(req.plan))
+            plan = parse_plan_text(req.plan_text) if req.text_path else validate_schema(plan_msg_to_dict(req.plan))
             check_against_scene(plan, scene, self.params.grasp_tolerance)
             commands = plan_to_commands(plan, self.defaults)
             moves = [c for c in commands if c.kind == "move"]

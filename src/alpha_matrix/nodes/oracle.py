@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from alpha_matrix_interfaces.srv import GetPlan
+from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
 from alpha_matrix.core.config import OracleParams
 from alpha_matrix.core.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.plan import plan_to_text
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.convert import plan_to_msg, poses_of, vec3
 
@@ -17,6 +18,18 @@ class Oracle(Node):
         self.params = declare_params(self, OracleParams)
         self.config = OracleConfig(hover_height=self.params.hover_height)
         self.create_service(GetPlan, "planner/get_plan", self._on_plan)
+        self.create_service(GetPlanText, "planner/get_plan_text", self._on_plan_text)
+
+    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
+        """The oracle's plan as canonical JSON text: the `oracle-text` arm, exactly the LLM's path."""
+        scene = poses_of(req.scene)
+        res.backend = "oracle"
+        if req.object not in scene:
+            res.success, res.message = False, f"object {req.object!r} not in the observed scene"
+            return res
+        plan = oracle_plan(req.object, scene[req.object][0], vec3(req.zone), self.config)
+        res.success, res.text = True, plan_to_text(plan)
+        return res
 
     def _on_plan(self, req: GetPlan.Request, res: GetPlan.Response) -> GetPlan.Response:
         scene = poses_of(req.scene)

@@ -26,5 +26,6 @@ EVENT_TOPICS = frozenset(
         "/episode/end",
         "/safety/events",
         "/safety/summary",
+        "/chaos/fault_events",
     }
 )

@@ -1,0 +1,238 @@
+"""chaos: fault injection as transparent proxies on the graph's interfaces (DESIGN §4).
+
+Inserted by remapping only (its `intercepts` in config/graph.yaml): the executive's
+robot/move_to and robot/gripper, the runner's planner/get_plan_text and its observation
+topic robot/command_status go through this node. With fault "none" every call and message
+passes through unchanged; without this node in the graph the remappings disappear.
+
+  F1 sensor delay   observations (command statuses the runner plans from) carry the object
+                    poses of t - tau, from a sim-time ring buffer of the step stream
+  F2 grip slip      one draw per grip-and-lift; on slip the grip's last step drops the finger
+                    force to SLIP_FORCE through the gripper interface, and physics decides
+  F3 IK offset      every commanded target moves delta outward from the arm base
+  F4 corruption     the planner's raw text is corrupted before the executive validates it
+
+Forwarding a service call from inside a service callback needs a second executor: the
+proxied clients live on a helper node spun in a background thread, while the servers'
+callbacks wait for their replies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
+from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, SetFault
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+
+from alpha_matrix.core.config import ChaosParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.faults import (
+    CONCURRENT,
+    SLIP_FORCE,
+    DelayBuffer,
+    SlipLatch,
+    corrupt_plan_text,
+    corruption_probability,
+    corruption_record,
+    fault_stream,
+    ik_offset,
+    offset_record,
+    position_error,
+    radial_offset,
+    sensor_delay,
+    slip_probability,
+    validate_intensity,
+)
+from alpha_matrix.core.matrix import parse_cell_fault
+from alpha_matrix.core.records import FaultRecord
+from alpha_matrix.core.world import WorldConfig
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import point, vec3
+from alpha_matrix.nodes.qos import EVENTS, STREAM
+
+DT = WorldConfig().timestep
+ARM_BASE = WorldConfig().panda_base
+CLOSED_WIDTH = 0.01  # a gripper command at most this wide is a grip (starts a lift event)
+TIMEOUT_S = 30.0
+
+
+class Chaos(Node):
+    def __init__(self) -> None:
+        super().__init__("chaos")
+        declare_params(self, ChaosParams)
+        # Clients on a helper node, spun by their own executor (see module docstring).
+        self.io = Node(f"{self.get_name()}_forwarder", use_global_arguments=False)
+        self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
+        self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
+        self.plan_cli = self.io.create_client(GetPlanText, "planner/get_plan_text")
+        self.fault_pub = self.create_publisher(FaultEvent, "chaos/fault_events", EVENTS)
+        self.status_pub = self.create_publisher(CommandStatus, "chaos/command_status", EVENTS)
+        self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
+        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
+        self.create_service(MoveTo, "chaos/move_to", self._on_move_to)
+        self.create_service(Gripper, "chaos/gripper", self._on_gripper)
+        self.create_service(GetPlanText, "chaos/get_plan_text", self._on_plan_text)
+        self.create_service(SetFault, "chaos/set_fault", self._on_set_fault)
+        self.create_service(FaultReport, "chaos/fault_report", self._on_report)
+        self.episode, self.faults, self.intensity = "", (), 0.0
+        self.streams: dict[str, np.random.Generator] = {}
+        self.delay = DelayBuffer(capacity_s=2.0)
+        self.slip: SlipLatch | None = None
+        self.offset_targets: set[tuple[float, float, float]] = set()
+        self.batch_episode, self.last_batch_step = "", 0
+        self.pending: list[CommandStatus] = []
+        self.events: dict[str, list[FaultEvent]] = {}
+
+    # -- configuration ----------------------------------------------------------------------
+    def _on_set_fault(self, req: SetFault.Request, res: SetFault.Response) -> SetFault.Response:
+        try:
+            fault = parse_cell_fault(req.fault)
+            intensity = validate_intensity(req.intensity)
+        except AlphaMatrixError as err:
+            res.accepted, res.message = False, str(err)
+            return res
+        self.episode, self.intensity = req.episode_id, intensity
+        self.faults = () if fault == "none" else (("F1", "F2") if fault == CONCURRENT else (fault,))
+        self.streams = {f: fault_stream(req.master_seed, req.episode_index, f) for f in self.faults}
+        self.slip = SlipLatch(slip_probability(intensity), self.streams["F2"]) if "F2" in self.faults else None
+        self.events[req.episode_id] = []
+        self.offset_targets: set[tuple[float, float, float]] = set()
+        res.accepted, res.message = True, f"{fault} at I={intensity}"
+        return res
+
+    def _on_report(self, req: FaultReport.Request, res: FaultReport.Response) -> FaultReport.Response:
+        res.events = self.events.pop(req.episode_id, [])
+        return res
+
+    def _publish(self, rec: FaultRecord) -> None:
+        msg = FaultEvent(
+            episode_id=self.episode,
+            fault=rec.fault,
+            intensity=self.intensity,
+            step=rec.step,
+            requested_json=json.dumps(rec.requested, sort_keys=True),
+            delivered_json=json.dumps(rec.delivered, sort_keys=True),
+        )
+        self.events.setdefault(self.episode, []).append(msg)
+        self.fault_pub.publish(msg)
+
+    def _forward(self, client, request):  # noqa: ANN001, ANN202 - any service type
+        if not client.wait_for_service(timeout_sec=TIMEOUT_S):
+            raise AlphaMatrixError(f"chaos: {client.srv_name} not available")
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        if not done.wait(TIMEOUT_S):
+            raise AlphaMatrixError(f"chaos: no reply from {client.srv_name} in {TIMEOUT_S:.0f} s")
+        return future.result()
+
+    # -- F3: every commanded target, validation included ----------------------------------
+    def _on_move_to(self, req: MoveTo.Request, res: MoveTo.Response) -> MoveTo.Response:
+        if "F3" in self.faults:
+            target = vec3(req.target)
+            moved = radial_offset(target, ARM_BASE, ik_offset(self.intensity))
+            req.target = point(moved)
+            if target not in self.offset_targets:  # validated, then commanded: one injection per target
+                self.offset_targets.add(target)
+                self._publish(offset_record(0, target, moved, ik_offset(self.intensity)))
+        return self._forward(self.move_cli, req)
+
+    # -- F2: one draw per grip-and-lift ---------------------------------------------------
+    def _on_gripper(self, req: Gripper.Request, res: Gripper.Response) -> Gripper.Response:
+        if self.slip is None:
+            return self._forward(self.grip_cli, req)
+        if req.width > CLOSED_WIDTH:
+            self.slip.release()
+            return self._forward(self.grip_cli, req)
+        slipped = self.slip.on_lift(0)
+        self._publish(self.slip.record())
+        if not slipped:
+            return self._forward(self.grip_cli, req)
+        if req.steps <= 1:
+            req.max_effort = SLIP_FORCE
+            return self._forward(self.grip_cli, req)
+        # Close as planned, then in the grip's last step (just before the lift) lose the force.
+        first = self._forward(
+            self.grip_cli, Gripper.Request(width=req.width, max_effort=req.max_effort, steps=req.steps - 1)
+        )
+        if first.accepted:
+            self._forward(self.grip_cli, Gripper.Request(width=req.width, max_effort=SLIP_FORCE, steps=1))
+        return first
+
+    # -- F4: the raw planner text ---------------------------------------------------------
+    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
+        reply = self._forward(self.plan_cli, req)
+        if "F4" in self.faults and reply.success:
+            reply.text, info = corrupt_plan_text(reply.text, self.streams["F4"], corruption_probability(self.intensity))
+            self._publish(corruption_record(info))
+        return reply
+
+    # -- F1: observations from the past ----------------------------------------------------
+    def _on_batch(self, msg: StepBatch) -> None:
+        if msg.episode_id != self.batch_episode:
+            self.delay.clear()
+            self.batch_episode = msg.episode_id  # history starts at this episode's first batch
+        last = msg.first_step + msg.num_steps - 1
+        self.delay.push(last * DT, {o.name: o for o in msg.objects})
+        self.last_batch_step = last
+        self._release_pending()
+
+    def _on_status(self, msg: CommandStatus) -> None:
+        if "F1" not in self.faults or msg.episode_id != self.episode:
+            self.status_pub.publish(msg)
+            return
+        self.pending.append(msg)  # wait until the stream has reached its step
+        self._release_pending()
+
+    def _release_pending(self) -> None:
+        while (
+            self.pending
+            and self.batch_episode == self.pending[0].episode_id
+            and self.last_batch_step >= self.pending[0].end_step
+        ):
+            msg = self.pending.pop(0)
+            tau = sensor_delay(self.intensity)
+            snapshot, lag = self.delay.delayed(msg.end_step * DT, tau)
+            true = {o.name: vec3(o.pose.position) for o in msg.objects}
+            old = {name: vec3(o.pose.position) for name, o in snapshot.items()} or true
+            err = position_error(true, {n: old.get(n, p) for n, p in true.items()})
+            msg.objects = [snapshot.get(o.name, o) for o in msg.objects]
+            self._publish(DelayBuffer.record(int(msg.end_step), tau, lag, max(err.values(), default=0.0)))
+            self.status_pub.publish(msg)
+
+    def destroy_node(self) -> None:
+        self.io.destroy_node()
+        super().destroy_node()
+
+
+def _spin(node: Node) -> None:
+    main_ex, io_ex = SingleThreadedExecutor(), SingleThreadedExecutor()
+    main_ex.add_node(node)
+    io_ex.add_node(node.io)  # type: ignore[attr-defined]
+
+    def spin_io() -> None:
+        try:
+            io_ex.spin()
+        except ExternalShutdownException:
+            pass
+
+    thread = threading.Thread(target=spin_io, daemon=True)
+    thread.start()
+    try:
+        main_ex.spin()
+    finally:
+        main_ex.shutdown()
+        io_ex.shutdown()
+        thread.join(timeout=5)
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Chaos, _spin, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+from __future__ import annotations
+
+import pytest
+
+from alpha_matrix.core.records import (
+    CellRecord,
+    EpisodeRecord,
+    FaultRecord,
+    OutcomeRecord,
+    Provenance,
+    RunStore,
+    SafetyEventRecord,
+    SafetyRecord,
+    Timing,
+)
+from alpha_matrix.core.report import write_report
+
+ARMS = ("oracle", "oracle-text")
+
+
+def rec(
+    arm: str,
+    index: int,
+    success: bool,
+    fault: str = "none",
+    intensity: float = 0.0,
+    faults: list[FaultRecord] | None = None,
+    error: float = 0.002,
+    abort: str = "",
+    events: int = 0,
+) -> EpisodeRecord:
+    safety = SafetyRecord(
+        first_step=0,
+        last_step=100,
+        steps_checked=100,
+        raw_scans=100,
+        contact_threshold=50.0,
+        threshold_source="config",
+        window=3,
+        events=[
+            SafetyEventRecord(
+                kind="contact_force",
+                key="table",
+                severity="warn",
+                start_step=10,
+                close_step=12,
+                last_unsafe_step=12,
+                scans=3,
+                peak=61.5,
+                stop_requested=False,
+            )
+        ]
+        * events,
+    )
+    return EpisodeRecord(
+        run_id="run-x",
+        episode_id=f"{arm}-{index:04d}",
+        arm=arm,
+        episode_index=index,
+        master_seed=42,
+        seed=9000 + index,
+        task="t",
+        object="red",
+        zone=(0.6, 0.35, 0.65),
+        initial_positions={"red": (0.5, 0.0, 0.65)},
+        plan=None,
+        abort_kind=abort,
+        abort_reason="",
+        actions_completed=0 if abort else 6,
+        outcome=OutcomeRecord(success=success, placement_error=error, steps_used=100, reason=""),
+        final_poses={},
+        safety=safety,
+        cell=CellRecord(fault=fault, intensity=intensity, replicate=index % 2),
+        faults=faults or [],
+        provenance=Provenance(
+            code_revision="deadbeef", code_dirty=False, config_hash="cafe01", packages={"numpy": "2.4.4"}, python="3.11"
+        ),
+        timing=Timing(started_at="2026-01-01T00:00:00", wall_s=0.1 * index, plan_s=0.0, execute_s=0.1),
+    )
+
+
+def f1(req: float, got: float) -> FaultRecord:
+    return FaultRecord(fault="F1", step=0, requested={"lag_s": req}, delivered={"lag_s": got})
+
+
+def f1_node(tau: float, lag: float, error: float) -> FaultRecord:
+    """F1 as core/faults.py records it: tau / lag keys and the position error."""
+    delivered: dict[str, float | str] = {"lag": lag, "saturated": float(lag < tau), "position_error": error}
+    return FaultRecord(fault="F1", step=0, requested={"tau": tau}, delivered=delivered)
+
+
+def f2(slipped: bool) -> FaultRecord:
+    return FaultRecord(fault="F2", step=300, requested={"p": 0.661}, delivered={"slipped": float(slipped)})
+
+
+def f3(delta: float) -> FaultRecord:
+    return FaultRecord(fault="F3", step=0, requested={"delta": delta}, delivered={"offset": delta})
+
+
+def f4(kind: str) -> FaultRecord:
+    delivered: dict[str, float | str] = {"corrupted": float(kind != "none"), "kind": kind}
+    return FaultRecord(fault="F4", step=0, requested={"p": 0.464}, delivered=delivered)
+
+
+def matrix() -> list[EpisodeRecord]:
+    out = []
+    for arm in ARMS:
+        text = arm == "oracle-text"
+        out += [
+            rec(arm, 0, True, events=1 if text else 0),
+            rec(arm, 1, True),
+            rec(arm, 2, True, "F1", 0.33, [f1(0.562, 0.562)]),
+            rec(arm, 3, True, "F1", 1.0, [f1_node(1.5, 0.5, 0.02)]),  # saturated
+            rec(arm, 4, False, "F2", 0.66, [f2(True)]),
+            rec(arm, 5, True, "F2", 0.66, [f2(False)]),
+            rec(arm, 6, True, "F3", 1.0, [f3(0.3)], error=0.25),
+            rec(arm, 7, True, "F3", 1.0, [f3(0.3)], error=0.31),
+            # the one discordant pair: only the text arm's plan can be corrupted
+            rec(arm, 8, not text, "F4", 0.33, [f4("truncate")] if text else [], abort="plan_invalid" if text else ""),
+            rec(arm, 9, True, "F4", 0.33, [f4("none")] if text else []),  # drawn, left intact
+        ]
+    return out
+
+
+def test_report_files_and_computed_numbers(tmp_path):
+    md_path = write_report(tmp_path, matrix())
+    assert md_path == tmp_path / "report.md"
+    for name in ("report.md", "report.html", "plots/success_by_cell.png", "plots/f1_lag.png"):
+        assert (tmp_path / name).is_file(), name
+    assert (tmp_path / "plots/f3_placement_error.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = md_path.read_text()
+    # header and provenance
+    assert "Run id: run-x" in md and "oracle (10 episodes), oracle-text (10 episodes)" in md
+    assert "Code revision: deadbeef" in md and "Config hash: cafe01" in md
+    # overall success with Wilson interval: 9/10 and 8/10
+    assert "| oracle | 10 | 9 | 9/10 = 90.0 % | [59.6 %, 98.2 %] |" in md
+    assert "| oracle-text | 10 | 8 | 8/10 = 80.0 % | [49.0 %, 94.3 %] |" in md
+    assert "| F4 | 0.33 | oracle-text | 2 | 1 | 1/2 = 50.0 % |" in md
+    # McNemar: b = 1 (oracle only), c = 0; physical subset has no discordance
+    assert "| all cells | 10 | 8 | 1 | 1 | 0 | 0.000 | 1.000 | 1.000 |" in md
+    assert "| physical (all but F4) | 8 | 7 | 1 | 0 | 0 | 0.000 | 1.000 | 1.000 |" in md
+    assert "| 8 | F4 I=0.33 | 0 | 9008 | oracle | oracle-text | oracle-0008, oracle-text-0008 |" in md
+    # F1: one saturated injection per arm, 1.0 s short
+    assert "| F1 | 1.00 | 2 | 1.500 [1.500–1.500] | 0.500 [0.500–0.500] | 2 | 1.000 | 0.0200 [0.0200–0.0200] |" in md
+    assert "| F1 | 0.33 | 2 | 0.562 [0.562–0.562] | 0.562 [0.562–0.562] | 0 | 0 | no data |" in md
+    # F2: one slip in two draws, the slipped episode failed
+    assert (
+        "| F2 | 0.66 | oracle | 2 | 2 | 1 | 1/2 = 50.0 % [9.5 %, 90.5 %] | 1/2 = 50.0 % | 0/1 = 0.0 % | 1/1 = 100.0 % |"
+        in md
+    )
+    # F3 placement error, median and max
+    assert "| F3 | 1.00 | oracle | 2 | 2 | 0.3000 [0.3000–0.3000] | 0.2800 | 0.3100 | 2/2 = 100.0 % |" in md
+    assert "| control | 0.00 | oracle | 2 | 0 | no data | 0.0020 | 0.0020 | 2/2 = 100.0 % |" in md
+    # F4: draws, corruptions by kind (an intact draw is not one), abort kinds
+    assert "| episodes | F4 draws | corrupted | kind truncate | success |" in md and "kind none" not in md
+    assert (
+        "| F4 | 0.33 | oracle-text | 2 | 2 | 1 | 1 | 1/2 = 50.0 % | [9.5 %, 90.5 %] | (none): 1, plan_invalid: 1 |"
+        in md
+    )
+    assert "| F4 | 0.33 | oracle | 2 | 0 | 0 | 0 | 2/2 = 100.0 % |" in md
+    # safety: one event in the text arm
+    assert "| oracle-text | 10 | 10 | 1000 | 1000 | 1 |" in md
+    assert "| contact_force | oracle-text | 1 | 1 | 3 | 0 | 61.500 |" in md
+    html = (tmp_path / "report.html").read_text()
+    assert '<img src="plots/success_by_cell.png"' in html and "<table>" in html and "oracle-text-0008" in html
+
+
+def test_report_is_regenerable_from_jsonl_and_deterministic(tmp_path):
+    store = RunStore(tmp_path / "run", "cafe01")
+    for r in reversed(matrix()):  # file order must not matter
+        store.append(r)
+    first = write_report(tmp_path / "run").read_bytes()
+    second = write_report(tmp_path / "run").read_bytes()
+    assert first == second
+    assert write_report(tmp_path / "direct", matrix()).read_bytes() == first
+    assert (tmp_path / "run" / "report.html").read_bytes() == (tmp_path / "direct" / "report.html").read_bytes()
+
+
+def test_plain_single_arm_run_says_no_data(tmp_path):
+    plain = [r.model_copy(update={"cell": None, "faults": [], "safety": None}) for r in matrix()[:2]]
+    md = write_report(tmp_path, plain).read_text()
+    assert "| none | 0.00 | oracle | 2 | 2 | 2/2 = 100.0 % |" in md
+    assert "no data: a paired comparison needs two arms (found: oracle)" in md
+    assert "no data: no F1 injection" in md and "no data: no F3 cell" in md
+    assert "no data: no episode carries a safety monitor record" in md
+    assert not (tmp_path / "plots" / "f1_lag.png").exists()
+
+
+def test_empty_cell_and_bad_arm(tmp_path):
+    records = [r for r in matrix() if not (r.arm == "oracle" and r.cell and r.cell.fault == "F3")]
+    md = write_report(tmp_path, records).read_text()
+    assert "| F3 | 1.00 | oracle | 0 | no data | no data | no data |" in md
+    with pytest.raises(ValueError, match="llm"):
+        write_report(tmp_path, records, arms=("oracle", "llm"))
+
+
+def test_explicit_arm_order_swaps_b_and_c(tmp_path):
+    md = write_report(tmp_path, matrix(), arms=("oracle-text", "oracle")).read_text()
+    assert "| all cells | 10 | 8 | 1 | 0 | 1 | 0.000 | 1.000 | 1.000 |" in md
