@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from alpha_matrix.core.errors import ConfigError
 
@@ -32,6 +32,16 @@ class SimBridgeParams(NodeParams):
     reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
     realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
     ack_timeout_s: float = Field(30.0, gt=0.0, description="Give up when a gating consumer is silent.")
+
+    @model_validator(mode="after")
+    def _batch_within_latency(self) -> SimBridgeParams:
+        # A batch longer than L could leave the bridge blocked on steps no consumer has seen.
+        if self.gating_consumers and self.batch_steps > self.reaction_latency_steps:
+            raise ValueError(
+                f"batch_steps ({self.batch_steps}) must not exceed reaction_latency_steps "
+                f"({self.reaction_latency_steps}) when gating consumers are set"
+            )
+        return self
 
 
 class OracleParams(NodeParams):
@@ -145,7 +155,7 @@ def validate_params(executable: str, params: dict[str, Any], where: str) -> Node
         return model.model_validate(params)
     except ValidationError as err:
         first = err.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
+        key = ".".join(str(p) for p in first["loc"]) or "parameters"
         msg = "unknown parameter" if first["type"] == "extra_forbidden" else first["msg"]
         raise ConfigError(f"{where}: {key}: {msg}") from None
 

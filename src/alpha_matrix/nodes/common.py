@@ -50,7 +50,8 @@ def declare_params(node: Node, model: type[P]) -> P:
         return model.model_validate(values)
     except ValidationError as err:
         first = err.errors()[0]
-        raise AlphaMatrixError(f"parameter {first['loc'][0]}: {first['msg']}") from None
+        where = f"parameter {first['loc'][0]}" if first["loc"] else "parameters"
+        raise AlphaMatrixError(f"{where}: {first['msg']}") from None
 
 
 def spin_behind(node: Node, work: Callable[[], None]) -> None:

@@ -73,6 +73,7 @@ class EpisodeRunner(Node):
         self.create_subscription(PlanExecution, "executive/result", self._on_execution, EVENTS)
         self.result_pub = self.create_publisher(EpisodeResult, "episode/result", EVENTS)
         self._status: dict[int, CommandStatus] = {}
+        self._observed: dict[str, int] = {}
         self._cond = threading.Condition()
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
         self.end_pub = self.create_publisher(EpisodeEnd, "episode/end", EVENTS)
@@ -134,7 +135,20 @@ class EpisodeRunner(Node):
         if msg.state in (CommandStatus.DONE, CommandStatus.CANCELLED):
             with self._cond:
                 self._status[msg.command_id] = msg
+                self._observed[msg.episode_id] = max(self._observed.get(msg.episode_id, 0), msg.end_step)
                 self._cond.notify_all()
+
+    def observed_through(self, episode_id: str, step: int) -> None:
+        """Wait until the observation stream (possibly delayed by the chaos node) reached ``step``:
+        every injection on it has then been made and can be reported."""
+        with self._cond:
+            if not self._cond.wait_for(
+                lambda: self._observed.get(episode_id, 0) >= step, self.params.service_timeout_s
+            ):
+                raise AlphaMatrixError(
+                    f"{episode_id}: no observation of step {step} within {self.params.service_timeout_s:.0f} s"
+                )
+            self._observed.pop(episode_id, None)
 
     def call(self, client, request, timeout: float | None = None):  # noqa: ANN001, ANN201
         timeout = timeout or self.params.service_timeout_s
@@ -265,6 +279,7 @@ class EpisodeRunner(Node):
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
         safety = self.safety_account(episode_id, int(final_step))
+        self.observed_through(episode_id, int(final_step))
         faults = self.injections(episode_id)
         t3 = time.perf_counter()
         block = final_poses.get(p.object, ((float("nan"),) * 3, None))[0]

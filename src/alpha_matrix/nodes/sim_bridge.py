@@ -114,14 +114,17 @@ class SimBridge(Node):
             self.gate.ack(msg.consumer, msg.step, msg.requests_issued)
 
     # -- publishing ----------------------------------------------------------------------
-    def _flush(self, ack_requested: bool = False) -> None:
+    def _flush(self) -> None:
+        """Publish the buffered steps. Batch boundaries depend on the commands alone (every
+        ``batch_steps`` steps and at each command's end), never on timing, so consumers that
+        use batch-end data (object poses) see the same stream in every run."""
         if not self._buffer:
             return
         samples, self._buffer = self._buffer, []
         last = samples[-1]
         stamp = sim_time(last.step, self.dt)
         msg = StepBatch(episode_id=self.core.episode_id, first_step=samples[0].step, num_steps=len(samples))
-        msg.ack_requested = ack_requested
+        msg.ack_requested = bool(self.gate.consumers)
         msg.joint_names = self.world.joint_names
         msg.joint_positions = _arr("d", np.concatenate([s.joint_positions for s in samples]))
         msg.joint_velocities = _arr("d", np.concatenate([s.joint_velocities for s in samples]))
@@ -185,7 +188,6 @@ class SimBridge(Node):
                     self.gate.consumers
                 )
             if not (self._ready and self.gate.allows(nxt)):
-                self._flush(ack_requested=True)
                 now = time.monotonic()
                 blocked_since = blocked_since or now
                 if now - blocked_since > p.ack_timeout_s:
