@@ -4,7 +4,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	.venv/bin/alpha-matrix run
+	.venv/bin/alpha-matrix run --arms oracle,oracle-text --matrix
 
 test: setup
 	.venv/bin/ruff check src test benchmarks launch
@@ -15,3 +15,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20 --safety
 	.venv/bin/python benchmarks/bench_monitor.py --episodes 10
+	.venv/bin/python benchmarks/bench_matrix.py
