@@ -79,6 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     ):
         if getattr(args, opt) is not None:
             runner[param] = getattr(args, opt)
+    if args.task_variant is not None:
+        runner["task_variant"] = args.task_variant
     if args.fault is not None:
         runner["fault"] = parse_cell_fault(args.fault)
     if args.intensity is not None:
@@ -209,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
     run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
     run.add_argument("--intensity", type=float, default=None, help="without --matrix: the fault intensity in [0, 1]")
+    run.add_argument(
+        "--task-variant",
+        choices=["open_loop", "closed_loop"],
+        default=None,
+        help="closed_loop: the block is nudged during the approach and the executive re-observes before the grasp",
+    )
     run.add_argument("--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs")
     run.set_defaults(func=cmd_run)
 

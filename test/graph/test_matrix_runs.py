@@ -76,3 +76,33 @@ def test_bad_matrix_input_is_one_line(tmp_path):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("alpha-matrix: error:") and needle in lines[0], (args, lines)
     assert not (tmp_path / "runs").exists()  # nothing started, nothing written
+
+
+def test_closed_loop_reobservation_corrects_a_nudge_unless_the_observation_lags(tmp_path):
+    """Closed-loop variant: the block is nudged 6 cm at step 360; the executive re-observes before
+    the grasp. Without faults it follows the block; under F1 (tau = 0.56 s) it sees the past."""
+    outcomes = {}
+    for fault in ("none", "F1"):
+        r = run_cli(
+            [
+                "run",
+                "--episodes",
+                "2",
+                "--task-variant",
+                "closed_loop",
+                "--fault",
+                fault,
+                "--intensity",
+                "0.33",
+                "--run-id",
+                f"cl-{fault}",
+            ],
+            tmp_path,
+        )
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+        outcomes[fault] = list(RunStore.read_only(tmp_path / "runs" / f"cl-{fault}").values())
+    assert all(rec.outcome.success for rec in outcomes["none"])
+    for rec in outcomes["F1"]:
+        at_grasp = [f for f in rec.faults if f.fault == "F1" and f.step == 420]
+        assert at_grasp and all(abs(f.delivered["position_error"] - 0.06) < 1e-3 for f in at_grasp)
+        assert not rec.outcome.success  # the grasp went where the block was 0.58 s earlier

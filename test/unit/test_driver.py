@@ -84,3 +84,14 @@ def test_bad_targets_are_refused_with_reasons(world):
     assert "not finite" in core.move_to((float("nan"), 0.0, 0.7), 100).message
     assert not core.gripper(0.2, 20.0, 10).accepted
     assert not core.gripper(0.04, -1.0, 10).accepted
+
+
+def test_scheduled_disturbance_moves_the_block_at_its_step(world):
+    core = DriverCore(world, latency=24)
+    core.reset("e", 3, 50)
+    before = world.object_poses()["red"][0]
+    assert core.disturb("red", 0.06, 0.0, 40).accepted
+    assert not core.disturb("red", 0.06, 0.0, 0).accepted and not core.disturb("purple", 0.0, 0.0, 60).accepted
+    run_until_idle(core)
+    after = world.object_poses()["red"][0]
+    assert abs(after[0] - before[0] - 0.06) < 1e-3 and abs(after[1] - before[1]) < 1e-3

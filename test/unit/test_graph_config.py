@@ -89,7 +89,7 @@ def test_exclude_and_remap_reach_the_command_line(cfg):
             "executable: executive\n", "executable: executive\n    remappings: {robot/move_to: chaos/move_to}\n"
         )
     )
-    graph = resolve_graph(cfg, exclude=("episode_runner",))
+    graph = resolve_graph(cfg, {"episode_runner": {"chaos": False}}, exclude=("episode_runner", "chaos"))
     assert "episode_runner" not in [n.name for n in graph.nodes]
     cmd = node_command(graph.node("executive"), Path("p.yaml"))
     assert cmd[-2:] == ["-r", "robot/move_to:=chaos/move_to"]

@@ -87,3 +87,15 @@ def start_command(world: World, cmd: Command) -> None:
         world.start_hold(cmd.steps)
     else:
         raise ValueError(f"unknown command kind {cmd.kind!r}")
+
+
+def grasp_move_index(commands: list[Command]) -> int:
+    """Index of the move that brings the fingers to the object: the last move before the first
+    closing gripper command. A closed-loop executive re-observes just before it."""
+    for i, cmd in enumerate(commands):
+        if cmd.kind == "gripper" and (cmd.width or 0.0) <= 0.01:
+            for j in range(i - 1, -1, -1):
+                if commands[j].kind == "move":
+                    return j
+            break
+    raise ValueError("the plan has no move followed by a grip")

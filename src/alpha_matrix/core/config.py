@@ -73,6 +73,14 @@ class EpisodeRunnerParams(NodeParams):
         1, ge=1, le=64, description="Workers sharing this run (set by alpha-matrix run --workers)."
     )
     shard_index: int = Field(0, ge=0, description="This worker's shard of the episode indices.")
+    task_variant: str = Field(
+        "open_loop",
+        pattern="^(open_loop|closed_loop)$",
+        description="closed_loop: the block is nudged during the approach and the executive re-observes before the grasp.",
+    )
+    disturb_dx: float = Field(0.06, description="closed_loop: nudge of the task's block in x, m.")
+    disturb_dy: float = Field(0.0, description="closed_loop: nudge in y, m.")
+    disturb_step: int = Field(360, ge=1, le=1260, description="closed_loop: the nudge happens before this step.")
     fault: str = Field("none", description="Without matrix: the fault of every episode (none, F1..F4, F1+F2).")
     intensity: float = Field(0.0, ge=0.0, le=1.0, description="Without matrix: the fault intensity I.")
     master_seed: int = Field(42, ge=0)

@@ -75,12 +75,14 @@ class DriverCore:
     _active: Command | None = None
     _next_id: int = 1
     _stops: list[_StopRequest] = field(default_factory=list)
+    _disturbances: list[tuple[int, str, float, float]] = field(default_factory=list)
     stop_log: list[tuple[int, bool, str, str]] = field(default_factory=list)
 
     # -- requests -----------------------------------------------------------------------
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> tuple[Reply, list[CommandEvent]]:
         events = self._cancel_all("reset")
         self._stops.clear()
+        self._disturbances.clear()
         self.stop_log.clear()
         self.world.reset(seed)
         self.episode_id = episode_id
@@ -136,6 +138,18 @@ class DriverCore:
         self._stops.sort(key=lambda r: r.apply_step)  # stable: same-step requests keep arrival order
         return Reply(True, apply_step=apply_step, message="scheduled")
 
+    def disturb(self, name: str, dx: float, dy: float, at_step: int) -> Reply:
+        """Simulation only: displace an object before the physics of ``at_step``."""
+        if name not in self.world.object_poses():
+            return Reply(False, message=f"no object named {name!r}")
+        if not (math.isfinite(dx) and math.isfinite(dy)):
+            return Reply(False, message="displacement must be finite")
+        if at_step <= self.world.step_count:
+            return Reply(False, message=f"step {at_step} is not in the future (robot at step {self.world.step_count})")
+        self._disturbances.append((at_step, name, dx, dy))
+        self._disturbances.sort()
+        return Reply(True, message="scheduled")
+
     # -- stepping -----------------------------------------------------------------------
     def has_work(self) -> bool:
         if self.world.step_count >= self.max_episode_steps:
@@ -149,6 +163,9 @@ class DriverCore:
         while self._stops and self._stops[0].apply_step <= step:
             req = self._stops.pop(0)
             events += self._apply_stop(req, step)
+        while self._disturbances and self._disturbances[0][0] <= step:
+            _at, name, dx, dy = self._disturbances.pop(0)
+            self.world.displace(name, dx, dy)
         if self._active is None:
             self._start_next()
         sample = self.world.step()

@@ -543,6 +543,16 @@ class World:
             out[name] = (tuple(pos), tuple(orn))
         return out
 
+    def displace(self, name: str, dx: float, dy: float) -> None:
+        """Move a block horizontally, at rest (a scripted disturbance, like a person nudging it)."""
+        if name not in self._blocks:
+            raise WorldError(f"no object named {name!r}")
+        c = self._c()
+        bid = self._blocks[name]
+        pos, orn = p.getBasePositionAndOrientation(bid, **c)
+        p.resetBasePositionAndOrientation(bid, (pos[0] + dx, pos[1] + dy, pos[2]), orn, **c)
+        p.resetBaseVelocity(bid, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), **c)
+
     def grasp_position(self) -> Vec3:
         s = p.getLinkState(self._panda, GRASP_LINK, computeForwardKinematics=True, **self._c())
         return tuple(s[4])

@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
-from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, SetFault
+from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, Observe, SetFault
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
@@ -69,13 +69,18 @@ class Chaos(Node):
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
         self.plan_cli = self.io.create_client(GetPlanText, "planner/get_plan_text")
+        self.observe_cli = self.io.create_client(Observe, "robot/observe")
+        # The step stream feeds the F1 history from the helper thread, so a proxied observation
+        # can wait for the history to reach its step.
+        self.lock = threading.Condition()
+        self.io.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
         self.fault_pub = self.create_publisher(FaultEvent, "chaos/fault_events", EVENTS)
         self.status_pub = self.create_publisher(CommandStatus, "chaos/command_status", EVENTS)
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
-        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
         self.create_service(MoveTo, "chaos/move_to", self._on_move_to)
         self.create_service(Gripper, "chaos/gripper", self._on_gripper)
         self.create_service(GetPlanText, "chaos/get_plan_text", self._on_plan_text)
+        self.create_service(Observe, "chaos/observe", self._on_observe)
         self.create_service(SetFault, "chaos/set_fault", self._on_set_fault)
         self.create_service(FaultReport, "chaos/fault_report", self._on_report)
         self.episode, self.faults, self.intensity = "", (), 0.0
@@ -95,8 +100,9 @@ class Chaos(Node):
         except AlphaMatrixError as err:
             res.accepted, res.message = False, str(err)
             return res
-        self.episode, self.intensity = req.episode_id, intensity
-        self.faults = () if fault == "none" else (("F1", "F2") if fault == CONCURRENT else (fault,))
+        with self.lock:
+            self.episode, self.intensity = req.episode_id, intensity
+            self.faults = () if fault == "none" else (("F1", "F2") if fault == CONCURRENT else (fault,))
         self.streams = {f: fault_stream(req.master_seed, req.episode_index, f) for f in self.faults}
         self.slip = SlipLatch(slip_probability(intensity), self.streams["F2"]) if "F2" in self.faults else None
         self.events[req.episode_id] = []
@@ -173,20 +179,33 @@ class Chaos(Node):
 
     # -- F1: observations from the past ----------------------------------------------------
     def _on_batch(self, msg: StepBatch) -> None:
-        if msg.episode_id != self.batch_episode:
-            self.delay.clear()
-            self.batch_episode = msg.episode_id  # history starts at this episode's first batch
-        last = msg.first_step + msg.num_steps - 1
-        self.delay.push(last * DT, {o.name: o for o in msg.objects})
-        self.last_batch_step = last
-        self._release_pending()
+        with self.lock:
+            if msg.episode_id != self.batch_episode:
+                self.delay.clear()
+                self.batch_episode = msg.episode_id  # history starts at this episode's first batch
+            last = msg.first_step + msg.num_steps - 1
+            self.delay.push(last * DT, {o.name: o for o in msg.objects})
+            self.last_batch_step = last
+            self._release_pending()
+            self.lock.notify_all()
 
     def _on_status(self, msg: CommandStatus) -> None:
         if "F1" not in self.faults or msg.episode_id != self.episode:
             self.status_pub.publish(msg)
             return
-        self.pending.append(msg)  # wait until the stream has reached its step
-        self._release_pending()
+        with self.lock:
+            self.pending.append(msg)  # wait until the stream has reached its step
+            self._release_pending()
+
+    def _delayed(self, step: int, objects: list) -> list:  # noqa: ANN001 - ObjectState lists
+        """The objects as seen tau ago (F1), with the injection published. Call holding the lock."""
+        tau = sensor_delay(self.intensity)
+        snapshot, lag = self.delay.delayed(step * DT, tau)
+        true = {o.name: vec3(o.pose.position) for o in objects}
+        old = {name: vec3(o.pose.position) for name, o in snapshot.items()} or true
+        err = position_error(true, {n: old.get(n, p) for n, p in true.items()})
+        self._publish(DelayBuffer.record(int(step), tau, lag, max(err.values(), default=0.0)))
+        return [snapshot.get(o.name, o) for o in objects]
 
     def _release_pending(self) -> None:
         while (
@@ -195,14 +214,20 @@ class Chaos(Node):
             and self.last_batch_step >= self.pending[0].end_step
         ):
             msg = self.pending.pop(0)
-            tau = sensor_delay(self.intensity)
-            snapshot, lag = self.delay.delayed(msg.end_step * DT, tau)
-            true = {o.name: vec3(o.pose.position) for o in msg.objects}
-            old = {name: vec3(o.pose.position) for name, o in snapshot.items()} or true
-            err = position_error(true, {n: old.get(n, p) for n, p in true.items()})
-            msg.objects = [snapshot.get(o.name, o) for o in msg.objects]
-            self._publish(DelayBuffer.record(int(msg.end_step), tau, lag, max(err.values(), default=0.0)))
+            msg.objects = self._delayed(int(msg.end_step), list(msg.objects))
             self.status_pub.publish(msg)
+
+    def _on_observe(self, req: Observe.Request, res: Observe.Response) -> Observe.Response:
+        reply = self._forward(self.observe_cli, req)
+        if "F1" in self.faults:
+            with self.lock:
+                reached = self.lock.wait_for(
+                    lambda: self.batch_episode == self.episode and self.last_batch_step >= reply.step, TIMEOUT_S
+                )
+                if not reached:
+                    raise AlphaMatrixError(f"chaos: the step stream never reached step {reply.step}")
+                reply.objects = self._delayed(int(reply.step), list(reply.objects))
+        return reply
 
     def destroy_node(self) -> None:
         self.io.destroy_node()

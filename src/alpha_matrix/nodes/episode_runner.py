@@ -22,7 +22,7 @@ from alpha_matrix_interfaces.msg import (
     SafetyEvent,
     SafetySummary,
 )
-from alpha_matrix_interfaces.srv import FaultReport, GetPlan, GetPlanText, Reset, SetFault
+from alpha_matrix_interfaces.srv import Disturb, FaultReport, GetPlan, GetPlanText, Reset, SetFault
 from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
@@ -67,6 +67,7 @@ class EpisodeRunner(Node):
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
         self.text_cli = self.create_client(GetPlanText, "planner/get_plan_text")
         self.chaos_cli = self.create_client(SetFault, "chaos/set_fault")
+        self.disturb_cli = self.create_client(Disturb, "sim/disturb")
         self.report_cli = self.create_client(FaultReport, "chaos/fault_report")
         self.exec_pub = self.create_publisher(PlanRequest, "executive/request", EVENTS)
         self._executions: dict[str, PlanExecution] = {}
@@ -166,6 +167,7 @@ class EpisodeRunner(Node):
         clients += [self.text_cli] if set(arms) & TEXT_ARMS else []
         clients += [self.plan_cli] if set(arms) - TEXT_ARMS else []
         clients += [self.chaos_cli, self.report_cli] if self.params.chaos else []
+        clients += [self.disturb_cli] if self.params.task_variant == "closed_loop" else []
         for cli in clients:
             if not cli.wait_for_service(timeout_sec=timeout):
                 raise AlphaMatrixError(
@@ -253,6 +255,11 @@ class EpisodeRunner(Node):
         reply = self.call(self.reset_cli, Reset.Request(episode_id=episode_id, seed=seed, settle_steps=p.settle_steps))
         if not reply.accepted:
             raise AlphaMatrixError(f"reset refused: {reply.message}")
+        closed_loop = p.task_variant == "closed_loop"
+        if closed_loop:  # scheduled before the plan exists: the world cannot pass step 120 before then
+            nudge = Disturb.Request(object=p.object, dx=p.disturb_dx, dy=p.disturb_dy, at_step=p.disturb_step)
+            if not (r := self.call(self.disturb_cli, nudge)).accepted:
+                raise AlphaMatrixError(f"disturbance refused: {r.message}")
         settled = self.wait_status(reply.command_id)
         scene = poses_of(settled.objects)
         initial = {name: pos for name, (pos, _q) in scene.items()}
@@ -274,6 +281,7 @@ class EpisodeRunner(Node):
         if request is None:
             abort_kind, abort_reason = "planner", planner_error
         else:
+            request.reobserve_before_grasp = closed_loop
             res = self.execute(request)
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import queue
 import threading
+from dataclasses import replace
 
 import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanRequest
-from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo
+from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, Observe
 from rclpy.node import Node
 
-from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands
+from alpha_matrix.core.commands import Command, StepDefaults, grasp_move_index, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
 from alpha_matrix.core.plan import PlanError
 from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
-from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
+from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of, vec3
 from alpha_matrix.nodes.qos import EVENTS
 
 TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
@@ -49,6 +50,7 @@ class Executive(Node):
         self.move_cli = self.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.create_client(Gripper, "robot/gripper")
         self.hold_cli = self.create_client(Hold, "robot/hold")
+        self.observe_cli = self.create_client(Observe, "robot/observe")
         self._status: dict[int, CommandStatus] = {}
         self._cond = threading.Condition()
         self.requests: queue.Queue[PlanRequest] = queue.Queue()
@@ -101,6 +103,37 @@ class Executive(Node):
             raise Aborted("rejected", f"{cmd.kind} refused by the robot: {reply.message}")
         return reply.command_id
 
+    def _run(self, commands: list[Command], res: PlanExecution) -> None:
+        """Queue the commands one by one (order matters), then follow them: the robot runs them
+        back to back, and a stop cancels everything still queued."""
+        pending = []
+        try:
+            for cmd in commands:
+                pending.append((cmd, self._enqueue(cmd)))
+        finally:
+            for cmd, command_id in pending:
+                status = self._wait_terminal(command_id)
+                res.final_step, res.objects = max(res.final_step, status.end_step), status.objects
+                if status.state != CommandStatus.DONE:
+                    raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
+                res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
+
+    def _follow(self, grasp: Command, obj: str, scene: dict) -> Command:
+        """Closed loop: observe again and move the grasp target with the object (xy)."""
+        (seen,) = self._call_all([(self.observe_cli, Observe.Request())])
+        now = {o.name: vec3(o.pose.position) for o in seen.objects}
+        if obj not in now:
+            raise Aborted("rejected", f"re-observation does not see {obj!r}")
+        dx, dy = now[obj][0] - scene[obj][0], now[obj][1] - scene[obj][1]
+        assert grasp.target is not None
+        moved = replace(grasp, target=(grasp.target[0] + dx, grasp.target[1] + dy, grasp.target[2]))
+        (check,) = self._call_all(
+            [(self.move_cli, MoveTo.Request(target=point(moved.target), steps=moved.steps, validate_only=True))]
+        )
+        if not check.accepted:
+            raise Aborted("rejected", f"re-observed grasp target refused: {check.message}")
+        return moved
+
     def serve(self) -> None:
         while rclpy.ok():
             try:
@@ -125,19 +158,15 @@ class Executive(Node):
             for reply in self._call_all(checks):  # reach check of every target before any motion
                 if not reply.accepted:
                     raise PlanError("semantic", reply.message)
-            # Queue the commands one by one (order matters), then follow them: the robot runs
-            # them back to back, and a stop cancels everything still queued.
-            pending = []
-            try:
-                for cmd in commands:
-                    pending.append((cmd, self._enqueue(cmd)))
-            finally:
-                for cmd, command_id in pending:
-                    status = self._wait_terminal(command_id)
-                    res.final_step, res.objects = max(res.final_step, status.end_step), status.objects
-                    if status.state != CommandStatus.DONE:
-                        raise Aborted("cancelled", f"{cmd.kind} cancelled at step {status.end_step}: {status.message}")
-                    res.actions_completed = max(res.actions_completed, cmd.source_index + 1)
+            if req.reobserve_before_grasp:
+                try:
+                    g = grasp_move_index(commands)
+                except ValueError as err:
+                    raise PlanError("semantic", str(err)) from None
+                self._run(commands[:g], res)
+                commands = commands[g:]
+                commands[0] = self._follow(commands[0], plan.object, scene)
+            self._run(commands, res)
             res.executed = True
         except PlanError as err:
             res.abort_kind, res.abort_reason = err.kind, err.reason

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, StepAck, StepBatch
-from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, Reset
+from alpha_matrix_interfaces.srv import Disturb, Gripper, Hold, MoveTo, Observe, ProtectiveStop, Reset
 from builtin_interfaces.msg import Time
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
@@ -59,6 +59,8 @@ class SimBridge(Node):
         self.create_service(Gripper, "robot/gripper", self._on_gripper)
         self.create_service(Hold, "robot/hold", self._on_hold)
         self.create_service(ProtectiveStop, "robot/protective_stop", self._on_stop)
+        self.create_service(Observe, "robot/observe", self._on_observe)
+        self.create_service(Disturb, "sim/disturb", self._on_disturb)
         self.handled = 0  # callbacks run; lets the loop drain the executor without blocking
         self.get_logger().info(
             f"ready: batch {p.batch_steps} steps, reaction latency {p.reaction_latency_steps} steps, "
@@ -105,6 +107,17 @@ class SimBridge(Node):
         res.accepted, res.apply_step, res.message = r.accepted, r.apply_step, r.message
         if not r.accepted:
             self.get_logger().warning(f"protective stop request from {req.requester!r} refused: {r.message}")
+        return res
+
+    def _on_observe(self, req: Observe.Request, res: Observe.Response) -> Observe.Response:
+        self.handled += 1
+        res.step, res.objects = self.world.step_count, object_states(self.world.object_poses())
+        return res
+
+    def _on_disturb(self, req: Disturb.Request, res: Disturb.Response) -> Disturb.Response:
+        self.handled += 1
+        r = self.core.disturb(req.object, req.dx, req.dy, req.at_step)
+        res.accepted, res.message = r.accepted, r.message
         return res
 
     def _on_ack(self, msg: StepAck) -> None:
