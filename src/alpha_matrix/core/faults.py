@@ -167,8 +167,8 @@ class DelayBuffer:
             raise ValueError("no observation stored yet")
         if not (math.isfinite(tau) and tau >= 0.0):
             raise ValueError(f"lag must be a non-negative number of seconds, got {tau!r}")
-        if t_now < self._t[-1]:
-            raise ValueError(f"query at t={t_now} is before the newest observation (t={self._t[-1]})")
+        # A query may lag the newest snapshot (the stream runs ahead of a late observation);
+        # only what is older than t_now − τ is ever served.
         i = bisect.bisect_right(self._t, t_now - tau + TIME_EPS) - 1
         i = max(i, 0)  # saturated: the oldest snapshot, and a shorter delivered lag
         return self._obs[i], t_now - self._t[i]

@@ -23,8 +23,10 @@ import json
 import threading
 
 import numpy as np
+import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
 from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, Observe, SetFault
+from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
@@ -48,6 +50,7 @@ from alpha_matrix.core.faults import (
     validate_intensity,
 )
 from alpha_matrix.core.matrix import parse_cell_fault
+from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
 from alpha_matrix.nodes.common import declare_params, run_node
@@ -65,7 +68,11 @@ class Chaos(Node):
         super().__init__("chaos")
         declare_params(self, ChaosParams)
         # Clients on a helper node, spun by their own executor (see module docstring).
-        self.io = Node(f"{self.get_name()}_forwarder", use_global_arguments=False)
+        # The helper node lives in a context of its own (its own DDS participant and executor):
+        # the two executors share no rclpy state while one thread waits on the other.
+        self.io_context = Context()
+        rclpy.init(context=self.io_context, args=[])  # same ROS_DOMAIN_ID, from the environment
+        self.io = Node(f"{self.get_name()}_forwarder", context=self.io_context, use_global_arguments=False)
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
         self.plan_cli = self.io.create_client(GetPlanText, "planner/get_plan_text")
@@ -85,7 +92,8 @@ class Chaos(Node):
         self.create_service(FaultReport, "chaos/fault_report", self._on_report)
         self.episode, self.faults, self.intensity = "", (), 0.0
         self.streams: dict[str, np.random.Generator] = {}
-        self.delay = DelayBuffer(capacity_s=2.0)
+        # A whole episode of history: an observation handled late still finds its t - tau.
+        self.delay = DelayBuffer(capacity_s=(MAX_EPISODE_STEPS + 1) * DT)
         self.slip: SlipLatch | None = None
         self.offset_targets: set[tuple[float, float, float]] = set()
         self.batch_episode, self.last_batch_step = "", 0
@@ -231,11 +239,13 @@ class Chaos(Node):
 
     def destroy_node(self) -> None:
         self.io.destroy_node()
+        if self.io_context.ok():
+            rclpy.shutdown(context=self.io_context)
         super().destroy_node()
 
 
 def _spin(node: Node) -> None:
-    main_ex, io_ex = SingleThreadedExecutor(), SingleThreadedExecutor()
+    main_ex, io_ex = SingleThreadedExecutor(), SingleThreadedExecutor(context=node.io_context)  # type: ignore[attr-defined]
     main_ex.add_node(node)
     io_ex.add_node(node.io)  # type: ignore[attr-defined]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import sys
 import threading
 import typing
@@ -78,6 +79,7 @@ def run_node(
     factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
 ) -> int:
     """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2."""
+    faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
     rclpy.init(args=args)
     node: Node | None = None
     code = 0
