@@ -27,7 +27,7 @@ import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
 from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, Observe, SetFault
 from rclpy.context import Context
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.config import ChaosParams
@@ -53,7 +53,7 @@ from alpha_matrix.core.matrix import parse_cell_fault
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import point, vec3
 from alpha_matrix.nodes.qos import EVENTS, STREAM
 
@@ -135,14 +135,7 @@ class Chaos(Node):
         self.fault_pub.publish(msg)
 
     def _forward(self, client, request):  # noqa: ANN001, ANN202 - any service type
-        if not client.wait_for_service(timeout_sec=TIMEOUT_S):
-            raise AlphaMatrixError(f"chaos: {client.srv_name} not available")
-        future = client.call_async(request)
-        done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
-        if not done.wait(TIMEOUT_S):
-            raise AlphaMatrixError(f"chaos: no reply from {client.srv_name} in {TIMEOUT_S:.0f} s")
-        return future.result()
+        return call_service(client, request, TIMEOUT_S)
 
     # -- F3: every commanded target, validation included ----------------------------------
     def _on_move_to(self, req: MoveTo.Request, res: MoveTo.Response) -> MoveTo.Response:
@@ -245,24 +238,12 @@ class Chaos(Node):
 
 
 def _spin(node: Node) -> None:
-    main_ex, io_ex = SingleThreadedExecutor(), SingleThreadedExecutor(context=node.io_context)  # type: ignore[attr-defined]
+    main_ex = SingleThreadedExecutor()
     main_ex.add_node(node)
-    io_ex.add_node(node.io)  # type: ignore[attr-defined]
-
-    def spin_io() -> None:
-        try:
-            io_ex.spin()
-        except ExternalShutdownException:
-            pass
-
-    thread = threading.Thread(target=spin_io, daemon=True)
-    thread.start()
     try:
-        main_ex.spin()
+        spin_behind(node.io, main_ex.spin, context=node.io_context)  # type: ignore[attr-defined]
     finally:
         main_ex.shutdown()
-        io_ex.shutdown()
-        thread.join(timeout=5)
 
 
 def main(args: list[str] | None = None) -> int:

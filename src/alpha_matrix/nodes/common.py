@@ -7,11 +7,12 @@ import sys
 import threading
 import typing
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import rclpy
 from pydantic import ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.context import Context
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
@@ -55,9 +56,24 @@ def declare_params(node: Node, model: type[P]) -> P:
         raise AlphaMatrixError(f"{where}: {first['msg']}") from None
 
 
-def spin_behind(node: Node, work: Callable[[], None]) -> None:
+def call_service(client: Any, request: Any, timeout_s: float) -> Any:
+    """Blocking service call for threads other than the one spinning the client's node."""
+    if not client.wait_for_service(timeout_sec=timeout_s):
+        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    return wait_reply(client, client.call_async(request), timeout_s)
+
+
+def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout_s):
+        raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+    return future.result()
+
+
+def spin_behind(node: Node, work: Callable[[], None], context: Context | None = None) -> None:
     """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it."""
-    executor = SingleThreadedExecutor()
+    executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
 
     def spin() -> None:

@@ -53,7 +53,7 @@ from alpha_matrix.core.records import (
 )
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
-from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -151,14 +151,8 @@ class EpisodeRunner(Node):
                 )
             self._observed.pop(episode_id, None)
 
-    def call(self, client, request, timeout: float | None = None):  # noqa: ANN001, ANN201
-        timeout = timeout or self.params.service_timeout_s
-        future = client.call_async(request)
-        done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
-        if not done.wait(timeout):
-            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout:.0f} s")
-        return future.result()
+    def call(self, client, request):  # noqa: ANN001, ANN201
+        return call_service(client, request, self.params.service_timeout_s)
 
     def wait_for_graph(self, arms: list[str] | None = None) -> None:
         timeout = self.params.service_timeout_s

@@ -20,9 +20,10 @@ from rclpy.node import Node
 
 from alpha_matrix.core.commands import Command, StepDefaults, grasp_move_index, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
 from alpha_matrix.core.plan import PlanError
-from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import declare_params, run_node, spin_behind, wait_reply
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of, vec3
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -68,18 +69,14 @@ class Executive(Node):
         """Send every request at once, then wait for every reply (one round trip for many)."""
         timeout = self.params.service_timeout_s
         futures = []
-        for client, request in calls:
-            if not client.wait_for_service(timeout_sec=timeout):
-                raise Aborted("rejected", f"service {client.srv_name} not available")
-            futures.append((client, client.call_async(request)))
-        replies = []
-        for client, future in futures:
-            done = threading.Event()
-            future.add_done_callback(lambda _f, d=done: d.set())
-            if not done.wait(timeout):
-                raise Aborted("rejected", f"no reply from {client.srv_name} in {timeout:.0f} s")
-            replies.append(future.result())
-        return replies
+        try:
+            for client, request in calls:
+                if not client.wait_for_service(timeout_sec=timeout):
+                    raise AlphaMatrixError(f"service {client.srv_name} not available")
+                futures.append((client, client.call_async(request)))
+            return [wait_reply(client, future, timeout) for client, future in futures]
+        except AlphaMatrixError as err:
+            raise Aborted("rejected", str(err)) from None
 
     def _wait_terminal(self, command_id: int) -> CommandStatus:
         with self._cond:

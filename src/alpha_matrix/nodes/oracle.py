@@ -7,7 +7,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import OracleParams
 from alpha_matrix.core.oracle import OracleConfig, oracle_plan
-from alpha_matrix.core.plan import plan_to_text
+from alpha_matrix.core.plan import Plan, plan_to_text
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.convert import plan_to_msg, poses_of, vec3
 
@@ -20,24 +20,29 @@ class Oracle(Node):
         self.create_service(GetPlan, "planner/get_plan", self._on_plan)
         self.create_service(GetPlanText, "planner/get_plan_text", self._on_plan_text)
 
-    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
-        """The oracle's plan as canonical JSON text: the `oracle-text` arm, exactly the LLM's path."""
+    def _plan(self, req: GetPlan.Request | GetPlanText.Request) -> Plan | None:
         scene = poses_of(req.scene)
-        res.backend = "oracle"
         if req.object not in scene:
-            res.success, res.message = False, f"object {req.object!r} not in the observed scene"
-            return res
-        plan = oracle_plan(req.object, scene[req.object][0], vec3(req.zone), self.config)
-        res.success, res.text = True, plan_to_text(plan)
-        return res
+            return None
+        return oracle_plan(req.object, scene[req.object][0], vec3(req.zone), self.config)
 
     def _on_plan(self, req: GetPlan.Request, res: GetPlan.Response) -> GetPlan.Response:
-        scene = poses_of(req.scene)
-        if req.object not in scene:
-            res.success, res.message = False, f"object {req.object!r} not in the observed scene"
-            return res
-        plan = oracle_plan(req.object, scene[req.object][0], vec3(req.zone), self.config)
-        res.success, res.plan = True, plan_to_msg(plan)
+        plan = self._plan(req)
+        res.success = plan is not None
+        if plan is None:
+            res.message = f"object {req.object!r} not in the observed scene"
+        else:
+            res.plan = plan_to_msg(plan)
+        return res
+
+    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
+        """The oracle's plan as canonical JSON text: the `oracle-text` arm, exactly the LLM's path."""
+        plan = self._plan(req)
+        res.success, res.backend = plan is not None, "oracle"
+        if plan is None:
+            res.message = f"object {req.object!r} not in the observed scene"
+        else:
+            res.text = plan_to_text(plan)
         return res
 
 
