@@ -63,7 +63,7 @@ def bench_bare(seeds: list[int]) -> tuple[list[float], int]:
 
 
 def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[list[float], int, float, int, int]:
-    exclude: tuple[str, ...] = ("episode_runner",)
+    exclude: tuple[str, ...] = ("episode_runner", "chaos")  # faults are benchmarked by bench_matrix.py
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
         overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "gating_consumers": []}}
@@ -103,6 +103,8 @@ def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[
                 walls.append(time.perf_counter() - t0)
                 steps += rec.outcome.steps_used
                 ok += rec.outcome.success
+                if not rec.outcome.success:
+                    print(f"  {rec.episode_id}: {rec.outcome.reason}", file=sys.stderr)
             mem = rss_mb([p.pid for p in launcher.procs.values()])
         finally:
             ex.shutdown()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
-from conftest import wait_until
+from conftest import next_domain_id, wait_until
+
+from alpha_matrix.launcher import graph_env
 
 
 def test_killing_one_node_stops_the_graph(start_graph):
@@ -24,3 +30,37 @@ def test_node_failing_at_start_is_named(start_graph, tmp_path):
     assert g.launcher.wait() == 1
     assert g.log.has("episode_runner: error:")
     assert g.log.has("alpha-matrix: node 'episode_runner' exited with code 2; stopping the graph")
+
+
+def _nodes_on_domain(domain_id: int) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+            env = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"alpha_matrix.nodes" in cmd and f"ROS_DOMAIN_ID={domain_id}".encode() in env:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_nodes_die_with_a_killed_launcher():
+    """An orphaned node would keep serving its domain and silently join the next graph there."""
+    domain_id = next_domain_id()
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "alpha_matrix.cli", "launch", "--exclude", "episode_runner"],
+        env=graph_env(domain_id),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: len(_nodes_on_domain(domain_id)) >= 5, 30, "the node processes")
+        launcher.kill()
+        launcher.wait(timeout=10)
+        wait_until(lambda: not _nodes_on_domain(domain_id), 30, "every node to exit with its launcher")
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+        for pid in _nodes_on_domain(domain_id):
+            os.kill(pid, signal.SIGKILL)

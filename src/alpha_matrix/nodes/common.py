@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
+import os
+import signal
 import sys
 import threading
 import typing
@@ -91,11 +94,26 @@ def spin_behind(node: Node, work: Callable[[], None], context: Context | None = 
         thread.join(timeout=5)
 
 
+def die_with_parent() -> None:
+    """Linux: end this node when the process that started it dies, however it dies. An orphaned
+    node would keep serving its ROS domain and silently join the next graph started there."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent is already gone
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def run_node(
     factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
 ) -> int:
     """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2."""
     faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
+    die_with_parent()
     rclpy.init(args=args)
     node: Node | None = None
     code = 0
