@@ -55,7 +55,7 @@ from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
 from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import point, vec3
-from alpha_matrix.nodes.qos import EVENTS, STREAM
+from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM
 
 DT = WorldConfig().timestep
 ARM_BASE = WorldConfig().panda_base
@@ -80,7 +80,7 @@ class Chaos(Node):
         # The step stream feeds the F1 history from the helper thread, so a proxied observation
         # can wait for the history to reach its step.
         self.lock = threading.Condition()
-        self.io.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
+        self.io.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
         self.fault_pub = self.create_publisher(FaultEvent, "chaos/fault_events", EVENTS)
         self.status_pub = self.create_publisher(CommandStatus, "chaos/command_status", EVENTS)
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)

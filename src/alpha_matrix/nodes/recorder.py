@@ -20,9 +20,7 @@ from alpha_matrix.core.bag import SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENT_TOPICS, EVENTS, STREAM
-
-STEP_TOPIC = "/robot/step_batch"
+from alpha_matrix.nodes.qos import EVENT_TOPICS, EVENTS, STEP_STREAM, STEP_TOPIC, STREAM
 
 
 def message_class(msgtype: str):  # noqa: ANN201
@@ -56,12 +54,14 @@ class Recorder(Node):
         self.counts = dict.fromkeys(topics, 0)
         self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
         for name, msgtype in topics.items():
-            self.create_subscription(
-                message_class(msgtype), name, self._writer(name), EVENTS if name in EVENT_TOPICS else STREAM, raw=True
-            )
+            self.create_subscription(message_class(msgtype), name, self._writer(name), self._qos(name), raw=True)
         self.create_timer(self.params.split_every_s, self.bag.rotate)
         self._hello = self.create_timer(0.1, self._say_hello)
         self.get_logger().info(f"recording {len(topics)} topics to {self.bag.bag_dir}")
+
+    @staticmethod
+    def _qos(topic: str):  # noqa: ANN205 - rclpy QoSProfile
+        return EVENTS if topic in EVENT_TOPICS else STEP_STREAM if topic == STEP_TOPIC else STREAM
 
     def _say_hello(self) -> None:
         if self.count_publishers(STEP_TOPIC) > 0:

@@ -17,7 +17,7 @@ from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, critical_openin
 from alpha_matrix.core.safety import SafetyEvent as CoreEvent
 from alpha_matrix.core.stream import steps_from_batch
 from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENTS, STREAM
+from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
 
 
 class SafetyMonitor(Node):
@@ -36,7 +36,7 @@ class SafetyMonitor(Node):
         self.event_pub = self.create_publisher(SafetyEvent, "safety/events", EVENTS)
         self.summary_pub = self.create_publisher(SafetySummary, "safety/summary", EVENTS)
         self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
-        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
+        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
         self.create_subscription(EpisodeEnd, "episode/end", self._on_end, EVENTS)
         self._hello = self.create_timer(0.1, self._say_hello)
 

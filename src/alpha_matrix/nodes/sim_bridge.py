@@ -27,7 +27,7 @@ from alpha_matrix.core.gate import LookaheadGate
 from alpha_matrix.core.world import StepSample, World, WorldConfig
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.convert import object_states, point, vec3
-from alpha_matrix.nodes.qos import EVENTS, STREAM
+from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
 
 
 def sim_time(step: int, dt: float) -> Time:
@@ -51,7 +51,7 @@ class SimBridge(Node):
 
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
         self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
-        self.batch_pub = self.create_publisher(StepBatch, "robot/step_batch", STREAM)
+        self.batch_pub = self.create_publisher(StepBatch, "robot/step_batch", STEP_STREAM)
         self.status_pub = self.create_publisher(CommandStatus, "robot/command_status", EVENTS)
         self.create_subscription(StepAck, "robot/step_ack", self._on_ack, STREAM)
         self.create_service(Reset, "robot/reset", self._on_reset)

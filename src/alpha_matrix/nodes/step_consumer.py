@@ -13,7 +13,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import StepConsumerParams
 from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import STREAM
+from alpha_matrix.nodes.qos import STEP_STREAM, STREAM
 
 
 class StepConsumer(Node):
@@ -23,7 +23,7 @@ class StepConsumer(Node):
         self.requests_issued = 0
         self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
         self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
-        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
+        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
         self._hello = self.create_timer(0.1, self._say_hello)
 
     def _say_hello(self) -> None:
