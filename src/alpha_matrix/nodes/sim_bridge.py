@@ -67,6 +67,14 @@ class SimBridge(Node):
             f"gating consumers {p.gating_consumers or 'none'}"
         )
 
+    def _consumers_subscribed(self) -> bool:
+        """Every gating consumer said hello and its own step-stream reader is in the graph: by
+        name, since other nodes (the chaos node, a test probe) read the stream too."""
+        if not self.gate.all_heard():
+            return False
+        readers = {i.node_name for i in self.get_subscriptions_info_by_topic(self.batch_pub.topic_name)}
+        return set(self.gate.consumers) <= readers
+
     def _names_by_id(self) -> list[str]:
         names = self.world.body_names
         return [names.get(i, "") for i in range(max(names) + 1)]
@@ -196,10 +204,8 @@ class SimBridge(Node):
                 t0 = time.monotonic() - self.world.step_count * self.dt
                 continue
             nxt = self.world.step_count + 1
-            if not self._ready:  # latched: every gating consumer has acked and its reader is matched
-                self._ready = self.gate.all_heard() and self.batch_pub.get_subscription_count() >= len(
-                    self.gate.consumers
-                )
+            if not self._ready:  # latched once every gating consumer has acked and its reader is known
+                self._ready = self._consumers_subscribed()
             if not (self._ready and self.gate.allows(nxt)):
                 now = time.monotonic()
                 blocked_since = blocked_since or now
