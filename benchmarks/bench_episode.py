@@ -29,7 +29,7 @@ from rclpy.parameter import Parameter
 from alpha_matrix.cli import _parse_sets
 from alpha_matrix.core.bare import run_episode_bare
 from alpha_matrix.core.graph import resolve_graph
-from alpha_matrix.core.seeds import derive_seed
+from alpha_matrix.core.matrix import episode_seed
 from alpha_matrix.core.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
@@ -95,11 +95,11 @@ def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[
             from alpha_matrix.core.records import provenance
 
             prov = provenance("bench")
-            runner.run_episode(0, "bench", "bench", prov)  # warm-up
+            runner.run_episode(0, "bench", prov)  # warm-up
             walls, steps, ok = [], 0, 0
             for i in range(n):
                 t0 = time.perf_counter()
-                rec = runner.run_episode(i, "bench", "bench", prov)
+                rec = runner.run_episode(i, "bench", prov)
                 walls.append(time.perf_counter() - t0)
                 steps += rec.outcome.steps_used
                 ok += rec.outcome.success
@@ -121,7 +121,7 @@ def main() -> int:
     ap.add_argument("--domain-id", type=int, default=97)
     ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
     args = ap.parse_args()
-    seeds = [derive_seed(42, "episode", i) for i in range(args.episodes)]
+    seeds = [episode_seed(42, i) for i in range(args.episodes)]
     bare, bare_steps = bench_bare(seeds)
     graph, graph_steps, mem, ok, nodes = bench_graph(args.episodes, _parse_sets(args.set), args.domain_id, args.safety)
     b, g = statistics.mean(bare), statistics.mean(graph)

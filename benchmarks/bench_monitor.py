@@ -13,8 +13,8 @@ import argparse
 import time
 
 from alpha_matrix.core.bare import run_episode_bare
+from alpha_matrix.core.matrix import episode_seed
 from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, StepInput
-from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.world import World
 
 
@@ -28,7 +28,7 @@ def main() -> int:
     for i in range(args.episodes):
         samples: list = []
         t0 = time.perf_counter()
-        run_episode_bare(world, derive_seed(42, "episode", i), hook=lambda _w, s, acc=samples: acc.append(s))
+        run_episode_bare(world, episode_seed(42, i), hook=lambda _w, s, acc=samples: acc.append(s))
         physics_s += time.perf_counter() - t0
         names = tuple(world.body_names.get(i, "") for i in range(max(world.body_names) + 1))  # ids change per reset
         episodes.append((samples, names))

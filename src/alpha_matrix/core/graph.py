@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.config import PARAM_MODELS, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.matrix import default_run_id
 from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
@@ -168,8 +169,7 @@ def resolve_graph(
     runners = [s for s in specs if s.executable == "episode_runner"]
     run_id = next((r.parameters["run_id"] for r in runners if r.parameters["run_id"]), "")
     if not run_id:
-        arms = "+".join(runners[0].parameters["arms"]) if runners else "graph"
-        run_id = f"{arms}-{digest[:12]}"
+        run_id = default_run_id(runners[0].parameters["arms"] if runners else ["graph"], digest)
     final = []
     for s in specs:
         extra: dict[str, Any] = {}

@@ -107,3 +107,13 @@ def shard(cells: list[Cell], workers: int, worker: int) -> list[int]:
 # parsed and validated by the executive, exposed to F4); the typed arm hands over a typed plan.
 ARMS = {"oracle": "typed", "oracle-text": "text"}
 TEXT_ARMS = frozenset(name for name, kind in ARMS.items() if kind == "text")
+
+
+def episode_id(arm: str, index: int) -> str:
+    """The id of an arm's episode at a matrix index: paired episodes share the index."""
+    return f"{arm}-{index:04d}"
+
+
+def default_run_id(arms: list[str], config_hash: str) -> str:
+    """Run id when none is given: re-running the same config resumes the same run."""
+    return f"{'+'.join(arms)}-{config_hash[:12]}"

@@ -173,6 +173,18 @@ def provenance(config_hash: str) -> Provenance:
     )
 
 
+def _parse_records(path: Path, raw: bytes) -> dict[str, EpisodeRecord]:
+    """Complete JSONL lines -> records by episode id (first one wins); a bad line is an error."""
+    records: dict[str, EpisodeRecord] = {}
+    for lineno, line in enumerate(raw.splitlines(), 1):
+        try:
+            rec = EpisodeRecord.model_validate_json(line)
+        except ValidationError as err:
+            raise RecordError(f"{path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
+        records.setdefault(rec.episode_id, rec)
+    return records
+
+
 class RunStore:
     """The records of one run directory."""
 
@@ -209,12 +221,7 @@ class RunStore:
             with open(self.path, "r+b") as f:
                 f.truncate(end)
             raw = raw[:end]
-        for lineno, line in enumerate(raw.splitlines(), 1):
-            try:
-                rec = EpisodeRecord.model_validate_json(line)
-            except ValidationError as err:
-                raise RecordError(f"{self.path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
-            self.records.setdefault(rec.episode_id, rec)
+        self.records = _parse_records(self.path, raw)
 
     @staticmethod
     def read_only(run_dir: Path) -> dict[str, EpisodeRecord]:
@@ -222,14 +229,8 @@ class RunStore:
         path = run_dir / "episodes.jsonl"
         if not path.exists():
             raise RecordError(f"{run_dir}: no episodes.jsonl")
-        records: dict[str, EpisodeRecord] = {}
-        for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
-            try:
-                rec = EpisodeRecord.model_validate_json(line)
-            except ValidationError as err:
-                raise RecordError(f"{path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
-            records.setdefault(rec.episode_id, rec)
-        return records
+        raw = path.read_bytes()
+        return _parse_records(path, raw[: raw.rfind(b"\n") + 1])  # a line still being written is not a record
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self.records

@@ -32,6 +32,9 @@ from alpha_matrix.core.matrix import (
     ARMS,
     TEXT_ARMS,
     Cell,
+    default_run_id,
+    episode_id,
+    episode_seed,
     matrix_cells,
     parse_arms,
     parse_cell_fault,
@@ -44,6 +47,7 @@ from alpha_matrix.core.records import (
     EpisodeRecord,
     FaultRecord,
     OutcomeRecord,
+    Provenance,
     RunStore,
     SafetyEventRecord,
     SafetyRecord,
@@ -51,7 +55,6 @@ from alpha_matrix.core.records import (
     provenance,
     record_sha256,
 )
-from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.summary import summarize
 from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
@@ -83,6 +86,12 @@ class EpisodeRunner(Node):
         self.create_subscription(SafetyEvent, "safety/events", self._on_safety_event, EVENTS)
         self.create_subscription(SafetySummary, "safety/summary", self._on_summary, EVENTS)
 
+    def _await(self, ready, what: str) -> None:  # noqa: ANN001 - a predicate; call holding self._cond
+        """Wait (bounded) for a condition set by a subscription callback, or fail naming it."""
+        timeout = self.params.service_timeout_s
+        if not self._cond.wait_for(ready, timeout=timeout):
+            raise AlphaMatrixError(f"{what} within {timeout:.0f} s")
+
     def _on_safety_event(self, msg: SafetyEvent) -> None:
         if msg.closed:
             with self._cond:
@@ -104,10 +113,7 @@ class EpisodeRunner(Node):
                 summary = self._summaries.get(episode_id)
                 return summary is not None and len(self._safety_events.get(episode_id, [])) >= summary.events
 
-            if not self._cond.wait_for(complete, timeout=self.params.service_timeout_s):
-                raise AlphaMatrixError(
-                    f"no complete safety account for {episode_id} within {self.params.service_timeout_s:.0f} s"
-                )
+            self._await(complete, f"no complete safety account for {episode_id}")
             summary = self._summaries.pop(episode_id)
             events = self._safety_events.pop(episode_id, [])
         return SafetyRecord(
@@ -126,10 +132,7 @@ class EpisodeRunner(Node):
     def execute(self, request: PlanRequest) -> PlanExecution:
         self.exec_pub.publish(request)
         with self._cond:
-            if not self._cond.wait_for(
-                lambda: request.episode_id in self._executions, timeout=self.params.service_timeout_s
-            ):
-                raise AlphaMatrixError(f"no result from the executive within {self.params.service_timeout_s:.0f} s")
+            self._await(lambda: request.episode_id in self._executions, "no result from the executive")
             return self._executions.pop(request.episode_id)
 
     def _on_status(self, msg: CommandStatus) -> None:
@@ -143,12 +146,9 @@ class EpisodeRunner(Node):
         """Wait until the observation stream (possibly delayed by the chaos node) reached ``step``:
         every injection on it has then been made and can be reported."""
         with self._cond:
-            if not self._cond.wait_for(
-                lambda: self._observed.get(episode_id, 0) >= step, self.params.service_timeout_s
-            ):
-                raise AlphaMatrixError(
-                    f"{episode_id}: no observation of step {step} within {self.params.service_timeout_s:.0f} s"
-                )
+            self._await(
+                lambda: self._observed.get(episode_id, 0) >= step, f"{episode_id}: no observation of step {step}"
+            )
             self._observed.pop(episode_id, None)
 
     def call(self, client, request):  # noqa: ANN001, ANN201
@@ -175,10 +175,7 @@ class EpisodeRunner(Node):
 
     def wait_status(self, command_id: int) -> CommandStatus:
         with self._cond:
-            if not self._cond.wait_for(lambda: command_id in self._status, timeout=self.params.service_timeout_s):
-                raise AlphaMatrixError(
-                    f"robot command {command_id} did not finish in {self.params.service_timeout_s:.0f} s"
-                )
+            self._await(lambda: command_id in self._status, f"robot command {command_id} did not finish")
             return self._status.pop(command_id)
 
     def configure_chaos(self, episode_id: str, index: int, cell: Cell) -> None:
@@ -236,17 +233,17 @@ class EpisodeRunner(Node):
         return req, plan_msg_to_dict(reply.plan), None, ""
 
     def run_episode(
-        self, index: int, run_id: str, config_hash: str, prov, arm: str = "oracle", cell: Cell | None = None
-    ) -> EpisodeRecord:  # noqa: ANN001, E501
+        self, index: int, run_id: str, prov: Provenance, arm: str = "oracle", cell: Cell | None = None
+    ) -> EpisodeRecord:
         p = self.params
         cell = cell or Cell("none", 0.0, index)
-        episode_id = f"{arm}-{index:04d}"
-        seed = derive_seed(p.master_seed, "episode", index)
+        eid = episode_id(arm, index)
+        seed = episode_seed(p.master_seed, index)
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
         t0 = time.perf_counter()
         if p.chaos:
-            self.configure_chaos(episode_id, index, cell)
-        reply = self.call(self.reset_cli, Reset.Request(episode_id=episode_id, seed=seed, settle_steps=p.settle_steps))
+            self.configure_chaos(eid, index, cell)
+        reply = self.call(self.reset_cli, Reset.Request(episode_id=eid, seed=seed, settle_steps=p.settle_steps))
         if not reply.accepted:
             raise AlphaMatrixError(f"reset refused: {reply.message}")
         closed_loop = p.task_variant == "closed_loop"
@@ -261,7 +258,7 @@ class EpisodeRunner(Node):
         request, plan_data, plan_text, planner_error = self.plan(
             arm,
             GetPlan.Request(
-                episode_id=episode_id,
+                episode_id=eid,
                 task=p.task,
                 object=p.object,
                 scene=settled.objects,
@@ -280,16 +277,16 @@ class EpisodeRunner(Node):
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
-        safety = self.safety_account(episode_id, int(final_step))
-        self.observed_through(episode_id, int(final_step))
-        faults = self.injections(episode_id)
+        safety = self.safety_account(eid, int(final_step))
+        self.observed_through(eid, int(final_step))
+        faults = self.injections(eid)
         t3 = time.perf_counter()
         block = final_poses.get(p.object, ((float("nan"),) * 3, None))[0]
         outcome = evaluate_outcome(block, self.zone, int(final_step))
         reason = outcome.reason if not abort_kind else f"{abort_kind}: {abort_reason}"
         return EpisodeRecord(
             run_id=run_id,
-            episode_id=episode_id,
+            episode_id=eid,
             arm=arm,
             episode_index=index,
             master_seed=p.master_seed,
@@ -323,7 +320,7 @@ class EpisodeRunner(Node):
         arms = parse_arms(list(p.arms), set(ARMS))
         if p.matrix and not p.chaos:
             raise AlphaMatrixError("the fault matrix needs the chaos node (episode_runner.chaos: true)")
-        run_id = p.run_id or f"{'+'.join(arms)}-{config_hash[:12]}"
+        run_id = p.run_id or default_run_id(arms, config_hash)
         store = RunStore(Path(p.runs_dir) / run_id, config_hash)
         prov = provenance(config_hash)
         self.wait_for_graph(arms)
@@ -339,12 +336,12 @@ class EpisodeRunner(Node):
         every = [(i, arm) for i in indices for arm in arms]  # arms adjacent: a pair runs back to back
         mine = set(shard(cells, p.shard_count, p.shard_index)) if p.shard_count > 1 else set(indices)
         every = [(i, arm) for i, arm in every if i in mine]
-        todo = [(i, arm) for i, arm in every if f"{arm}-{i:04d}" not in store]
+        todo = [(i, arm) for i, arm in every if episode_id(arm, i) not in store]
         log = self.get_logger()
         log.info(f"run {run_id}: {len(every)} episodes, {len(every) - len(todo)} already recorded, {len(todo)} to run")
         t_start = time.perf_counter()
         for n, (index, arm) in enumerate(todo, 1):
-            rec = self.run_episode(index, run_id, config_hash, prov, arm, cells[index])
+            rec = self.run_episode(index, run_id, prov, arm, cells[index])
             store.append(rec)
             self.result_pub.publish(
                 EpisodeResult(
@@ -367,7 +364,7 @@ class EpisodeRunner(Node):
                 f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s  [{cells[index].fault} {cells[index].intensity}]"
                 + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
             )
-        chosen = [store.records[f"{arm}-{i:04d}"] for i, arm in every]
+        chosen = [store.records[episode_id(arm, i)] for i, arm in every]
         print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)
 
 
