@@ -4,7 +4,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	.venv/bin/alpha-matrix run --arms oracle,oracle-text --matrix
+	.venv/bin/alpha-matrix run --arms oracle,oracle-text,llm --matrix
 
 test: setup
 	.venv/bin/ruff check src test benchmarks launch

@@ -5,7 +5,7 @@ from glob import glob
 from setuptools import find_packages, setup
 
 PACKAGE = "alpha_matrix"
-NODES = ["sim_bridge", "oracle", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos"]
+NODES = ["sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos"]
 
 setup(
     name=PACKAGE,

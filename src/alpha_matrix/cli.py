@@ -18,8 +18,10 @@ from typing import Any
 
 import yaml
 
+from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.graph import Graph, resolve_graph
+from alpha_matrix.core.llm_planner import concrete_backend
 from alpha_matrix.core.matrix import ARMS, parse_arms, parse_cell_fault, validate_intensity
 from alpha_matrix.core.records import RunStore
 
@@ -54,6 +56,21 @@ def _graph(
     overrides = _parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
+    if getattr(args, "replay_from", None):
+        overrides.setdefault("llm_planner", {}).update(replay_from=args.replay_from, backend="replay")
+    if getattr(args, "llm_backend", None):
+        overrides.setdefault("llm_planner", {})["backend"] = args.llm_backend
+    graph = resolve_graph(args.config, overrides, exclude=exclude)
+    planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
+    if not planners:
+        return graph
+    # "auto" is decided here, once, so the config hash (and the run id) name the backend that
+    # actually runs: a resumed run cannot silently switch models.
+    for node in planners:
+        chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
+        args._auto_backend = chosen
+        print(f"{node.name}: backend auto -> {chosen}", file=sys.stderr, flush=True)
+        overrides.setdefault(node.name, {})["backend"] = chosen
     return resolve_graph(args.config, overrides, exclude=exclude)
 
 
@@ -198,15 +215,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter"
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    # --set also after the command (alpha-matrix run --set ...), added to any given before it.
+    graph_opts = argparse.ArgumentParser(add_help=False)
+    graph_opts.add_argument(
+        "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
+    )
 
-    run = sub.add_parser("run", help="run a batch of episodes through the graph and print the summary")
+    run = sub.add_parser(
+        "run", parents=[graph_opts], help="run a batch of episodes through the graph and print the summary"
+    )
     run.add_argument("--episodes", type=int, default=None, help="number of episodes (default from params.yaml)")
     run.add_argument("--first", type=int, default=None, help="index of the first episode")
     run.add_argument("--seed", type=int, default=None, help="master seed (default 42)")
     run.add_argument("--run-id", default=None, help="run directory name (default: derived from the config hash)")
     run.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     run.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
-    run.add_argument("--arms", default=None, help="comma-separated planner arms, e.g. oracle,oracle-text")
+    run.add_argument("--arms", default=None, help="comma-separated planner arms: oracle, oracle-text, llm")
+    run.add_argument(
+        "--llm-backend",
+        choices=("auto", "ollama", "llamacpp", "replay"),
+        default=None,
+        help="the llm arm's backend (default auto: ollama if a daemon answers, else the embedded model)",
+    )
+    run.add_argument("--replay-from", default=None, help="replay backend: a run directory or a bag of an llm run")
     run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")
     run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
     run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
@@ -220,12 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs")
     run.set_defaults(func=cmd_run)
 
-    launch = sub.add_parser("launch", help="start the graph and keep it up until Ctrl-C")
+    launch = sub.add_parser("launch", parents=[graph_opts], help="start the graph and keep it up until Ctrl-C")
     launch.add_argument("--exclude", action="append", default=[], metavar="NODE", help="leave a node out")
     launch.add_argument("--domain-id", type=int, default=None)
     launch.set_defaults(func=cmd_launch)
 
-    graph = sub.add_parser("graph", help="print the resolved graph")
+    graph = sub.add_parser("graph", parents=[graph_opts], help="print the resolved graph")
     graph.set_defaults(func=cmd_graph)
     audit = sub.add_parser("audit", help="replay a bag through the core evaluation and compare every verdict")
     audit.add_argument("bag", help="bag directory, e.g. bags/<run_id>")
@@ -256,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.set = args.set + getattr(args, "set_after", [])
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
     try:

@@ -11,12 +11,7 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -40,7 +35,7 @@ from alpha_matrix.core.prompt import format_vec, load_prompt, render
 PROMPT = Path(__file__).resolve().parents[2] / "config" / "prompts" / "pick_place_v1.yaml"
 SCENE = {"red": (0.51234, -0.10349, 0.6451), "green": (0.4, 0.2, 0.645), "blue": (0.55, 0.05, 0.6449)}
 TASK = "pick the red block and place it in the zone"
-DIGEST = "sha256:" + "ab" * 32
+DIGEST = "sha256:" + "ab" * 32  # the double's default digest
 CANNED_PLAN = plan_to_text(oracle_plan("red", SCENE["red"], ZONE))
 
 
@@ -132,92 +127,11 @@ def test_render_rejects_bad_facts():
 # ----------------------------------------------------------------------------- Ollama transport double
 
 
-@dataclass
-class DoubleState:
-    """Behaviour and request log of the transport double."""
-
-    tags: list[dict[str, Any]] = field(default_factory=lambda: [{"model": "llama3:latest", "digest": DIGEST}])
-    reply_text: str = CANNED_PLAN
-    chat_status: int = 200
-    chat_error: str = ""
-    hold_chat: bool = False  # block /api/chat until released (the timeout case)
-    release: threading.Event = field(default_factory=threading.Event)
-    requests: list[tuple[str, str, Any]] = field(default_factory=list)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Any
-
-    def log_message(self, *args: Any) -> None:  # keep pytest output clean
-        pass
-
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        state: DoubleState = self.server.state
-        state.requests.append(("GET", self.path, None))
-        if self.path == "/api/tags":
-            self._send(200, {"models": state.tags})
-        else:
-            self._send(404, {"error": "not found"})
-
-    def do_POST(self) -> None:
-        state: DoubleState = self.server.state
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
-        state.requests.append(("POST", self.path, body))
-        if self.path != "/api/chat":
-            self._send(404, {"error": "not found"})
-            return
-        if state.hold_chat:
-            state.release.wait(timeout=10.0)  # bounded; the fixture releases it on teardown
-            return
-        if state.chat_status != 200:
-            self._send(state.chat_status, {"error": state.chat_error})
-            return
-        self._send(
-            200,
-            {
-                "model": body["model"],
-                "created_at": "2025-01-01T00:00:00Z",
-                "message": {"role": "assistant", "content": state.reply_text},
-                "done": True,
-                "done_reason": "stop",
-                "total_duration": 2_500_000_000,
-                "load_duration": 100_000_000,
-                "prompt_eval_count": 412,
-                "prompt_eval_duration": 400_000_000,
-                "eval_count": 95,
-                "eval_duration": 1_900_000_000,
-            },
-        )
-
-
-@dataclass
-class OllamaTransportDouble:
-    host: str
-    state: DoubleState
-
-
 @pytest.fixture
-def ollama_double() -> Iterator[OllamaTransportDouble]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    server.state = DoubleState()  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield OllamaTransportDouble(f"http://127.0.0.1:{server.server_address[1]}", server.state)  # type: ignore[attr-defined]
-    finally:
-        server.state.release.set()  # type: ignore[attr-defined]
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5.0)
+def ollama_double(ollama_server):
+    """The transport double (test/conftest.py) answering with the oracle's plan text."""
+    ollama_server.state.reply_text = CANNED_PLAN
+    return ollama_server
 
 
 def test_ollama_request_and_provenance_over_http(ollama_double):
@@ -328,7 +242,7 @@ def test_make_backend_by_name():
     assert isinstance(make_backend("replay", records={}), ReplayBackend)
     ollama = make_backend("ollama", host="http://127.0.0.1:1", model="m", timeout_s=1.0)
     assert isinstance(ollama, OllamaBackend) and ollama.model == "m"
-    with pytest.raises(ConfigError, match=r"unknown LLM backend 'gpt' \(known: ollama, replay\)"):
+    with pytest.raises(ConfigError, match=r"unknown LLM backend 'gpt' \(known: llamacpp, ollama, replay\)"):
         make_backend("gpt")
     with pytest.raises(ConfigError, match="unknown option 'temperature'"):
         make_backend("ollama", temperature=0.7)

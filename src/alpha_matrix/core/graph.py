@@ -14,9 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from alpha_matrix.core.config import PARAM_MODELS, load_yaml, validate_params
+from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix import default_run_id
+from alpha_matrix.core.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
@@ -24,6 +25,8 @@ NOT_HASHED = {
     "episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash", "shard_count", "shard_index"},
     "chaos": set(),
     "recorder": {"run_id", "bags_dir"},
+    # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
+    "llm_planner": {"prompt"},
 }
 
 
@@ -38,6 +41,9 @@ class _NodeEntry(BaseModel):
     # proxy; applied only while this node is in the graph, so excluding it restores the
     # direct connections with no other change.
     intercepts: dict[str, dict[str, str]] = Field(default_factory=dict)
+    # Started only when the episode runner's arms include one of these (e.g. the LLM planner,
+    # whose model costs memory and start-up time an oracle-only run does not need).
+    when_arms: list[str] = Field(default_factory=list)
 
 
 class _GraphFile(BaseModel):
@@ -88,6 +94,26 @@ def default_config_dir() -> Path:
         raise ConfigError("cannot find config/graph.yaml; pass --config DIR") from None
 
 
+def _runner_arms(entries: list[_NodeEntry], params_raw: dict, overrides: dict[str, dict[str, Any]]) -> list[str]:
+    """The arms the episode runner will run (what ``when_arms`` nodes are judged by)."""
+    for e in entries:
+        if e.executable == "episode_runner":
+            section = (params_raw.get(e.name) or {}).get("ros__parameters") or {}
+            arms = overrides.get(e.name, {}).get("arms", section.get("arms", ["oracle"]))
+            return list(arms) if isinstance(arms, list) else []
+    return []
+
+
+def _resolve_prompt(config_dir: Path, values: dict[str, Any], where: str) -> dict[str, str]:
+    """The prompt template as an absolute path, and its content hash (checked by the node at start)."""
+    name = values.get("prompt", LLMPlannerParams.model_fields["prompt"].default)
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: prompt: expected a path")
+    path = Path(name) if Path(name).is_absolute() else config_dir / name
+    template = load_prompt(path)
+    return {"prompt": str(path.resolve()), "prompt_sha256": template.sha256}
+
+
 def resolve_graph(
     config_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
@@ -123,6 +149,8 @@ def resolve_graph(
         if key not in names:
             raise ConfigError(f"cannot exclude unknown node {key!r} (nodes: {', '.join(names)})")
 
+    arms = _runner_arms(gfile.nodes, params_raw, overrides)
+    exclude = (*exclude, *(e.name for e in gfile.nodes if e.when_arms and not set(e.when_arms) & set(arms)))
     present = [e for e in gfile.nodes if e.name not in exclude]
     injected: dict[str, dict[str, str]] = {}
     for proxy in present:
@@ -139,6 +167,8 @@ def resolve_graph(
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
+        if entry.executable == "llm_planner":
+            values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
         model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")
         module = f"alpha_matrix.nodes.{entry.executable}"
         if entry.executable not in PARAM_MODELS or importlib.util.find_spec(module) is None:

@@ -12,6 +12,7 @@ register with ``register_backend`` and need only the ``Backend`` protocol.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import os
 import time
@@ -63,6 +64,9 @@ class LLMReply:
     recorded: bool
     total_duration_s: float | None = None  # as reported by the server, if it does
     eval_duration_s: float | None = None  # completion time as reported by the server (tokens/s)
+    attempts: int = 1  # generations behind this text (1 + re-asks after invalid output)
+    template_sha256: str = ""  # the prompt template behind the text (set by the planner; kept by replay)
+    template_version: str = ""
 
 
 @runtime_checkable
@@ -224,21 +228,35 @@ class ReplayBackend:
         return dataclasses.replace(reply, recorded=True)
 
 
-BACKENDS: dict[str, Callable[..., Backend]] = {"ollama": OllamaBackend, "replay": ReplayBackend}
+# A backend is a class, or "module:Class" for one whose module is imported only when chosen.
+BACKENDS: dict[str, Callable[..., Backend] | str] = {
+    "ollama": OllamaBackend,
+    "replay": ReplayBackend,
+    "llamacpp": "alpha_matrix.core.llm_llamacpp:LlamaCppBackend",
+}
 
 
-def register_backend(name: str, factory: Callable[..., Backend]) -> None:
-    """Add a backend by name (e.g. an embedded llama.cpp model, whose dependency is optional)."""
+def register_backend(name: str, factory: Callable[..., Backend] | str) -> None:
+    """Add a backend by name (a class, or "module:Class" to defer an optional dependency)."""
     if name in BACKENDS:
         raise ConfigError(f"LLM backend {name!r} is already registered")
     BACKENDS[name] = factory
 
 
-def make_backend(name: str, **kwargs: Any) -> Backend:
-    """Build a backend by name; unknown names and options are one-line ConfigErrors."""
+def backend_factory(name: str) -> Callable[..., Backend]:
+    """The backend class registered under ``name``, or a one-line ConfigError."""
     factory = BACKENDS.get(name)
     if factory is None:
         raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(sorted(BACKENDS))})")
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory
+
+
+def make_backend(name: str, **kwargs: Any) -> Backend:
+    """Build a backend by name; unknown names and options are one-line ConfigErrors."""
+    factory = backend_factory(name)
     params = inspect.signature(factory).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         unknown = sorted(set(kwargs) - set(params))

@@ -105,8 +105,12 @@ def shard(cells: list[Cell], workers: int, worker: int) -> list[int]:
 
 # Planner arms by name: how the runner asks for a plan. Text arms take the LLM's path (raw text,
 # parsed and validated by the executive, exposed to F4); the typed arm hands over a typed plan.
-ARMS = {"oracle": "typed", "oracle-text": "text"}
+ARMS = {"oracle": "typed", "oracle-text": "text", "llm": "text"}
 TEXT_ARMS = frozenset(name for name, kind in ARMS.items() if kind == "text")
+# The service each text arm asks (the chaos node intercepts both for F4).
+TEXT_SERVICES = {"oracle-text": "planner/get_plan_text", "llm": "llm/get_plan_text"}
+# Where each text planner publishes its own text and provenance (before any fault injection).
+TEXT_REPLIES = {"oracle-text": "planner/replies", "llm": "llm/replies"}
 
 
 def episode_id(arm: str, index: int) -> str:

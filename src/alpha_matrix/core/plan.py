@@ -82,5 +82,29 @@ def plan_to_text(plan: Plan) -> str:
 
 
 def plan_json_schema() -> dict:
-    """JSON schema of ``Plan``, for structured LLM output and for documentation."""
+    """JSON schema of ``Plan``, for documentation and the prompt's optional ``$schema``."""
     return Plan.model_json_schema()
+
+
+_NOT_FOR_DECODING = frozenset({"$defs", "discriminator", "title", "description", "default"})
+
+
+def _inline(node: object, defs: dict) -> object:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k not in _NOT_FOR_DECODING}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def generation_schema() -> dict:
+    """``plan_json_schema`` made self-contained for constrained decoding (Ollama ``format``, llama.cpp).
+
+    Schema-to-grammar converters handle ``$ref``/``$defs`` and pydantic's ``discriminator``
+    unevenly, so references are inlined and annotations dropped; the constraints are the same.
+    Decoding to this schema only shapes the text: the executive still validates it with ``Plan``.
+    """
+    schema = plan_json_schema()
+    return _inline(schema, schema.get("$defs", {}))

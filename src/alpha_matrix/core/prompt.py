@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, SETTLE_STEPS
-from alpha_matrix.core.plan import plan_json_schema
+from alpha_matrix.core.plan import generation_schema
 
 Vec3 = tuple[float, float, float]
 
@@ -145,7 +145,7 @@ def render(
         "scene": "\n".join(lines),
         "zone": format_vec(_check_vec("zone", zone)),
         "step_budget": str(int(step_budget)),
-        "schema": json.dumps(plan_json_schema(), sort_keys=True, separators=(",", ":")),
+        "schema": json.dumps(generation_schema(), sort_keys=True, separators=(",", ":")),
     }
     values["schema_note"] = Template(template.schema_note).substitute(values).strip()
     user = Template(template.user).substitute(values)

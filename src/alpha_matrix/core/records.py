@@ -90,6 +90,27 @@ class Timing(_Strict):
     wall_s: float
     plan_s: float
     execute_s: float
+    llm_latency_s: float | None = None  # the generation itself, measured by the planner (replay: the original's)
+    llm_eval_s: float | None = None  # completion time reported by the model server, if it reports one
+
+
+class PlannerRecord(_Strict):
+    """Who wrote a text arm's plan, and the model's raw text before any fault touched it.
+
+    Its wall-clock figures (latency) live in ``Timing``; everything here is deterministic.
+    """
+
+    backend: str  # oracle | ollama | llamacpp (a replayed text keeps the original's)
+    model: str
+    digest: str
+    prompt_tokens: int
+    completion_tokens: int
+    seed: int
+    recorded: bool  # re-emitted from a recording (replay backend), not generated in this run
+    template_sha256: str
+    template_version: str
+    attempts: int
+    text: str
 
 
 class Provenance(_Strict):
@@ -114,6 +135,7 @@ class EpisodeRecord(_Strict):
     initial_positions: dict[str, Vec3]
     plan: dict[str, Any] | None
     plan_text: str | None = None  # text arms: the raw text the executive received (after any F4)
+    planner: PlannerRecord | None = None  # text arms: provenance and the planner's own text
     abort_kind: str
     abort_reason: str
     actions_completed: int

@@ -30,7 +30,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
-from alpha_matrix.core.config import ChaosParams
+from alpha_matrix.core.config import PLAN_WAIT_S, ChaosParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.faults import (
     CONCURRENT,
@@ -75,7 +75,10 @@ class Chaos(Node):
         self.io = Node(f"{self.get_name()}_forwarder", context=self.io_context, use_global_arguments=False)
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
-        self.plan_cli = self.io.create_client(GetPlanText, "planner/get_plan_text")
+        # Every text planner's answer passes here (F4): the oracle's text arm and the LLM's.
+        self.plan_clis = {
+            srv: self.io.create_client(GetPlanText, srv) for srv in ("planner/get_plan_text", "llm/get_plan_text")
+        }
         self.observe_cli = self.io.create_client(Observe, "robot/observe")
         # The step stream feeds the F1 history from the helper thread, so a proxied observation
         # can wait for the history to reach its step.
@@ -86,7 +89,9 @@ class Chaos(Node):
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
         self.create_service(MoveTo, "chaos/move_to", self._on_move_to)
         self.create_service(Gripper, "chaos/gripper", self._on_gripper)
-        self.create_service(GetPlanText, "chaos/get_plan_text", self._on_plan_text)
+        for srv, client in self.plan_clis.items():
+            proxy = "chaos/get_plan_text" if srv.startswith("planner/") else f"chaos/{srv}"
+            self.create_service(GetPlanText, proxy, lambda req, res, c=client: self._on_plan_text(c, req, res))
         self.create_service(Observe, "chaos/observe", self._on_observe)
         self.create_service(SetFault, "chaos/set_fault", self._on_set_fault)
         self.create_service(FaultReport, "chaos/fault_report", self._on_report)
@@ -171,8 +176,8 @@ class Chaos(Node):
         return first
 
     # -- F4: the raw planner text ---------------------------------------------------------
-    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
-        reply = self._forward(self.plan_cli, req)
+    def _on_plan_text(self, client, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:  # noqa: ANN001
+        reply = call_service(client, req, PLAN_WAIT_S)
         if "F4" in self.faults and reply.success:
             reply.text, info = corrupt_plan_text(reply.text, self.streams["F4"], corruption_probability(self.intensity))
             self._publish(corruption_record(info))

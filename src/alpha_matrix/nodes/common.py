@@ -126,7 +126,7 @@ def run_node(
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except AlphaMatrixError as err:
-        name = node.get_name() if node is not None else sys.argv[0]
+        name = node.get_name() if node is not None else os.path.basename(sys.argv[0]).removesuffix(".py")
         print(f"{name}: error: {err}", file=sys.stderr, flush=True)
         code = 2
     finally:

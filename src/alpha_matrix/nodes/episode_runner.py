@@ -10,6 +10,7 @@ import json
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from alpha_matrix_interfaces.msg import (
     EpisodeEnd,
     EpisodeResult,
     PlanExecution,
+    PlannerReply,
     PlanRequest,
     SafetyEvent,
     SafetySummary,
@@ -31,6 +33,8 @@ from alpha_matrix.core.guards import parse_plan_text
 from alpha_matrix.core.matrix import (
     ARMS,
     TEXT_ARMS,
+    TEXT_REPLIES,
+    TEXT_SERVICES,
     Cell,
     default_run_id,
     episode_id,
@@ -47,6 +51,7 @@ from alpha_matrix.core.records import (
     EpisodeRecord,
     FaultRecord,
     OutcomeRecord,
+    PlannerRecord,
     Provenance,
     RunStore,
     SafetyEventRecord,
@@ -61,6 +66,44 @@ from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
 
 
+@dataclass
+class Planned:
+    """What the arm's planner gave: the executive's request (None: no plan), and for the record."""
+
+    request: PlanRequest | None = None
+    data: dict | None = None  # the plan as data, if it parses
+    text: str | None = None  # text arms: the text the executive receives (after any F4)
+    planner: PlannerReply | None = None  # the planner's own publication: provenance, text before any fault
+    error: str = ""
+
+
+def planner_record(planned: Planned) -> PlannerRecord | None:
+    """Text arms: the planner's provenance and its own text (before any F4), as it published them."""
+    if planned.planner is None:
+        return None
+    p = planned.planner.provenance
+    return PlannerRecord(
+        backend=p.backend,
+        model=p.model,
+        digest=p.digest,
+        prompt_tokens=p.prompt_tokens,
+        completion_tokens=p.completion_tokens,
+        seed=p.seed,
+        recorded=p.recorded,
+        template_sha256=p.template_sha256,
+        template_version=p.template_version,
+        attempts=p.attempts,
+        text=planned.planner.text,
+    )
+
+
+def planner_timing(planned: Planned) -> dict[str, float | None]:
+    if planned.planner is None:
+        return {}
+    p = planned.planner.provenance
+    return {"llm_latency_s": p.latency_s, "llm_eval_s": None if p.eval_duration_s < 0 else p.eval_duration_s}
+
+
 class EpisodeRunner(Node):
     def __init__(self, **kwargs) -> None:  # noqa: ANN003 - rclpy Node options (tests pass a context)
         super().__init__("episode_runner", **kwargs)
@@ -68,7 +111,10 @@ class EpisodeRunner(Node):
         self.zone = ZONE
         self.reset_cli = self.create_client(Reset, "robot/reset")
         self.plan_cli = self.create_client(GetPlan, "planner/get_plan")
-        self.text_cli = self.create_client(GetPlanText, "planner/get_plan_text")
+        self.text_clis = {arm: self.create_client(GetPlanText, srv) for arm, srv in TEXT_SERVICES.items()}
+        self._replies: dict[str, PlannerReply] = {}
+        for topic in TEXT_REPLIES.values():
+            self.create_subscription(PlannerReply, topic, self._on_planner_reply, EVENTS)
         self.chaos_cli = self.create_client(SetFault, "chaos/set_fault")
         self.disturb_cli = self.create_client(Disturb, "sim/disturb")
         self.report_cli = self.create_client(FaultReport, "chaos/fault_report")
@@ -91,6 +137,11 @@ class EpisodeRunner(Node):
         timeout = self.params.service_timeout_s
         if not self._cond.wait_for(ready, timeout=timeout):
             raise AlphaMatrixError(f"{what} within {timeout:.0f} s")
+
+    def _on_planner_reply(self, msg: PlannerReply) -> None:
+        with self._cond:
+            self._replies[msg.episode_id] = msg
+            self._cond.notify_all()
 
     def _on_safety_event(self, msg: SafetyEvent) -> None:
         if msg.closed:
@@ -158,7 +209,7 @@ class EpisodeRunner(Node):
         timeout = self.params.service_timeout_s
         arms = arms or ["oracle"]
         clients = [self.reset_cli]
-        clients += [self.text_cli] if set(arms) & TEXT_ARMS else []
+        clients += [self.text_clis[arm] for arm in arms if arm in TEXT_ARMS]
         clients += [self.plan_cli] if set(arms) - TEXT_ARMS else []
         clients += [self.chaos_cli, self.report_cli] if self.params.chaos else []
         clients += [self.disturb_cli] if self.params.task_variant == "closed_loop" else []
@@ -204,33 +255,36 @@ class EpisodeRunner(Node):
             for e in events
         ]
 
-    def plan(self, arm: str, request: GetPlan.Request) -> tuple[PlanRequest | None, dict | None, str | None, str]:
-        """(request for the executive, plan data, raw text, planner error) for one arm."""
-        if arm in TEXT_ARMS:
-            reply = self.call(
-                self.text_cli,
-                GetPlanText.Request(
-                    episode_id=request.episode_id,
-                    task=request.task,
-                    object=request.object,
-                    scene=request.scene,
-                    zone=request.zone,
-                    seed=request.seed,
-                ),
-            )
+    def plan(self, arm: str, request: GetPlan.Request) -> Planned:
+        """The arm's plan for the executive, or why there is none."""
+        if arm not in TEXT_ARMS:
+            reply = self.call(self.plan_cli, request)
             if not reply.success:
-                return None, None, None, reply.message
-            try:
-                data = parse_plan_text(reply.text).model_dump(mode="json")
-            except PlanError:
-                data = None  # the executive reports why; the record keeps the raw text
-            req = PlanRequest(episode_id=request.episode_id, text_path=True, plan_text=reply.text, scene=request.scene)
-            return req, data, reply.text, ""
-        reply = self.call(self.plan_cli, request)
+                return Planned(error=reply.message)
+            req = PlanRequest(episode_id=request.episode_id, plan=reply.plan, scene=request.scene)
+            return Planned(req, plan_msg_to_dict(reply.plan))
+        ask = GetPlanText.Request(
+            episode_id=request.episode_id,
+            task=request.task,
+            object=request.object,
+            scene=request.scene,
+            zone=request.zone,
+            seed=request.seed,
+        )
+        reply = call_service(self.text_clis[arm], ask, self.params.plan_timeout_s)
+        if reply.unavailable:  # no model answered: stop the run rather than record a plan nobody wrote
+            raise AlphaMatrixError(f"{arm} planner unavailable: {reply.message}")
         if not reply.success:
-            return None, None, None, reply.message
-        req = PlanRequest(episode_id=request.episode_id, plan=reply.plan, scene=request.scene)
-        return req, plan_msg_to_dict(reply.plan), None, ""
+            return Planned(error=reply.message)
+        try:
+            data = parse_plan_text(reply.text).model_dump(mode="json")
+        except PlanError:
+            data = None  # the executive reports why; the record keeps the raw text
+        req = PlanRequest(episode_id=request.episode_id, text_path=True, plan_text=reply.text, scene=request.scene)
+        with self._cond:
+            self._await(lambda: request.episode_id in self._replies, f"{arm} planner published no reply")
+            published = self._replies.pop(request.episode_id)
+        return Planned(req, data, reply.text, planner=published)
 
     def run_episode(
         self, index: int, run_id: str, prov: Provenance, arm: str = "oracle", cell: Cell | None = None
@@ -255,7 +309,7 @@ class EpisodeRunner(Node):
         scene = poses_of(settled.objects)
         initial = {name: pos for name, (pos, _q) in scene.items()}
         t1 = time.perf_counter()
-        request, plan_data, plan_text, planner_error = self.plan(
+        planned = self.plan(
             arm,
             GetPlan.Request(
                 episode_id=eid,
@@ -269,11 +323,11 @@ class EpisodeRunner(Node):
         t2 = time.perf_counter()
         final_poses, final_step = scene, settled.end_step
         abort_kind, abort_reason, actions = "", "", 0
-        if request is None:
-            abort_kind, abort_reason = "planner", planner_error
+        if planned.request is None:
+            abort_kind, abort_reason = "planner", planned.error
         else:
-            request.reobserve_before_grasp = closed_loop
-            res = self.execute(request)
+            planned.request.reobserve_before_grasp = closed_loop
+            res = self.execute(planned.request)
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
@@ -295,8 +349,9 @@ class EpisodeRunner(Node):
             object=p.object,
             zone=self.zone,
             initial_positions=initial,
-            plan=plan_data,
-            plan_text=plan_text,
+            plan=planned.data,
+            plan_text=planned.text,
+            planner=planner_record(planned),
             abort_kind=abort_kind,
             abort_reason=abort_reason,
             actions_completed=actions,
@@ -311,7 +366,13 @@ class EpisodeRunner(Node):
             cell=cell.record(),
             faults=faults,
             provenance=prov,
-            timing=Timing(started_at=started, wall_s=t3 - t0, plan_s=t2 - t1, execute_s=t3 - t2),
+            timing=Timing(
+                started_at=started,
+                wall_s=t3 - t0,
+                plan_s=t2 - t1,
+                execute_s=t3 - t2,
+                **planner_timing(planned),
+            ),
         )
 
     def run_batch(self) -> None:
@@ -321,9 +382,9 @@ class EpisodeRunner(Node):
         if p.matrix and not p.chaos:
             raise AlphaMatrixError("the fault matrix needs the chaos node (episode_runner.chaos: true)")
         run_id = p.run_id or default_run_id(arms, config_hash)
+        self.wait_for_graph(arms)  # first: a graph that never came up leaves no run directory behind
         store = RunStore(Path(p.runs_dir) / run_id, config_hash)
         prov = provenance(config_hash)
-        self.wait_for_graph(arms)
         if p.fault != "none" and not p.chaos:
             raise AlphaMatrixError(f"fault {p.fault} needs the chaos node (episode_runner.chaos: true)")
         single = Cell(parse_cell_fault(p.fault), validate_intensity(p.intensity), 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from alpha_matrix_interfaces.msg import PlannerReply
 from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
@@ -10,6 +11,7 @@ from alpha_matrix.core.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.plan import Plan, plan_to_text
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.convert import plan_to_msg, poses_of, vec3
+from alpha_matrix.nodes.qos import EVENTS
 
 
 class Oracle(Node):
@@ -19,6 +21,7 @@ class Oracle(Node):
         self.config = OracleConfig(hover_height=self.params.hover_height)
         self.create_service(GetPlan, "planner/get_plan", self._on_plan)
         self.create_service(GetPlanText, "planner/get_plan_text", self._on_plan_text)
+        self.reply_pub = self.create_publisher(PlannerReply, "planner/replies", EVENTS)
 
     def _plan(self, req: GetPlan.Request | GetPlanText.Request) -> Plan | None:
         scene = poses_of(req.scene)
@@ -38,11 +41,12 @@ class Oracle(Node):
     def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
         """The oracle's plan as canonical JSON text: the `oracle-text` arm, exactly the LLM's path."""
         plan = self._plan(req)
-        res.success, res.backend = plan is not None, "oracle"
+        res.success, res.provenance.backend, res.provenance.attempts = plan is not None, "oracle", 1
         if plan is None:
             res.message = f"object {req.object!r} not in the observed scene"
         else:
             res.text = plan_to_text(plan)
+            self.reply_pub.publish(PlannerReply(episode_id=req.episode_id, text=res.text, provenance=res.provenance))
         return res
 
 

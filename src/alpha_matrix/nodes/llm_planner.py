@@ -1,0 +1,80 @@
+"""llm_planner: the language model behind the `llm` arm. Serves llm/get_plan_text.
+
+Returns the model's raw text with its provenance and publishes the same on llm/replies (for
+the bag, and for a later replay); it never parses the text for the executive. A backend that
+cannot answer (daemon down, timeout, replay miss) is reported as ``unavailable``, which stops
+the run: no episode is recorded with a plan that no model wrote.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alpha_matrix_interfaces.msg import PlannerProvenance, PlannerReply
+from alpha_matrix_interfaces.srv import GetPlanText
+from rclpy.node import Node
+
+from alpha_matrix.core.config import LLMPlannerParams
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.graph import default_config_dir
+from alpha_matrix.core.llm import LLMError, LLMReply
+from alpha_matrix.core.llm_planner import LLMPlanner, build_backend, load_template
+from alpha_matrix.nodes.common import declare_params, run_node
+from alpha_matrix.nodes.convert import poses_of, vec3
+from alpha_matrix.nodes.qos import EVENTS
+
+NOT_REPORTED = -1.0
+
+
+def provenance_msg(reply: LLMReply) -> PlannerProvenance:
+    return PlannerProvenance(
+        backend=reply.backend,
+        model=reply.model,
+        digest=reply.digest,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        latency_s=reply.latency_s,
+        eval_duration_s=NOT_REPORTED if reply.eval_duration_s is None else reply.eval_duration_s,
+        seed=reply.seed,
+        recorded=reply.recorded,
+        template_sha256=reply.template_sha256,
+        template_version=reply.template_version,
+        attempts=reply.attempts,
+    )
+
+
+class LLMPlannerNode(Node):
+    def __init__(self) -> None:
+        super().__init__("llm_planner")
+        p = self.params = declare_params(self, LLMPlannerParams)
+        prompt = Path(p.prompt) if Path(p.prompt).is_absolute() else default_config_dir() / p.prompt
+        template = load_template(prompt, p.prompt_sha256)
+        backend = build_backend(p)
+        self.planner = LLMPlanner(backend, template, p.retries)
+        described = getattr(backend, "model", "") or f"{len(backend)} recorded replies"
+        self.get_logger().info(f"backend {backend.name}: {described} (prompt {template.version})")
+        self.reply_pub = self.create_publisher(PlannerReply, "llm/replies", EVENTS)
+        self.create_service(GetPlanText, "llm/get_plan_text", self._on_plan_text)
+
+    def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
+        scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
+        try:
+            reply = self.planner.plan_text(req.episode_id, req.task, scene, vec3(req.zone), int(req.seed))
+        except LLMError as err:
+            self.get_logger().error(f"{req.episode_id}: {err}")
+            res.success, res.unavailable, res.message = False, True, str(err)
+            return res
+        except ConfigError as err:  # this request cannot be prompted (e.g. an object name unfit for a prompt)
+            res.success, res.message = False, str(err)
+            return res
+        res.success, res.text, res.provenance = True, reply.text, provenance_msg(reply)
+        self.reply_pub.publish(PlannerReply(episode_id=req.episode_id, text=reply.text, provenance=res.provenance))
+        return res
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(LLMPlannerNode, args=args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""Fixtures shared by unit and graph tests.
+
+``ollama_server`` is ``OllamaTransportDouble``: a few lines of ``http.server`` on 127.0.0.1
+speaking the two Ollama API endpoints the backend uses (/api/tags, /api/chat). It is a test
+double for the *transport* (request shape, provenance, error mapping) and returns a canned
+reply; it is not a model and says nothing about planning quality.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+@dataclass
+class DoubleState:
+    """Behaviour and request log of the transport double."""
+
+    tags: list[dict[str, Any]] = field(default_factory=lambda: [{"model": "llama3:latest", "digest": DIGEST}])
+    reply_text: str = "{}"
+    chat_status: int = 200
+    chat_error: str = ""
+    hold_chat: bool = False  # block /api/chat until released (the timeout case)
+    release: threading.Event = field(default_factory=threading.Event)
+    requests: list[tuple[str, str, Any]] = field(default_factory=list)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Any
+
+    def log_message(self, *args: Any) -> None:  # keep pytest output clean
+        pass
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        state: DoubleState = self.server.state
+        state.requests.append(("GET", self.path, None))
+        if self.path == "/api/tags":
+            self._send(200, {"models": state.tags})
+        else:
+            self._send(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        state: DoubleState = self.server.state
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+        state.requests.append(("POST", self.path, body))
+        if self.path != "/api/chat":
+            self._send(404, {"error": "not found"})
+            return
+        if state.hold_chat:
+            state.release.wait(timeout=10.0)  # bounded; the fixture releases it on teardown
+            return
+        if state.chat_status != 200:
+            self._send(state.chat_status, {"error": state.chat_error})
+            return
+        self._send(
+            200,
+            {
+                "model": body["model"],
+                "created_at": "2025-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": state.reply_text},
+                "done": True,
+                "done_reason": "stop",
+                "total_duration": 2_500_000_000,
+                "load_duration": 100_000_000,
+                "prompt_eval_count": 412,
+                "prompt_eval_duration": 400_000_000,
+                "eval_count": 95,
+                "eval_duration": 1_900_000_000,
+            },
+        )
+
+
+@dataclass
+class OllamaTransportDouble:
+    host: str
+    state: DoubleState
+
+
+@pytest.fixture
+def ollama_server() -> Iterator[OllamaTransportDouble]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    server.state = DoubleState()  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield OllamaTransportDouble(f"http://127.0.0.1:{server.server_address[1]}", server.state)  # type: ignore[attr-defined]
+    finally:
+        server.state.release.set()  # type: ignore[attr-defined]
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5.0)
