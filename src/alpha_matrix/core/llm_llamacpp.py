@@ -10,10 +10,14 @@ so the LLM path runs end to end anywhere, with honest provenance.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
+
+import numpy as np
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.llm import LLMError, LLMReply
@@ -84,36 +88,88 @@ class LlamaCppBackend:
         self.digest = "sha256:" + _sha256(path)
         self.max_tokens = max_tokens
         try:
-            self._llm = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=0, verbose=False, chat_format="gemma"
-            )
+            self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=0, verbose=False)
         except (ValueError, RuntimeError) as err:  # llama.cpp refuses a corrupt or unsupported file
             raise GGUFError(f"llama.cpp cannot load {path}: {' '.join(str(err).split())[:160]}") from None
+        self._template = self._llm.metadata.get("tokenizer.chat_template")
+
+    def _prompt_tokens(self, prompt: RenderedPrompt) -> list[int]:
+        if self._template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            llm = self._llm
+            special = {
+                "eos_token": llm.detokenize([llm.token_eos()], special=True).decode("utf-8", "replace"),
+                "bos_token": llm.detokenize([llm.token_bos()], special=True).decode("utf-8", "replace"),
+            }
+            messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
+            formatted = Jinja2ChatFormatter(template=self._template, **special)(messages=messages)
+            text, add_bos = formatted.prompt, not formatted.added_special
+        else:  # Gemma's turns; Gemma has no system role: its text opens the user turn
+            text = f"<start_of_turn>user\n{prompt.system}\n\n{prompt.user}<end_of_turn>\n<start_of_turn>model\n"
+            add_bos = True
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def _decode(self, tokens: list[int], schema: dict) -> list[int]:
+        """Greedy decoding under the schema's grammar (none if ``schema`` is empty)."""
+        from llama_cpp import LlamaGrammar
+        from llama_cpp import llama_cpp as lib
+        from llama_cpp._internals import LlamaTokenDataArray
+
+        llm = self._llm
+        vocab, n_vocab = llm._model.vocab, llm.n_vocab()
+        llm.reset()  # no state carried over from the previous plan
+        if len(tokens) + self.max_tokens > llm.n_ctx():
+            raise LLMError(f"llama.cpp: a {len(tokens)}-token prompt leaves no room in n_ctx {llm.n_ctx()}")
+        llm.eval(tokens)
+        grammar = None
+        if schema:
+            gbnf = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+            grammar = lib.llama_sampler_init_grammar(vocab, gbnf._grammar.encode(), gbnf._root.encode())
+        one = (lib.llama_token_data * 1)()
+        single = lib.llama_token_data_array(data=ctypes.cast(one, lib.llama_token_data_p), size=1, selected=-1)
+        every = LlamaTokenDataArray(n_vocab=n_vocab)
+        out: list[int] = []
+        try:
+            for _ in range(self.max_tokens):
+                logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+                token = int(np.argmax(logits))
+                if grammar is not None:
+                    one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+                    single.size, single.selected = 1, -1
+                    lib.llama_sampler_apply(grammar, ctypes.byref(single))
+                    if not np.isfinite(one[0].logit):  # rejected: mask the whole vocabulary instead
+                        every.copy_logits(logits)
+                        lib.llama_sampler_apply(grammar, ctypes.byref(every.candidates))
+                        token = int(every.candidates_data.id[int(np.argmax(every.candidates_data.logit))])
+                if lib.llama_vocab_is_eog(vocab, token):
+                    break
+                if grammar is not None:
+                    lib.llama_sampler_accept(grammar, token)
+                out.append(token)
+                llm.eval([token])
+        finally:
+            if grammar is not None:
+                lib.llama_sampler_free(grammar)
+        return out
 
     def generate(self, prompt: RenderedPrompt, schema: dict, seed: int, *, episode_id: str = "") -> LLMReply:
-        self._llm.reset()  # no state carried over from the previous plan
-        messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
+        """Greedy, so ``seed`` changes nothing here; it is recorded because the protocol fixes it."""
         t0 = time.perf_counter()
+        tokens = self._prompt_tokens(prompt)
         try:
-            out = self._llm.create_chat_completion(
-                messages=messages,
-                temperature=0.0,
-                seed=int(seed),
-                max_tokens=self.max_tokens,
-                response_format={"type": "json_object", "schema": schema},
-            )
-        except (ValueError, RuntimeError) as err:  # e.g. the prompt does not fit n_ctx
+            completion = self._decode(tokens, schema)
+        except (ValueError, RuntimeError) as err:
             raise LLMError(f"llama.cpp generation failed: {' '.join(str(err).split())[:160]}") from None
-        latency = time.perf_counter() - t0
-        usage = out.get("usage") or {}
+        text = self._llm.detokenize(completion).decode("utf-8", errors="replace")
         return LLMReply(
-            text=out["choices"][0]["message"]["content"] or "",
+            text=text,
             backend=self.name,
             model=self.model,
             digest=self.digest,
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-            latency_s=latency,
+            prompt_tokens=len(tokens),
+            completion_tokens=len(completion),
+            latency_s=time.perf_counter() - t0,
             seed=int(seed),
             recorded=False,
         )

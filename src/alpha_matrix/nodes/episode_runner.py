@@ -25,6 +25,7 @@ from alpha_matrix_interfaces.msg import (
     SafetySummary,
 )
 from alpha_matrix_interfaces.srv import Disturb, FaultReport, GetPlan, GetPlanText, Reset, SetFault
+from rclpy.duration import Duration
 from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
@@ -425,6 +426,10 @@ class EpisodeRunner(Node):
                 f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s  [{cells[index].fault} {cells[index].intensity}]"
                 + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
             )
+        # The process exits next: let every reader (the recorder) have the last messages first.
+        for pub in (self.result_pub, self.end_pub, self.exec_pub):
+            if not pub.wait_for_all_acked(Duration(seconds=5.0)):
+                log.warning(f"{pub.topic_name}: not every subscriber acknowledged the last messages within 5 s")
         chosen = [store.records[episode_id(arm, i)] for i, arm in every]
         print(f"\nrun {run_id} -> {store.path}\n" + summarize(chosen), flush=True)
 
