@@ -7,6 +7,7 @@ from alpha_matrix.core.records import (
     EpisodeRecord,
     FaultRecord,
     OutcomeRecord,
+    PlannerRecord,
     Provenance,
     RunStore,
     SafetyEventRecord,
@@ -197,3 +198,33 @@ def test_empty_cell_and_bad_arm(tmp_path):
 def test_explicit_arm_order_swaps_b_and_c(tmp_path):
     md = write_report(tmp_path, matrix(), arms=("oracle-text", "oracle")).read_text()
     assert "| all cells | 10 | 8 | 1 | 0 | 1 | 0.000 | 1.000 | 1.000 |" in md
+
+
+def test_planner_section_counts_costs_and_guard_catches(tmp_path):
+    def llm(index: int, abort: str, tokens: int, latency: float, recorded: bool = False) -> EpisodeRecord:
+        base = rec("llm", index, success=not abort, abort=abort)
+        planner = PlannerRecord(
+            backend="llamacpp",
+            model="gemma-3-270m-q4_k_m.gguf",
+            digest="sha256:" + "a5" * 32,
+            prompt_tokens=470,
+            completion_tokens=tokens,
+            seed=base.seed,
+            recorded=recorded,
+            template_sha256="t" * 64,
+            template_version="pick_place_v1",
+            attempts=1,
+            text="{}",
+        )
+        timing = base.timing.model_copy(update={"llm_latency_s": latency})
+        return base.model_copy(update={"planner": planner, "timing": timing})
+
+    records = [llm(0, "json", 100, 2.0), llm(1, "semantic", 300, 4.0, recorded=True), llm(2, "", 200, 3.0)]
+    records += [llm(3, "rejected", 200, 1.0), rec("oracle", 0, True)]
+    md = write_report(tmp_path, records, ("llm", "oracle")).read_text()
+    assert "| llm | llamacpp | gemma-3-270m-q4_k_m.gguf | sha256:a5a5a5a5a5a5 | 4 | 1 |" in md
+    # medians: prompt 470, completion 200; latency median 2.5, max 4.0; 800 tokens / 10 s
+    assert "| llm | 4 | 470 | 200 | 2.50 | 4.00 | 80.0 | 0 |" in md
+    assert "| llm | 4 | 1/4 = 25.0 % | 1 | 0 | 1 | 1 | 1 |" in md
+    assert "no data: no text-arm episode" not in md
+    assert "## Planners (text arms)" in write_report(tmp_path, [rec("oracle", 0, True)]).read_text()
