@@ -5,7 +5,10 @@ from glob import glob
 from setuptools import find_packages, setup
 
 PACKAGE = "alpha_matrix"
-NODES = ["sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos"]
+NODES = [
+    "sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos",
+    "suite_bridge", "skill_confidence", "skill_executive", "alert_source", "alert_guard", "alert_executive", "suite_runner",
+]
 
 setup(
     name=PACKAGE,

@@ -24,6 +24,7 @@ from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.llm_planner import concrete_backend
 from alpha_matrix.core.matrix import ARMS, parse_arms, parse_cell_fault, validate_intensity
 from alpha_matrix.core.records import RunStore
+from alpha_matrix.suite_cli import add_suite_parser
 
 
 def _parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -282,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--margin", type=float, default=2.0, help="threshold = max nominal force x margin (default 2)")
     cal.add_argument("--floor", type=float, default=40.0, help="never below this, N (default 40)")
     cal.set_defaults(func=cmd_calibrate)
+    add_suite_parser(sub)
     return parser
 
 

@@ -211,3 +211,67 @@ def load_yaml(path: Path) -> Any:
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(err, "problem", None) or "invalid YAML"
         raise ConfigError(f"{path}: malformed YAML{at}: {problem}") from None
+
+
+# ----------------------------------------------------------------------------- safety suites (confidence, alerts)
+class SuiteBridgeParams(SimBridgeParams):
+    """sim_bridge with the world of a suite: the confidence suite's four blocks."""
+
+    use_skills_world: bool = Field(
+        False, description="Build the world of skills_file (its blocks) instead of the default."
+    )
+    skills_file: str = Field("", description="skills.yaml; empty = the package's config/skills.yaml.")
+
+
+class SkillConfidenceParams(NodeParams):
+    skills_file: str = Field("", description="skills.yaml (emulator config); empty = the package's config/skills.yaml.")
+
+
+class SkillExecutiveParams(NodeParams):
+    skills_file: str = Field("", description="skills.yaml (threshold, retries, scene); empty = the package's.")
+    settle_steps: int = Field(120, ge=0, le=1260, description="Settle after reset before the first observation.")
+    stop_hold_steps: int = Field(60, ge=1, le=1260, description="Hold after the last skill before the final stop.")
+    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: the final stop lands at +L.")
+    service_timeout_s: float = Field(60.0, gt=0.0)
+
+
+class AlertSourceParams(NodeParams):
+    """Sim-only driver side of the alerts suite: configured per scenario by suite/request."""
+
+
+class AlertGuardParams(NodeParams):
+    alerts_file: str = Field("", description="alerts.yaml (the policy); empty = the package's config/alerts.yaml.")
+    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: stops land at decision + L.")
+    service_timeout_s: float = Field(30.0, gt=0.0)
+
+
+class AlertExecutiveParams(NodeParams):
+    settle_steps: int = Field(120, ge=0, le=1260)
+    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: hold until a resume lands.")
+    object: str = Field("red", description="The block of the pick-and-place task.")
+    service_timeout_s: float = Field(60.0, gt=0.0)
+
+
+class SuiteRunnerParams(NodeParams):
+    suite: str = Field("confidence", pattern="^(confidence|alerts)$")
+    scenarios: str = Field("", description="Scenario file; empty = the package's config/scenarios/<suite>.yaml.")
+    scenarios_sha256: str = Field("", description="Set by the CLI: content hash of the scenario file (hashed).")
+    skills_file: str = Field("", description="confidence: skills.yaml; empty = the package's.")
+    alerts_file: str = Field("", description="alerts: alerts.yaml; empty = the package's.")
+    run_id: str = Field("", description="Run directory name under runs_dir; set by the CLI.")
+    runs_dir: str = Field("runs")
+    config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
+    scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
+
+
+PARAM_MODELS.update(
+    {
+        "suite_bridge": SuiteBridgeParams,
+        "skill_confidence": SkillConfidenceParams,
+        "skill_executive": SkillExecutiveParams,
+        "alert_source": AlertSourceParams,
+        "alert_guard": AlertGuardParams,
+        "alert_executive": AlertExecutiveParams,
+        "suite_runner": SuiteRunnerParams,
+    }
+)

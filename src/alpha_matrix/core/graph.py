@@ -27,6 +27,8 @@ NOT_HASHED = {
     "recorder": {"run_id", "bags_dir"},
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
+    # The scenario file's content is hashed (scenarios_sha256), not where it lies.
+    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash"},
 }
 
 

@@ -1,0 +1,109 @@
+"""alert_executive: the alerts suite's task through the graph (DESIGN §7 item 3).
+
+For each alerts scenario on suite/request: reset, plan the oracle pick-and-place from the
+settled observation, and execute it command by command through robot/move_to and
+robot/gripper -- which the graph routes through alert_guard. A refused command (typed reason
+code) is retried after a hold of ``retry_every`` steps; a command cut by a stop is re-issued.
+After the task the robot holds until every scheduled clear has landed (last event + L). The
+guard's account and the outcome go out on suite/result.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+
+import rclpy
+from alpha_matrix_interfaces.msg import CommandStatus, SuiteRequest, SuiteResult
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from alpha_matrix.core.alerts import ReasonCode
+from alpha_matrix.core.commands import plan_to_commands
+from alpha_matrix.core.config import AlertExecutiveParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.oracle import oracle_plan
+from alpha_matrix.core.outcome import evaluate_outcome
+from alpha_matrix.core.suite_graph import alert_scenario_from_json, compose_alert_result, last_event_step
+from alpha_matrix.core.world import WorldConfig
+from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.convert import poses_of
+from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.nodes.robot_client import RobotClient
+
+ZONE = WorldConfig().zone
+
+
+class AlertExecutive(Node):
+    def __init__(self) -> None:
+        super().__init__("alert_executive")
+        self.params = declare_params(self, AlertExecutiveParams)
+        self.robot = RobotClient(self, self.params.service_timeout_s)
+        self.report_cli = self.create_client(Trigger, "alert_guard/report")
+        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
+        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
+        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
+
+    def _on_request(self, msg: SuiteRequest) -> None:
+        if msg.suite == "alerts":
+            self.requests.put(msg)
+
+    def serve(self) -> None:
+        while rclpy.ok():
+            try:
+                req = self.requests.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.result_pub.publish(self.execute(req))
+
+    def execute(self, req: SuiteRequest) -> SuiteResult:
+        res = SuiteResult(episode_id=req.episode_id)
+        try:
+            res.result_json = json.dumps(self._run(req), sort_keys=True)
+            res.ok = True
+        except (AlphaMatrixError, ValueError, KeyError) as err:
+            res.ok, res.message = False, str(err)
+            self.get_logger().error(f"{req.episode_id}: {err}")
+        return res
+
+    def _run(self, req: SuiteRequest) -> dict:
+        sc = alert_scenario_from_json(req.scenario_json)
+        p, obj = self.params, self.params.object
+        last: CommandStatus = self.robot.reset(req.episode_id, req.seed, p.settle_steps)
+        plan = oracle_plan(obj, poses_of(last.objects)[obj][0], ZONE)
+        cmds = plan_to_commands(plan)
+        step, i = int(last.end_step), 0
+        while i < len(cmds) and step < sc.max_steps:
+            reply = self.robot.send(cmds[i])
+            if not reply.accepted:
+                if reply.reason_code in ("", ReasonCode.ACCEPTED.value):  # the robot itself refused
+                    raise AlphaMatrixError(f"{cmds[i].kind} refused by the robot: {reply.message}")
+                if step >= sc.max_steps - 1:
+                    break
+                last = self.robot.hold(min(sc.retry_every, sc.max_steps - step))  # let time pass, ask again
+            else:
+                last = self.robot.wait(reply.command_id)
+                i += last.state == CommandStatus.DONE  # a command cut by a stop is re-issued
+            step = int(last.end_step)
+        plan_complete = i == len(cmds)
+        until = min(sc.max_steps, last_event_step(sc) + p.reaction_latency_steps + 1)
+        while step < until:  # every scheduled clear lands before the episode is judged
+            last = self.robot.hold(until - step)
+            step = int(last.end_step) + (last.state == CommandStatus.CANCELLED)
+        guard = call_service(self.report_cli, Trigger.Request(), p.service_timeout_s)
+        if not guard.success:
+            raise AlphaMatrixError(f"alert_guard report: {guard.message}")
+        account = json.loads(guard.message)
+        if account["episode_id"] != req.episode_id:
+            raise AlphaMatrixError(f"alert_guard reported {account['episode_id']}, expected {req.episode_id}")
+        final = poses_of(last.objects)[obj][0]
+        outcome = evaluate_outcome(final, ZONE, step, sc.max_steps)
+        return compose_alert_result(sc.name, sc.seed, account, step, plan_complete, outcome)
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(AlertExecutive, lambda node: spin_behind(node, node.serve), args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""skill_executive: runs SkillAgent through the graph (DESIGN §7 item 4).
+
+For each confidence scenario on suite/request: reset the robot, then the gating loop of
+core/suite_graph.run_skill_task -- the skill_confidence service is queried before every skill
+call, the ledger refuses any call below threshold or unchecked, skills run as driver commands
+(robot/move_to, robot/gripper), and the robot is stopped at the end (a protective stop decided
+after the final hold, landing L steps later). The result goes out on suite/result.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+from collections.abc import Sequence
+from pathlib import Path
+
+import rclpy
+from alpha_matrix_interfaces.msg import CommandStatus, ObjectState, SuiteRequest, SuiteResult
+from alpha_matrix_interfaces.srv import SkillConfidence
+from geometry_msgs.msg import Pose
+from rclpy.node import Node
+
+from alpha_matrix.core.commands import plan_to_commands
+from alpha_matrix.core.confidence_scenarios import load_skills_config, parse_goal
+from alpha_matrix.core.config import SkillExecutiveParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.plan import Plan
+from alpha_matrix.core.skill_agent import Task
+from alpha_matrix.core.skills import Skill, SkillState
+from alpha_matrix.core.suite_graph import confidence_result_dict, run_skill_task
+from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.convert import point
+from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.nodes.robot_client import RobotClient, skill_state
+
+
+class ServiceScorer:
+    """Scorer over the skill/confidence service."""
+
+    def __init__(self, node: Node, episode_id: str, seed: int, timeout_s: float) -> None:
+        self.cli = node.create_client(SkillConfidence, "skill/confidence")  # noise stream: (seed, task name, query)
+        self.node, self.episode_id, self.seed, self.timeout = node, episode_id, seed, timeout_s
+
+    def confidences(self, candidates: Sequence[Skill], state: SkillState, query_index: int) -> list[float]:
+        objects = []
+        for name, pos in state.positions.items():
+            pose = Pose()
+            pose.position = point(pos)
+            pose.orientation.w = 1.0
+            objects.append(ObjectState(name=name, pose=pose))
+        req = SkillConfidence.Request(
+            episode_id=self.episode_id,
+            seed=self.seed,
+            query_index=query_index,
+            candidates=[c.text for c in candidates],
+            objects=objects,
+            holding=state.holding or "",
+            gripper_width=state.gripper_width,
+        )
+        return list(call_service(self.cli, req, self.timeout).confidence)
+
+
+class GraphSkillRobot:
+    """``SkillRobot`` over the driver contract."""
+
+    def __init__(self, exe: SkillExecutive, episode_id: str, seed: int) -> None:
+        self.exe, self.robot, self.episode_id, self.seed = exe, exe.robot, episode_id, seed
+        self.geo = exe.suite.geometry
+
+    def start(self) -> tuple[SkillState, int]:
+        status = self.robot.reset(self.episode_id, self.seed, self.exe.params.settle_steps)
+        return skill_state(status, self.geo), status.end_step
+
+    def execute(self, plan: Plan) -> tuple[SkillState, int]:
+        ids = []
+        for cmd in plan_to_commands(plan):
+            reply = self.robot.send(cmd)
+            if not reply.accepted:
+                self.exe.get_logger().warning(f"{self.episode_id}: {cmd.kind} refused: {reply.message}")
+                break
+            ids.append(reply.command_id)
+        status = None
+        for cid in ids:
+            status = self.robot.wait(cid)
+        if status is None:
+            raise AlphaMatrixError(f"{self.episode_id}: the robot refused the skill's first command")
+        return skill_state(status, self.geo), status.end_step
+
+    def finish(self, hold_steps: int) -> tuple[SkillState, int, bool]:
+        status = self.robot.hold(hold_steps)
+        state, end = skill_state(status, self.geo), status.end_step
+        # Stop the robot: decided now, it lands L steps later; a hold lets time pass until it does.
+        reply = self.robot.stop(end, self.exe.get_name(), "task finished")
+        after: CommandStatus = self.robot.hold(self.exe.params.reaction_latency_steps + 1)
+        stopped = reply.accepted and after.state == CommandStatus.CANCELLED and "protective stop" in after.message
+        return state, after.end_step + 1 if stopped else after.end_step, stopped
+
+
+class SkillExecutive(Node):
+    def __init__(self) -> None:
+        super().__init__("skill_executive")
+        self.params = declare_params(self, SkillExecutiveParams)
+        self.suite = load_skills_config(Path(self.params.skills_file) if self.params.skills_file else None)
+        self.robot = RobotClient(self, self.params.service_timeout_s)
+        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
+        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
+        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
+
+    def _on_request(self, msg: SuiteRequest) -> None:
+        if msg.suite == "confidence":
+            self.requests.put(msg)
+
+    def serve(self) -> None:
+        while rclpy.ok():
+            try:
+                req = self.requests.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.result_pub.publish(self.execute(req))
+
+    def execute(self, req: SuiteRequest) -> SuiteResult:
+        res = SuiteResult(episode_id=req.episode_id)
+        try:
+            sc = json.loads(req.scenario_json)
+            task = Task(sc["name"], tuple(parse_goal(g) for g in sc["goals"]), sc["instruction"])
+            scorer = ServiceScorer(self, task.name, req.seed, self.params.service_timeout_s)
+            robot = GraphSkillRobot(self, req.episode_id, req.seed)
+            result = run_skill_task(
+                task, req.seed, self.suite, sc["expected"], scorer, robot, self.params.stop_hold_steps
+            )
+            self.destroy_client(scorer.cli)
+            res.ok, res.result_json = True, json.dumps(confidence_result_dict(result), sort_keys=True)
+        except (AlphaMatrixError, ValueError, KeyError) as err:
+            res.ok, res.message = False, str(err)
+            self.get_logger().error(f"{req.episode_id}: {err}")
+        return res
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(SkillExecutive, lambda node: spin_behind(node, node.serve), args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

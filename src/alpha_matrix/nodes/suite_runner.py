@@ -1,0 +1,127 @@
+"""suite_runner (job): runs a safety suite's scenarios through the graph and records them.
+
+For each scenario of the file not yet in the run directory: publish it on suite/request (the
+suite's executive and helper nodes pick it up), wait for suite/result, append one record
+(core/suite_graph.SuiteStore: append-only, idempotent, resumable), print one progress line.
+Exits 0 when every scenario is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import rclpy
+from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
+from rclpy.node import Node
+
+from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.config import SuiteRunnerParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.records import provenance
+from alpha_matrix.core.suite_graph import (
+    SuiteRecord,
+    SuiteStore,
+    SuiteTiming,
+    alert_scenario_json,
+    confidence_scenario_json,
+    episode_id,
+)
+from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
+from alpha_matrix.nodes.qos import EVENTS
+
+
+def _path(p: str) -> Path | None:
+    return Path(p) if p else None
+
+
+def load_suite(params: SuiteRunnerParams) -> list[tuple[str, int, str]]:
+    """(name, seed, scenario JSON) per scenario, in file order."""
+    if params.suite == "confidence":
+        skills = load_skills_config(_path(params.skills_file))
+        return [
+            (s.task.name, s.seed, confidence_scenario_json(s))
+            for s in load_confidence_scenarios(_path(params.scenarios), skills)
+        ]
+    policy = load_alert_policy(_path(params.alerts_file))
+    return [(s.name, s.seed, alert_scenario_json(s)) for s in load_alert_scenarios(_path(params.scenarios), policy)]
+
+
+class SuiteRunner(Node):
+    def __init__(self) -> None:
+        super().__init__("suite_runner")
+        self.params = declare_params(self, SuiteRunnerParams)
+        self.scenarios = load_suite(self.params)
+        run_dir = Path(self.params.runs_dir) / self.params.run_id
+        self.store = SuiteStore(run_dir, self.params.config_hash)
+        self.provenance = provenance(self.params.config_hash)
+        self.results: queue.Queue[SuiteResult] = queue.Queue()
+        self.request_pub = self.create_publisher(SuiteRequest, "suite/request", EVENTS)
+        self.create_subscription(SuiteResult, "suite/result", self.results.put, EVENTS)
+
+    def _wait_result(self, eid: str) -> SuiteResult:
+        deadline = time.monotonic() + self.params.scenario_timeout_s
+        while rclpy.ok():
+            try:
+                res = self.results.get(timeout=max(0.0, min(0.5, deadline - time.monotonic())))
+            except queue.Empty:
+                if time.monotonic() > deadline:
+                    raise AlphaMatrixError(f"{eid}: no result within {self.params.scenario_timeout_s:.0f} s") from None
+                continue
+            if res.episode_id == eid:
+                return res
+        raise AlphaMatrixError("interrupted")
+
+    def work(self) -> None:
+        p, total = self.params, len(self.scenarios)
+        # The executive subscribes late at start-up; transient-local requests still reach it.
+        for index, (name, seed, scenario_json) in enumerate(self.scenarios):
+            eid = episode_id(p.suite, name)
+            if eid in self.store:
+                print(f"[{index + 1}/{total}] {name}: already recorded", flush=True)
+                continue
+            started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+            self.request_pub.publish(
+                SuiteRequest(episode_id=eid, suite=p.suite, index=index, seed=seed, scenario_json=scenario_json)
+            )
+            res = self._wait_result(eid)
+            wall = time.monotonic() - t0
+            record = SuiteRecord(
+                suite=p.suite,  # type: ignore[arg-type]
+                run_id=p.run_id,
+                episode_id=eid,
+                index=index,
+                scenario=name,
+                seed=seed,
+                ok=res.ok,
+                message=res.message,
+                result=json.loads(res.result_json) if res.ok else {},
+                provenance=self.provenance,
+                timing=SuiteTiming(started_at=started, wall_s=round(wall, 3)),
+            )
+            self.store.append(record)
+            print(f"[{index + 1}/{total}] {name}: {self._line(record)} ({wall:.1f} s)", flush=True)
+
+    @staticmethod
+    def _line(r: SuiteRecord) -> str:
+        if not r.ok:
+            return f"NOT RUN: {r.message}"
+        d = r.result
+        if r.suite == "confidence":
+            goals = " ".join(f"{o}:{s}" for o, s in d["goal_status"].items())
+            return f"calls={d['calls']} checked={d['checked']} below={d['below_threshold']} steps={d['steps']} {goals}"
+        refused = [c for c in d["commands"] if not c["accepted"]]
+        acts = " ".join(f"{a['cls']}->{a['actual']}{'' if a['correct'] else '(WRONG)'}" for a in d["alerts"]) or "-"
+        return f"refused={len(refused)} resumes={sum(ok for _, ok in d['resumes'])}/{len(d['resumes'])} {acts}"
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(SuiteRunner, lambda node: spin_behind(node, node.work), args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

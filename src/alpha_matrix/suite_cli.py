@@ -1,0 +1,83 @@
+"""alpha-matrix suite confidence|alerts: a safety suite through the ROS graph.
+
+The scenario file is validated before anything starts (a bad file is one line, exit 2, and
+nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
+scenario in separate node processes, the runner appends one record per scenario to
+runs/<run_id>/episodes.jsonl (resumable), and report.md is written from the records alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.suite_graph import SUITES, SuiteStore, summarize_records, write_report
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
+    """Validate the scenario file, then resolve the suite's graph with it (nothing started)."""
+    from alpha_matrix.cli import _parse_sets
+
+    config = args.config or default_config_dir()
+    scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
+    if args.suite == "confidence":
+        load_confidence_scenarios(scenarios, load_skills_config(config / "skills.yaml"))
+        files = {"skills_file": str((config / "skills.yaml").resolve())}
+    else:
+        load_alert_scenarios(scenarios, load_alert_policy(config / "alerts.yaml"))
+        files = {"alerts_file": str((config / "alerts.yaml").resolve())}
+    overrides: dict[str, dict[str, Any]] = _parse_sets(list(args.set))
+    runner = overrides.setdefault("suite_runner", {})
+    runner.update(suite=args.suite, scenarios=str(scenarios), scenarios_sha256=_sha256(scenarios), **files)
+    if args.runs_dir is not None:
+        runner["runs_dir"] = args.runs_dir
+    graph_file = f"graph_{args.suite}.yaml"
+    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    run_id = args.run_id or f"{args.suite}-{scenarios.stem}-{graph.config_hash[:12]}"
+    runner["run_id"] = run_id
+    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
+
+
+def cmd_suite(args: argparse.Namespace) -> int:
+    from alpha_matrix.cli import check_environment
+    from alpha_matrix.launcher import graph_env, run_graph
+
+    graph, run_dir = suite_graph(args)
+    check_environment()
+    code = run_graph(graph, graph_env(args.domain_id))
+    if code != 0:
+        return code
+    summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
+    print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
+    print(f"records: {run_dir / 'episodes.jsonl'}")
+    print(f"report: {write_report(args.suite, run_dir)}")
+    return 0
+
+
+def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("suite", help="run a safety suite (confidence | alerts) through the ROS graph")
+    p.add_argument("suite", choices=SUITES)
+    p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
+    p.add_argument("--run-id", default=None, help="run directory name (default: suite, file and config hash)")
+    p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
+    p.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
+    p.add_argument(
+        "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
+    )
+    p.set_defaults(func=cmd_suite)
+    return p

@@ -1,0 +1,153 @@
+"""The ROS-free parts of the suites through the graph: guard ordering and admission, the skill
+loop over any robot (equal to the bare suite on a World), scenario JSON, the record store."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import pytest
+
+from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.alerts import Alert, AlertClass, ReasonCode, RobotStatus, Severity, StatusConfig
+from alpha_matrix.core.confidence import ConfidenceEmulator
+from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.errors import RecordError
+from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.records import provenance
+from alpha_matrix.core.skill_run import run_confidence_task
+from alpha_matrix.core.suite_graph import (
+    AlertEvent,
+    GuardCore,
+    SuiteRecord,
+    SuiteStore,
+    SuiteTiming,
+    WorldSkillRobot,
+    alert_from_result,
+    alert_scenario_from_json,
+    alert_scenario_json,
+    compose_alert_result,
+    confidence_from_result,
+    confidence_result_dict,
+    render_report,
+    run_skill_task,
+    summarize_records,
+)
+from alpha_matrix.core.world import World
+
+L = 24
+
+
+def _status(step: int) -> RobotStatus:
+    return RobotStatus(step, 90.0, (35.0,) * 7, (True,) * 7)
+
+
+def _estop(at: int, cleared: int) -> Alert:
+    return Alert("es", AlertClass.ESTOP_BUTTON, Severity.CRITICAL, at, {"button": "pendant"}, cleared)
+
+
+@pytest.fixture(scope="module")
+def policy():
+    return load_alert_policy().policy
+
+
+def _run_guard(policy, feed: list) -> GuardCore:
+    g = GuardCore(policy, StatusConfig(), L)
+    for kind, item in feed:
+        if kind == "alert":
+            g.on_alert(item)
+        else:
+            g.on_status(*item)
+    return g
+
+
+def test_guard_processes_in_step_order_whatever_the_arrival_order(policy) -> None:
+    a = _estop(40, 100)
+    raise_, clear = AlertEvent(a, 40, False), AlertEvent(a, 100, True)
+    in_order = [("status", (_status(32), 0)), ("alert", raise_), ("status", (_status(48), 1))]
+    in_order += [("alert", clear), ("status", (_status(112), 2))]
+    # DDS orders within a topic only: the alerts may come after the statuses that count them.
+    late = [("status", (_status(32), 0)), ("status", (_status(48), 1)), ("status", (_status(112), 2))]
+    late += [("alert", raise_), ("alert", clear)]
+    g1, g2 = _run_guard(policy, in_order), _run_guard(policy, late)
+    assert g1.export() == g2.export()
+    assert [(r.engage, r.decision_step) for r in g1.stop_requests] == [(True, 40), (False, 100)]
+    assert g1.watermark == 112
+
+
+def test_guard_holds_the_watermark_until_every_counted_alert_arrived(policy) -> None:
+    g = GuardCore(policy, StatusConfig(), L)
+    g.on_status(_status(16), 0)
+    g.on_status(_status(32), 1)  # counts an alert not yet received
+    assert g.watermark == 16
+    g.on_alert(AlertEvent(_estop(20, 90), 20, False))
+    assert g.watermark == 32 and g.monitor.stopped
+
+
+def test_guard_refuses_with_a_typed_reason_until_the_resume_lands(policy) -> None:
+    a = _estop(40, 100)
+    g = _run_guard(policy, [("alert", AlertEvent(a, 40, False)), ("status", (_status(64), 1))])
+    refused = g.admit("move_to", 65)
+    assert not refused.accepted and refused.reason_code == ReasonCode.ESTOP_BUTTON and refused.message
+    g.on_alert(AlertEvent(a, 100, True))
+    g.on_status(_status(110), 2)
+    pending = g.admit("gripper", 111)  # cleared at 100, but the robot resumes only at 124
+    assert not pending.accepted and pending.reason_code == ReasonCode.ESTOP_BUTTON
+    assert g.admit("gripper", 100 + L).accepted
+    out = compose_alert_result("x", 1, json.loads(json.dumps(g.export())), 200, True, Outcome(True, 0.0, 200, ""))
+    rows = out["commands"]
+    assert [c["should_refuse"] for c in rows] == [True, True, False]
+    assert out["resumes"] == [[100, True]]
+    result = alert_from_result(out)
+    assert result.refusals_typed and result.wrongly_refused == 0 and result.wrongly_admitted == 0
+
+
+def test_guard_warns_without_stopping(policy) -> None:
+    warn = Alert("bl", AlertClass.BATTERY_LOW, Severity.WARNING, 40, {"battery_pct": 19.0})
+    g = _run_guard(policy, [("alert", AlertEvent(warn, 40, False)), ("status", (_status(48), 1))])
+    assert g.stop_requests == [] and g.admit("move_to", 49).accepted
+    assert g.rows[0].actual == "warn" and g.rows[0].correct
+
+
+def test_alert_scenario_json_round_trip() -> None:
+    suite = load_alert_policy()
+    for s in load_alert_scenarios(suite=suite):
+        assert alert_scenario_from_json(alert_scenario_json(s)) == s
+
+
+def test_skill_loop_over_a_world_equals_the_bare_suite() -> None:
+    suite = load_skills_config()
+    s = next(x for x in load_confidence_scenarios(suite=suite) if x.task.name == "far_then_alternative")
+    with World(suite.world_config()) as world:
+        bare = run_confidence_task(s.task, s.seed, suite, world, s.expected)
+        scorer = ConfidenceEmulator(suite.confidence, s.seed, episode_id=s.task.name)
+        looped = run_skill_task(
+            s.task, s.seed, suite, s.expected, scorer, WorldSkillRobot(world, s.seed, suite.geometry)
+        )
+    assert confidence_result_dict(looped) == confidence_result_dict(bare)
+    assert confidence_from_result(json.loads(json.dumps(confidence_result_dict(bare)))).check_rate == 1.0
+
+
+def _record(eid: str, index: int) -> SuiteRecord:
+    result = {
+        "name": eid, "seed": 1, "alerts": [], "commands": [], "resumes": [],
+        "outcome": asdict(Outcome(True, 0.0, 10, "")), "steps": 10, "battery_pct": 99.0,
+    }  # fmt: skip
+    return SuiteRecord(
+        suite="alerts", run_id="r", episode_id=eid, index=index, scenario=eid, seed=1, ok=True, message="",
+        result=result, provenance=provenance("h"), timing=SuiteTiming(started_at="now", wall_s=0.1),
+    )  # fmt: skip
+
+
+def test_suite_store_is_idempotent_resumable_and_refuses_another_config(tmp_path) -> None:
+    store = SuiteStore(tmp_path / "run", "h")
+    assert store.append(_record("a", 0)) and not store.append(_record("a", 0))
+    with open(store.path, "a") as f:
+        f.write('{"cut short')
+    again = SuiteStore(tmp_path / "run", "h")
+    assert list(again.records) == ["a"] and store.path.read_text().endswith("\n")
+    with pytest.raises(RecordError, match="made with config"):
+        SuiteStore(tmp_path / "run", "other")
+    s = summarize_records("alerts", SuiteStore.read_only(tmp_path / "run"))
+    assert s["scenarios"] == 1 and s["task_success"] == 1
+    assert "correct response rate" in render_report("alerts", "r", SuiteStore.read_only(tmp_path / "run"))
