@@ -49,6 +49,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     graph = resolve_graph(config, overrides, graph_file=graph_file)
     run_id = args.run_id or f"{args.suite}-{scenarios.stem}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id
+    overrides.setdefault("recorder", {})["run_id"] = run_id
     graph = resolve_graph(config, overrides, graph_file=graph_file)
     return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
 

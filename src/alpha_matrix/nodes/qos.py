@@ -37,5 +37,11 @@ EVENT_TOPICS = frozenset(
         "/safety/events",
         "/safety/summary",
         "/chaos/fault_events",
+        "/llm/replies",
+        "/planner/replies",
+        "/suite/request",
+        "/suite/result",
+        "/robot/alerts",
+        "/robot/status",
     }
 )
