@@ -469,6 +469,11 @@ class World:
     def stopped(self) -> bool:
         return self._stopped
 
+    @property
+    def client_id(self) -> int:
+        """The PyBullet client, for scene add-ons (camera, human) that render into this world."""
+        return self._cid
+
     def set_finger_force(self, force: float) -> None:
         """Change the fingers' max force now (grip-slip fault); the target is unchanged."""
         self._finger_force = float(force)

@@ -1,0 +1,90 @@
+"""The camera model without a simulator: intrinsics, projection, back-projection, noise.
+
+Pure numpy, no pybullet, so the depth-only detector (and a real sensor's driver) can use it
+without being able to reach simulator state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DepthNoise:
+    """Sensor model: sigma(z) = sigma0 + k * z^2; dropouts (depth 0 = no return)."""
+
+    sigma0: float = 0.002  # m
+    k: float = 0.001  # 1/m
+    dropout: float = 0.01  # share of isolated invalid pixels
+    patches: float = 2.0  # mean number of invalid patches per frame (Poisson)
+    patch_radius_px: tuple[int, int] = (3, 10)
+
+    def sigma(self, z: np.ndarray) -> np.ndarray:
+        return self.sigma0 + self.k * np.square(z)
+
+
+@dataclass(frozen=True, eq=False)
+class CameraInfo:
+    """Pinhole intrinsics and pose, enough to back-project depth into the world frame.
+
+    ``world_from_camera`` maps points of the optical frame (x right, y down, z forward, as
+    ROS ``sensor_msgs/CameraInfo``) to the world frame.
+    """
+
+    width: int
+    height: int
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+    world_from_camera: np.ndarray  # (4, 4)
+
+
+def metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
+    """OpenGL depth buffer in [0, 1] -> metres along the optical axis."""
+    d = buffer.astype(np.float64)
+    return (far * near / (far - (far - near) * d)).astype(np.float32)
+
+
+def project(info: CameraInfo, points: np.ndarray) -> np.ndarray:
+    """World points (N, 3) -> pixel (u, v, z) rows; z <= 0 is behind the camera."""
+    cam_from_world = np.linalg.inv(info.world_from_camera)
+    pc = (cam_from_world[:3, :3] @ np.asarray(points, dtype=float).T).T + cam_from_world[:3, 3]
+    z = pc[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = info.fx * pc[:, 0] / z + info.cx
+        v = info.fy * pc[:, 1] / z + info.cy
+    return np.stack([u, v, z], axis=1)
+
+
+def in_view(info: CameraInfo, points: np.ndarray, far: float) -> np.ndarray:
+    """Whether each world point lands inside the image and the depth range."""
+    uvz = project(info, points)
+    u, v, z = uvz[:, 0], uvz[:, 1], uvz[:, 2]
+    return (z > 0.0) & (z < far) & (u >= -0.5) & (u <= info.width - 0.5) & (v >= -0.5) & (v <= info.height - 0.5)
+
+
+def add_depth_noise(depth: np.ndarray, noise: DepthNoise, rng: np.random.Generator) -> np.ndarray:
+    """Pure: seeded range noise, isolated dropouts and dropout patches (0 = no return)."""
+    h, w = depth.shape
+    out = depth + rng.standard_normal(depth.shape).astype(np.float32) * noise.sigma(depth).astype(np.float32)
+    out[rng.random(depth.shape) < noise.dropout] = 0.0
+    vv, uu = np.mgrid[0:h, 0:w]
+    lo, hi = noise.patch_radius_px
+    for _ in range(int(rng.poisson(noise.patches))):
+        cu, cv = rng.uniform(0, w), rng.uniform(0, h)
+        ru, rv = rng.uniform(lo, hi, size=2)
+        out[np.square((uu - cu) / ru) + np.square((vv - cv) / rv) <= 1.0] = 0.0
+    return np.maximum(out, 0.0).astype(np.float32)
+
+
+def backproject(depth: np.ndarray, info: CameraInfo, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels (optionally only ``mask``) -> (world points (N, 3), flat pixel indices (N,))."""
+    idx = np.flatnonzero(mask if mask is not None else depth > 0.0)
+    z = depth.reshape(-1)[idx].astype(np.float64)
+    v, u = np.divmod(idx, info.width)
+    pc = np.stack([(u - info.cx) * z / info.fx, (v - info.cy) * z / info.fy, z], axis=1)
+    r, t = info.world_from_camera[:3, :3], info.world_from_camera[:3, 3]
+    return pc @ r.T + t, idx
