@@ -25,6 +25,7 @@ from alpha_matrix.core.prompt import RenderedPrompt
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_MAX_TOKENS = 400  # a 16-action plan with targets fits in ~350 tokens
+SHORTLIST = 64  # tokens tried against the grammar before masking the whole vocabulary
 
 
 class GGUFError(LLMError):
@@ -129,6 +130,7 @@ class LlamaCppBackend:
         one = (lib.llama_token_data * 1)()
         single = lib.llama_token_data_array(data=ctypes.cast(one, lib.llama_token_data_p), size=1, selected=-1)
         every = LlamaTokenDataArray(n_vocab=n_vocab)
+        shortlist = LlamaTokenDataArray(n_vocab=SHORTLIST)
         out: list[int] = []
         try:
             for _ in range(self.max_tokens):
@@ -138,10 +140,8 @@ class LlamaCppBackend:
                     one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
                     single.size, single.selected = 1, -1
                     lib.llama_sampler_apply(grammar, ctypes.byref(single))
-                    if not np.isfinite(one[0].logit):  # rejected: mask the whole vocabulary instead
-                        every.copy_logits(logits)
-                        lib.llama_sampler_apply(grammar, ctypes.byref(every.candidates))
-                        token = int(every.candidates_data.id[int(np.argmax(every.candidates_data.logit))])
+                    if not np.isfinite(one[0].logit):  # rejected: the best the grammar allows
+                        token = self._best_allowed(grammar, logits, shortlist, every)
                 if lib.llama_vocab_is_eog(vocab, token):
                     break
                 if grammar is not None:
@@ -152,6 +152,24 @@ class LlamaCppBackend:
             if grammar is not None:
                 lib.llama_sampler_free(grammar)
         return out
+
+    @staticmethod
+    def _best_allowed(grammar: object, logits: np.ndarray, shortlist: object, every: object) -> int:
+        """The highest-logit token the grammar accepts: among the top ``SHORTLIST`` first (the
+        answer whenever one of them is allowed), else over the whole vocabulary."""
+        from llama_cpp import llama_cpp as lib
+
+        top = np.argpartition(-logits, SHORTLIST)[:SHORTLIST]
+        data = shortlist.candidates_data
+        data.id[:], data.logit[:], data.p[:] = top, logits[top], 0.0
+        shortlist.candidates.size, shortlist.candidates.sorted, shortlist.candidates.selected = SHORTLIST, False, -1
+        lib.llama_sampler_apply(grammar, ctypes.byref(shortlist.candidates))
+        if np.isfinite(data.logit).any():
+            best = np.flatnonzero(data.logit == data.logit.max())
+            return int(data.id[best].min())  # ties: the lowest token id, as argmax over the vocabulary
+        every.copy_logits(logits)
+        lib.llama_sampler_apply(grammar, ctypes.byref(every.candidates))
+        return int(every.candidates_data.id[int(np.argmax(every.candidates_data.logit))])
 
     def generate(self, prompt: RenderedPrompt, schema: dict, seed: int, *, episode_id: str = "") -> LLMReply:
         """Greedy, so ``seed`` changes nothing here; it is recorded because the protocol fixes it."""

@@ -656,13 +656,30 @@ def _f4(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block]:
     return blocks
 
 
-GUARDS = ("json", "schema", "semantic", "rejected")  # parse, plan schema, observed scene, robot reachability
+GUARDS = ("json", "schema", "semantic", "rejected")  # parse, plan schema, scene + reach, the robot itself
 
 
 def _median(values: Sequence[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _cost_row(arm: str, eps: Sequence[EpisodeRecord]) -> tuple[str, ...]:
+    latencies = [r.timing.llm_latency_s for r in eps if r.timing.llm_latency_s is not None]
+    prompt = [float(r.planner.prompt_tokens) for r in eps if r.planner]
+    completion = [float(r.planner.completion_tokens) for r in eps if r.planner]
+    rate = sum(completion) / sum(latencies) if latencies and sum(latencies) > 0 else None
+    return (
+        arm,
+        str(len(eps)),
+        f"{_median(prompt):.0f}",
+        f"{_median(completion):.0f}",
+        f"{_median(latencies):.2f}" if latencies else NO_DATA,
+        f"{max(latencies):.2f}" if latencies else NO_DATA,
+        f"{rate:.1f}" if rate else NO_DATA,
+        str(sum(r.planner.attempts - 1 for r in eps if r.planner)),
+    )
 
 
 def _planners(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block]:
@@ -680,22 +697,8 @@ def _planners(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Blo
         for (backend, model, digest), n in sorted(models.items()):
             recorded = sum(1 for r in eps if r.planner and r.planner.recorded and r.planner.model == model)
             prov_rows.append((arm, backend, model or NO_DATA, digest or NO_DATA, str(n), str(recorded)))
-        latencies = [r.timing.llm_latency_s for r in eps if r.timing.llm_latency_s is not None]
-        prompt = [float(r.planner.prompt_tokens) for r in eps if r.planner]
-        completion = [float(r.planner.completion_tokens) for r in eps if r.planner]
-        rate = sum(completion) / sum(latencies) if latencies and sum(latencies) > 0 else None
-        cost_rows.append(
-            (
-                arm,
-                str(len(eps)),
-                f"{_median(prompt):.0f}",
-                f"{_median(completion):.0f}",
-                f"{_median(latencies):.2f}" if latencies else NO_DATA,
-                f"{max(latencies):.2f}" if latencies else NO_DATA,
-                f"{rate:.1f}" if rate else NO_DATA,
-                str(sum(r.planner.attempts - 1 for r in eps if r.planner)),
-            )
-        )
+        scripted = all(r.planner and r.planner.backend == "oracle" for r in eps)
+        cost_rows.append((arm, str(len(eps))) + ("(scripted)",) * 6 if scripted else _cost_row(arm, eps))
         caught = Counter(r.abort_kind for r in eps if r.abort_kind in GUARDS)
         invalid = caught["json"] + caught["schema"]
         guard_rows.append(
@@ -716,9 +719,9 @@ def _planners(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Blo
     blocks.append(
         Para(
             "Guard catches, each counted once at the first guard that refused the plan: json (not JSON), "
-            "schema (not a valid plan), semantic (object not in the observed scene, or the grasp not at it), "
-            "rejected (a target the robot cannot reach). Invalid output = json + schema. F4 corruptions are "
-            "included where the run had F4 cells."
+            "schema (not a valid plan), semantic (before any motion: object not in the observed scene, the grasp "
+            "not at it, or a target the robot cannot reach), rejected (the robot refused a command during "
+            "execution). Invalid output = json + schema. F4 corruptions are included where the run had F4 cells."
         )
     )
     header = ("arm", "plans", "invalid output") + tuple(f"caught: {g}" for g in GUARDS) + ("executed",)
