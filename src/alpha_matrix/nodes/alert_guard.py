@@ -22,12 +22,8 @@ import json
 import threading
 from pathlib import Path
 
-import rclpy
 from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepAck, StepBatch, SuiteRequest
 from alpha_matrix_interfaces.srv import Gripper, MoveTo, Observe, ProtectiveStop
-from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.alert_scenarios import AlertScenario, load_alert_policy
@@ -36,18 +32,15 @@ from alpha_matrix.core.alerts import RobotStatus as CoreStatus
 from alpha_matrix.core.config import AlertGuardParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suite_graph import AlertEvent, GuardCore, StopRequest, alert_scenario_from_json
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, run_node, spin_proxy
 from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
 
 
-class AlertGuard(Node):
+class AlertGuard(ProxyNode):
     def __init__(self) -> None:
-        super().__init__("alert_guard")
+        super().__init__("alert_guard", io_suffix="_io")
         self.params = declare_params(self, AlertGuardParams)
         self.policy = load_alert_policy(Path(self.params.alerts_file) if self.params.alerts_file else None).policy
-        self.io_context = Context()
-        rclpy.init(context=self.io_context, args=[])
-        self.io = Node(f"{self.get_name()}_io", context=self.io_context, use_global_arguments=False)
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
         self.observe_cli = self.io.create_client(Observe, "robot/observe")
@@ -199,24 +192,9 @@ class AlertGuard(Node):
             res.success, res.message = True, json.dumps({"episode_id": self.episode, **self.core.export()})
         return res
 
-    def destroy_node(self) -> None:
-        self.io.destroy_node()
-        if self.io_context.ok():
-            rclpy.shutdown(context=self.io_context)
-        super().destroy_node()
-
-
-def _spin(node: Node) -> None:
-    main_ex = SingleThreadedExecutor()
-    main_ex.add_node(node)
-    try:
-        spin_behind(node.io, main_ex.spin, context=node.io_context)  # type: ignore[attr-defined]
-    finally:
-        main_ex.shutdown()
-
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(AlertGuard, _spin, args)
+    return run_node(AlertGuard, spin_proxy, args)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,8 @@ import json
 import threading
 
 import numpy as np
-import rclpy
 from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
 from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, Observe, SetFault
-from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
 
 from alpha_matrix.core.config import PLAN_WAIT_S, ChaosParams
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -53,7 +49,7 @@ from alpha_matrix.core.matrix import parse_cell_fault
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, run_node, spin_proxy
 from alpha_matrix.nodes.convert import point, vec3
 from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM
 
@@ -63,16 +59,11 @@ CLOSED_WIDTH = 0.01  # a gripper command at most this wide is a grip (starts a l
 TIMEOUT_S = 30.0
 
 
-class Chaos(Node):
+class Chaos(ProxyNode):
     def __init__(self) -> None:
-        super().__init__("chaos")
+        super().__init__("chaos", io_suffix="_forwarder")
         declare_params(self, ChaosParams)
-        # Clients on a helper node, spun by their own executor (see module docstring).
-        # The helper node lives in a context of its own (its own DDS participant and executor):
-        # the two executors share no rclpy state while one thread waits on the other.
-        self.io_context = Context()
-        rclpy.init(context=self.io_context, args=[])  # same ROS_DOMAIN_ID, from the environment
-        self.io = Node(f"{self.get_name()}_forwarder", context=self.io_context, use_global_arguments=False)
+        # Clients on the helper node self.io, spun by their own executor (ProxyNode).
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
         # Every text planner's answer passes here (F4): the oracle's text arm and the LLM's.
@@ -235,24 +226,9 @@ class Chaos(Node):
                 reply.objects = self._delayed(int(reply.step), list(reply.objects))
         return reply
 
-    def destroy_node(self) -> None:
-        self.io.destroy_node()
-        if self.io_context.ok():
-            rclpy.shutdown(context=self.io_context)
-        super().destroy_node()
-
-
-def _spin(node: Node) -> None:
-    main_ex = SingleThreadedExecutor()
-    main_ex.add_node(node)
-    try:
-        spin_behind(node.io, main_ex.spin, context=node.io_context)  # type: ignore[attr-defined]
-    finally:
-        main_ex.shutdown()
-
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(Chaos, _spin, args)
+    return run_node(Chaos, spin_proxy, args)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,38 @@ def spin_behind(node: Node, work: Callable[[], None], context: Context | None = 
         thread.join(timeout=5)
 
 
+class ProxyNode(Node):
+    """A node whose callbacks make blocking service calls (a proxy, a guard).
+
+    Its clients live on a helper node ``io`` in a separate rclpy context (its own DDS
+    participant), spun by its own executor thread (``spin_proxy``): rclpy's async callbacks can
+    stall (rclpy#1462) and its multi-threaded executor busy-waits, and two executors sharing
+    one context while one thread waits on the other proved fragile.
+    """
+
+    def __init__(self, name: str, io_suffix: str = "_io") -> None:
+        super().__init__(name)
+        self.io_context = Context()
+        rclpy.init(context=self.io_context, args=[])  # same ROS_DOMAIN_ID, from the environment
+        self.io = Node(f"{name}{io_suffix}", context=self.io_context, use_global_arguments=False)
+
+    def destroy_node(self) -> None:
+        self.io.destroy_node()
+        if self.io_context.ok():
+            rclpy.shutdown(context=self.io_context)
+        super().destroy_node()
+
+
+def spin_proxy(node: ProxyNode) -> None:
+    """Spin the node's own callbacks in the main thread, its ``io`` helper behind them."""
+    main_ex = SingleThreadedExecutor()
+    main_ex.add_node(node)
+    try:
+        spin_behind(node.io, main_ex.spin, context=node.io_context)
+    finally:
+        main_ex.shutdown()
+
+
 def die_with_parent() -> None:
     """Linux: end this node when the process that started it dies, however it dies. An orphaned
     node would keep serving its ROS domain and silently join the next graph started there."""
