@@ -8,6 +8,7 @@ PACKAGE = "alpha_matrix"
 NODES = [
     "sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos",
     "suite_bridge", "skill_confidence", "skill_executive", "alert_source", "alert_guard", "alert_executive", "suite_runner",
+    "proximity_bridge", "proximity_detector", "proximity_executive",
 ]
 
 setup(

@@ -1,4 +1,4 @@
-"""alpha-matrix suite confidence|alerts: a safety suite through the ROS graph.
+"""alpha-matrix suite confidence|alerts|proximity: a safety suite through the ROS graph.
 
 The scenario file is validated before anything starts (a bad file is one line, exit 2, and
 nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
@@ -18,6 +18,7 @@ from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scen
 from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.proximity_scenarios import load_scenarios
 from alpha_matrix.core.suite_graph import SUITES, SuiteStore, summarize_records, write_report
 
 
@@ -34,7 +35,10 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
-    if args.suite == "confidence":
+    files: dict[str, str] = {}
+    if args.suite == "proximity":
+        load_scenarios(scenarios)
+    elif args.suite == "confidence":
         load_confidence_scenarios(scenarios, load_skills_config(config / "skills.yaml"))
         files = {"skills_file": str((config / "skills.yaml").resolve())}
     else:
@@ -71,7 +75,9 @@ def cmd_suite(args: argparse.Namespace) -> int:
 
 
 def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("suite", help="run a safety suite (confidence | alerts) through the ROS graph")
+    p = subparsers.add_parser(
+        "suite", help="run a safety suite (confidence | alerts | proximity) through the ROS graph"
+    )
     p.add_argument("suite", choices=SUITES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
     p.add_argument("--run-id", default=None, help="run directory name (default: suite, file and config hash)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from alpha_matrix.core.camera_model import CameraInfo, DepthNoise, add_depth_noise, metric_depth
+from alpha_matrix.core.camera_model import CELL_CAMERA, CameraInfo, DepthNoise, add_depth_noise, metric_depth
 
 Vec3 = tuple[float, float, float]
 
@@ -54,10 +54,10 @@ class CameraConfig:
     fov_deg: float = 100.0  # vertical
     near: float = 0.1
     far: float = 10.0
-    eye: Vec3 = (-0.4, 0.0, 5.0)
-    target: Vec3 = (-0.4, 0.0, 0.0)
-    up: Vec3 = (1.0, 0.0, 0.0)  # image top points to +x; the image width spans y
-    render_every: int = 24  # physics steps per frame: 10 Hz at 240 Hz
+    eye: Vec3 = CELL_CAMERA.eye  # the mount: one source of truth (camera_model.CELL_CAMERA)
+    target: Vec3 = CELL_CAMERA.target
+    up: Vec3 = CELL_CAMERA.up  # image top points to +x; the image width spans y
+    render_every: int = CELL_CAMERA.frame_every  # physics steps per frame: 10 Hz at 240 Hz
     noise: DepthNoise = DepthNoise()
 
 

@@ -6,9 +6,44 @@ without being able to reach simulator state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class CellCamera:
+    """The cell's installed camera as configuration: its mount (calibrated extrinsics) and rate.
+
+    One source of truth shared by the camera (``camera.CameraConfig`` defaults, the simulated
+    sensor) and every consumer that needs the mount, e.g. the proximity detector node, which
+    takes the intrinsics from ``sensor_msgs/CameraInfo`` and the extrinsics from here, as a
+    real calibrated camera's consumer would from its calibration file.
+    """
+
+    eye: tuple[float, float, float] = (-0.4, 0.0, 5.0)
+    target: tuple[float, float, float] = (-0.4, 0.0, 0.0)
+    up: tuple[float, float, float] = (1.0, 0.0, 0.0)  # image top points to +x; the image width spans y
+    frame_every: int = 24  # physics steps per frame: 10 Hz at 240 Hz, frames at every multiple
+    optical_frame: str = "camera_optical"
+
+
+CELL_CAMERA = CellCamera()
+
+
+def world_from_camera(eye: Sequence[float], target: Sequence[float], up: Sequence[float]) -> np.ndarray:
+    """Pure look-at: the optical frame (x right, y down, z forward) of a camera at ``eye`` looking
+    at ``target`` with ``up`` toward the image top, as a (4, 4) world-from-camera transform."""
+    e = np.asarray(eye, dtype=float)
+    f = np.asarray(target, dtype=float) - e
+    f /= np.linalg.norm(f)
+    s = np.cross(f, np.asarray(up, dtype=float))
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    out = np.eye(4)
+    out[:3, 0], out[:3, 1], out[:3, 2], out[:3, 3] = s, -u, f, e
+    return out
 
 
 @dataclass(frozen=True)

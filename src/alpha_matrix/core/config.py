@@ -253,7 +253,7 @@ class AlertExecutiveParams(NodeParams):
 
 
 class SuiteRunnerParams(NodeParams):
-    suite: str = Field("confidence", pattern="^(confidence|alerts)$")
+    suite: str = Field("confidence", pattern="^(confidence|alerts|proximity)$")
     scenarios: str = Field("", description="Scenario file; empty = the package's config/scenarios/<suite>.yaml.")
     scenarios_sha256: str = Field("", description="Set by the CLI: content hash of the scenario file (hashed).")
     skills_file: str = Field("", description="confidence: skills.yaml; empty = the package's.")
@@ -273,5 +273,35 @@ PARAM_MODELS.update(
         "alert_guard": AlertGuardParams,
         "alert_executive": AlertExecutiveParams,
         "suite_runner": SuiteRunnerParams,
+    }
+)
+
+
+# ----------------------------------------------------------------------------- human-proximity suite
+class ProximityBridgeParams(SimBridgeParams):
+    """sim_bridge with the overhead depth camera and a walking person (configured by sim/set_human)."""
+
+    publish_rgb: bool = Field(True, description="Also publish the colour image (camera/color/image_raw, rgb8).")
+
+
+class ProximityDetectorParams(NodeParams):
+    """Depth-only detector: sees camera/depth/image_raw + camera_info, never sim/ topics."""
+
+    service_timeout_s: float = Field(30.0, gt=0.0)
+
+
+class ProximityExecutiveParams(NodeParams):
+    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L (checked against the scenario).")
+    hold_steps: int = Field(24, ge=1, le=240, description="Hold this long while stopped, then re-issue the command.")
+    object: str = Field("red", description="The block of the pick-and-place task.")
+    service_timeout_s: float = Field(60.0, gt=0.0)
+    result_timeout_s: float = Field(60.0, gt=0.0, description="Wait for the last truth and estimate messages.")
+
+
+PARAM_MODELS.update(
+    {
+        "proximity_bridge": ProximityBridgeParams,
+        "proximity_detector": ProximityDetectorParams,
+        "proximity_executive": ProximityExecutiveParams,
     }
 )

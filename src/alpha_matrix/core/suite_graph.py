@@ -46,13 +46,14 @@ from alpha_matrix.core.confidence_scenarios import ConfidenceScenario, SkillsSui
 from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.outcome import SETTLE_STEPS, Outcome
 from alpha_matrix.core.plan import Plan
+from alpha_matrix.core.proximity_graph import render_proximity_lines, summarize_proximity
 from alpha_matrix.core.records import Provenance, canonical_json
 from alpha_matrix.core.skill_agent import Call, ConfidenceLedger, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.skill_run import STOP_HOLD_STEPS, ConfidenceResult, Scorer, SubStepRow, observe_state, summarize
 from alpha_matrix.core.skills import SceneGeometry, SkillState, compile_skill, place_target, skill_succeeded
 from alpha_matrix.core.world import World
 
-SUITES = ("confidence", "alerts")
+SUITES = ("confidence", "alerts", "proximity")
 SUITE_SCHEMA_VERSION = 1
 
 
@@ -293,7 +294,7 @@ class SuiteRecord(_Strict):
     """One scenario of a suite run. Everything but ``timing`` is deterministic for a seed."""
 
     schema_version: Literal[1] = SUITE_SCHEMA_VERSION
-    suite: Literal["confidence", "alerts"]
+    suite: Literal["confidence", "alerts", "proximity"]
     run_id: str
     episode_id: str
     index: int
@@ -411,8 +412,10 @@ def alert_from_result(d: dict[str, Any]) -> AlertResult:
 def summarize_records(suite: str, records: Iterable[SuiteRecord]) -> dict[str, Any]:
     recs = list(records)
     done = [r for r in recs if r.ok]
-    if suite == "confidence":
-        out: dict[str, Any] = dict(summarize([confidence_from_result(r.result) for r in done]))
+    if suite == "proximity":
+        out: dict[str, Any] = summarize_proximity(r.result for r in done)
+    elif suite == "confidence":
+        out = dict(summarize([confidence_from_result(r.result) for r in done]))
     else:
         out = dict(summarize_alerts([alert_from_result(r.result) for r in done]))
         out["refusal_typed_rate"] = (
@@ -431,7 +434,9 @@ def _pct(x: float) -> str:
 def render_report(suite: str, run_id: str, records: Sequence[SuiteRecord]) -> str:
     s = summarize_records(suite, records)
     lines = [f"# Suite `{suite}` through the ROS graph: run `{run_id}`", ""]
-    if suite == "confidence":
+    if suite == "proximity":
+        lines += render_proximity_lines([(r.scenario, r.result if r.ok else None, r.message) for r in records])
+    elif suite == "confidence":
         lines += [
             "Skill-confidence gating (DESIGN §7 item 4): the `skill_executive` node queries the `skill_confidence`",
             "service before every skill call; the ledger judges every call from the service's own answers.",

@@ -43,5 +43,7 @@ EVENT_TOPICS = frozenset(
         "/suite/result",
         "/robot/alerts",
         "/robot/status",
+        "/proximity/estimate",
+        "/sim/proximity_truth",
     }
 )

@@ -223,6 +223,7 @@ class SimBridge(Node):
                 if delay > 0:
                     time.sleep(delay)
             sample, events = self.core.step()
+            self._after_step(sample)
             self._last = sample
             self._buffer.append(sample)
             if events:
@@ -230,6 +231,10 @@ class SimBridge(Node):
                 self._publish_events(events)
             elif len(self._buffer) >= p.batch_steps:
                 self._flush()
+
+    def _after_step(self, sample: StepSample) -> None:
+        """Hook for subclasses (scene add-ons: a camera, a person), after each physics step and
+        before its sample is buffered. The default bridge does nothing here."""
 
     def _drain(self, executor: rclpy.executors.Executor, limit: int = 64) -> None:
         for _ in range(limit):

@@ -22,6 +22,11 @@ from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scen
 from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.graph import default_config_dir
+from alpha_matrix.core.proximity_eval import run_steps
+from alpha_matrix.core.proximity_graph import run_name
+from alpha_matrix.core.proximity_graph import scenario_json as proximity_json
+from alpha_matrix.core.proximity_scenarios import load_scenarios
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suite_graph import (
     SuiteRecord,
@@ -46,6 +51,12 @@ def load_suite(params: SuiteRunnerParams) -> list[tuple[str, int, str]]:
         return [
             (s.task.name, s.seed, confidence_scenario_json(s))
             for s in load_confidence_scenarios(_path(params.scenarios), skills)
+        ]
+    if params.suite == "proximity":
+        scen = load_scenarios(_path(params.scenarios) or default_config_dir() / "scenarios" / "proximity.yaml")
+        return [
+            (run_name(r.name, r.threshold), r.seed, proximity_json(r, scen.settings, run_steps(r, scen.settings)))
+            for r in scen.runs
         ]
     policy = load_alert_policy(_path(params.alerts_file))
     return [(s.name, s.seed, alert_scenario_json(s)) for s in load_alert_scenarios(_path(params.scenarios), policy)]
@@ -114,6 +125,14 @@ class SuiteRunner(Node):
         if r.suite == "confidence":
             goals = " ".join(f"{o}:{s}" for o, s in d["goal_status"].items())
             return f"calls={d['calls']} checked={d['checked']} below={d['below_threshold']} steps={d['steps']} {goals}"
+        if r.suite == "proximity":
+            m, t = d["metrics"], d["task"]
+            return (
+                f"breaches={m['breaches']} missed={m['missed_breaches']} stops={m['stop_requests']} "
+                f"false={m['false_stops']} correct={m['frames_correct']}/{m['frames_scored']} "
+                f"interrupted={t['interrupted']} continued={t['continued_after_resume']}/{t['resumes']} "
+                f"plan={'done' if t['plan_complete'] else 'open'}"
+            )
         refused = [c for c in d["commands"] if not c["accepted"]]
         acts = " ".join(f"{a['cls']}->{a['actual']}{'' if a['correct'] else '(WRONG)'}" for a in d["alerts"]) or "-"
         return f"refused={len(refused)} resumes={sum(ok for _, ok in d['resumes'])}/{len(d['resumes'])} {acts}"
