@@ -16,7 +16,7 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -32,6 +32,9 @@ Quat = tuple[float, float, float, float]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+R = TypeVar("R", bound=BaseModel)
 
 
 class OutcomeRecord(_Strict):
@@ -195,24 +198,31 @@ def provenance(config_hash: str) -> Provenance:
     )
 
 
-def _parse_records(path: Path, raw: bytes) -> dict[str, EpisodeRecord]:
+def _parse_records(path: Path, raw: bytes, model: type[R]) -> dict[str, R]:
     """Complete JSONL lines -> records by episode id (first one wins); a bad line is an error."""
-    records: dict[str, EpisodeRecord] = {}
+    records: dict[str, R] = {}
     for lineno, line in enumerate(raw.splitlines(), 1):
         try:
-            rec = EpisodeRecord.model_validate_json(line)
+            rec = model.model_validate_json(line)
         except ValidationError as err:
             raise RecordError(f"{path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
         records.setdefault(rec.episode_id, rec)
     return records
 
 
-class RunStore:
-    """The records of one run directory."""
+class RunStore(Generic[R]):
+    """The records of one run directory (episode records by default; suites store their own model)."""
 
-    def __init__(self, run_dir: Path, config_hash: str) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        config_hash: str,
+        model: type[R] = EpisodeRecord,  # type: ignore[assignment]
+        schema_version: int = RECORD_SCHEMA_VERSION,
+    ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / "episodes.jsonl"
+        self.model = model
         manifest = run_dir / "manifest.json"
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -225,13 +235,13 @@ class RunStore:
                     )
             else:
                 tmp = manifest.with_suffix(".tmp")
-                tmp.write_text(canonical_json({"config_hash": config_hash, "schema_version": RECORD_SCHEMA_VERSION}))
+                tmp.write_text(canonical_json({"config_hash": config_hash, "schema_version": schema_version}))
                 os.replace(tmp, manifest)
         except OSError as err:
             raise RecordError(f"{run_dir}: {err.strerror}") from None
         except json.JSONDecodeError:
             raise RecordError(f"{manifest}: not valid JSON") from None
-        self.records: dict[str, EpisodeRecord] = {}
+        self.records: dict[str, R] = {}
         self._load()
 
     def _load(self) -> None:
@@ -243,21 +253,21 @@ class RunStore:
             with open(self.path, "r+b") as f:
                 f.truncate(end)
             raw = raw[:end]
-        self.records = _parse_records(self.path, raw)
+        self.records = _parse_records(self.path, raw, self.model)
 
     @staticmethod
-    def read_only(run_dir: Path) -> dict[str, EpisodeRecord]:
+    def read_only(run_dir: Path, model: type[R] = EpisodeRecord) -> dict[str, R]:  # type: ignore[assignment]
         """The records of a run directory, without creating or repairing anything."""
         path = run_dir / "episodes.jsonl"
         if not path.exists():
             raise RecordError(f"{run_dir}: no episodes.jsonl")
         raw = path.read_bytes()
-        return _parse_records(path, raw[: raw.rfind(b"\n") + 1])  # a line still being written is not a record
+        return _parse_records(path, raw[: raw.rfind(b"\n") + 1], model)  # a line still being written is not one
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self.records
 
-    def append(self, record: EpisodeRecord) -> bool:
+    def append(self, record: R) -> bool:
         """Append one record durably; False (and nothing written) if its episode is already there."""
         if record.episode_id in self.records:
             return False

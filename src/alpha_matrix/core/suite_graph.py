@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -24,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from alpha_matrix.core.alert_run import AlertResult, AlertRow, CommandRow, summarize_alerts
 from alpha_matrix.core.alert_scenarios import AlertScenario
@@ -43,11 +42,10 @@ from alpha_matrix.core.alerts import (
 )
 from alpha_matrix.core.commands import plan_to_commands, start_command
 from alpha_matrix.core.confidence_scenarios import ConfidenceScenario, SkillsSuite
-from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.outcome import SETTLE_STEPS, Outcome
 from alpha_matrix.core.plan import Plan
 from alpha_matrix.core.proximity_graph import render_proximity_lines, summarize_proximity
-from alpha_matrix.core.records import Provenance, canonical_json
+from alpha_matrix.core.records import Provenance, RunStore, canonical_json
 from alpha_matrix.core.skill_agent import Call, ConfidenceLedger, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.skill_run import STOP_HOLD_STEPS, ConfidenceResult, Scorer, SubStepRow, observe_state, summarize
 from alpha_matrix.core.skills import SceneGeometry, SkillState, compile_skill, place_target, skill_succeeded
@@ -307,74 +305,16 @@ class SuiteRecord(_Strict):
     timing: SuiteTiming
 
 
-class SuiteStore:
-    """``episodes.jsonl`` + ``manifest.json`` of a suite run: append-only, idempotent, resumable."""
+class SuiteStore(RunStore[SuiteRecord]):
+    """``episodes.jsonl`` + ``manifest.json`` of a suite run: RunStore with suite records."""
 
     def __init__(self, run_dir: Path, config_hash: str) -> None:
-        self.run_dir, self.path = run_dir, run_dir / "episodes.jsonl"
-        manifest = run_dir / "manifest.json"
-        try:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            if manifest.exists():
-                existing = json.loads(manifest.read_text()).get("config_hash")
-                if existing != config_hash:
-                    raise RecordError(
-                        f"{run_dir} was made with config {str(existing)[:12]}, this config is {config_hash[:12]}: "
-                        "use another run id (nothing was changed)"
-                    )
-            else:
-                tmp = manifest.with_suffix(".tmp")
-                tmp.write_text(canonical_json({"config_hash": config_hash, "schema_version": SUITE_SCHEMA_VERSION}))
-                os.replace(tmp, manifest)
-        except OSError as err:
-            raise RecordError(f"{run_dir}: {err.strerror}") from None
-        except json.JSONDecodeError:
-            raise RecordError(f"{manifest}: not valid JSON") from None
-        self.records: dict[str, SuiteRecord] = {}
-        if self.path.exists():
-            raw = self.path.read_bytes()
-            end = raw.rfind(b"\n") + 1
-            if end < len(raw):  # a line cut short by a crash: that scenario runs again
-                with open(self.path, "r+b") as f:
-                    f.truncate(end)
-            self.records = _parse(self.path, raw[:end])
-
-    def __contains__(self, episode_id: str) -> bool:
-        return episode_id in self.records
-
-    def append(self, record: SuiteRecord) -> bool:
-        if record.episode_id in self.records:
-            return False
-        line = canonical_json(record.model_dump(mode="json")) + "\n"
-        with open(self.path, "a", encoding="utf-8") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                f.write(line)
-                f.flush()
-                os.fsync(f.fileno())
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
-        self.records[record.episode_id] = record
-        return True
+        super().__init__(run_dir, config_hash, SuiteRecord, SUITE_SCHEMA_VERSION)
 
     @staticmethod
-    def read_only(run_dir: Path) -> list[SuiteRecord]:
-        path = run_dir / "episodes.jsonl"
-        if not path.exists():
-            raise RecordError(f"{run_dir}: no episodes.jsonl")
-        raw = path.read_bytes()
-        return sorted(_parse(path, raw[: raw.rfind(b"\n") + 1]).values(), key=lambda r: r.index)
-
-
-def _parse(path: Path, raw: bytes) -> dict[str, SuiteRecord]:
-    out: dict[str, SuiteRecord] = {}
-    for lineno, line in enumerate(raw.splitlines(), 1):
-        try:
-            rec = SuiteRecord.model_validate_json(line)
-        except ValidationError as err:
-            raise RecordError(f"{path}:{lineno}: invalid suite record ({err.errors()[0]['msg']})") from None
-        out.setdefault(rec.episode_id, rec)
-    return out
+    def read_only(run_dir: Path) -> list[SuiteRecord]:  # type: ignore[override]
+        """The suite's records in scenario order, without creating or repairing anything."""
+        return sorted(RunStore.read_only(run_dir, SuiteRecord).values(), key=lambda r: r.index)
 
 
 def episode_id(suite: str, name: str) -> str:

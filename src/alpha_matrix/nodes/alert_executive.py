@@ -11,11 +11,8 @@ guard's account and the outcome go out on suite/result.
 from __future__ import annotations
 
 import json
-import queue
 
-import rclpy
-from alpha_matrix_interfaces.msg import CommandStatus, SuiteRequest, SuiteResult
-from rclpy.node import Node
+from alpha_matrix_interfaces.msg import CommandStatus, SuiteRequest
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.alerts import ReasonCode
@@ -26,47 +23,24 @@ from alpha_matrix.core.oracle import oracle_plan
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.suite_graph import alert_scenario_from_json, compose_alert_result, last_event_step
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import call_service, declare_params
 from alpha_matrix.nodes.convert import poses_of
-from alpha_matrix.nodes.qos import EVENTS
 from alpha_matrix.nodes.robot_client import RobotClient
+from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone
 
 
-class AlertExecutive(Node):
+class AlertExecutive(SuiteExecutive):
+    suite = "alerts"
+
     def __init__(self) -> None:
         super().__init__("alert_executive")
         self.params = declare_params(self, AlertExecutiveParams)
         self.robot = RobotClient(self, self.params.service_timeout_s)
         self.report_cli = self.create_client(Trigger, "alert_guard/report")
-        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
-        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
-        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
 
-    def _on_request(self, msg: SuiteRequest) -> None:
-        if msg.suite == "alerts":
-            self.requests.put(msg)
-
-    def serve(self) -> None:
-        while rclpy.ok():
-            try:
-                req = self.requests.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            self.result_pub.publish(self.execute(req))
-
-    def execute(self, req: SuiteRequest) -> SuiteResult:
-        res = SuiteResult(episode_id=req.episode_id)
-        try:
-            res.result_json = json.dumps(self._run(req), sort_keys=True)
-            res.ok = True
-        except (AlphaMatrixError, ValueError, KeyError) as err:
-            res.ok, res.message = False, str(err)
-            self.get_logger().error(f"{req.episode_id}: {err}")
-        return res
-
-    def _run(self, req: SuiteRequest) -> dict:
+    def run_request(self, req: SuiteRequest) -> dict:
         sc = alert_scenario_from_json(req.scenario_json)
         p, obj = self.params, self.params.object
         last: CommandStatus = self.robot.reset(req.episode_id, req.seed, p.settle_steps)
@@ -102,7 +76,7 @@ class AlertExecutive(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(AlertExecutive, lambda node: spin_behind(node, node.serve), args)
+    return main_for(AlertExecutive, args)
 
 
 if __name__ == "__main__":

@@ -14,15 +14,12 @@ and answers on suite/result.
 from __future__ import annotations
 
 import json
-import queue
 import threading
 from typing import Any
 
 import numpy as np
-import rclpy
-from alpha_matrix_interfaces.msg import CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest, SuiteResult
+from alpha_matrix_interfaces.msg import CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
-from rclpy.node import Node
 
 from alpha_matrix.core.commands import Command, plan_to_commands
 from alpha_matrix.core.config import ProximityExecutiveParams
@@ -32,33 +29,29 @@ from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.proximity_eval import SHUTTLE
 from alpha_matrix.core.proximity_graph import SUITE, ArmAccount, ProximityScenario, compose_result, scenario_from_json
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import call_service, declare_params
 from alpha_matrix.nodes.convert import poses_of
 from alpha_matrix.nodes.qos import EVENTS
 from alpha_matrix.nodes.robot_client import RobotClient
+from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone
 STATE = {CommandStatus.DONE: "DONE", CommandStatus.CANCELLED: "CANCELLED"}
 
 
-class ProximityExecutive(Node):
+class ProximityExecutive(SuiteExecutive):
+    suite = SUITE
+
     def __init__(self) -> None:
         super().__init__("proximity_executive")
         self.params = declare_params(self, ProximityExecutiveParams)
         self.robot = RobotClient(self, self.params.service_timeout_s)
         self.human_cli = self.create_client(SetHuman, "sim/set_human")
-        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
         self.cond = threading.Condition()
         self.truth: dict[str, list[ProximityTruth]] = {}
         self.estimates: dict[str, list[ProximityEstimate]] = {}
-        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.create_subscription(ProximityTruth, "sim/proximity_truth", self._on_truth, EVENTS)
         self.create_subscription(ProximityEstimate, "proximity/estimate", self._on_estimate, EVENTS)
-        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
-
-    def _on_request(self, msg: SuiteRequest) -> None:
-        if msg.suite == SUITE:
-            self.requests.put(msg)
 
     def _on_truth(self, msg: ProximityTruth) -> None:
         with self.cond:
@@ -70,28 +63,12 @@ class ProximityExecutive(Node):
             self.estimates.setdefault(msg.episode_id, []).append(msg)
             self.cond.notify_all()
 
-    def serve(self) -> None:
-        while rclpy.ok():
-            try:
-                req = self.requests.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            self.result_pub.publish(self.execute(req))
-
-    def execute(self, req: SuiteRequest) -> SuiteResult:
-        res = SuiteResult(episode_id=req.episode_id)
-        try:
-            res.result_json = json.dumps(self._run(req), sort_keys=True, allow_nan=False)
-            res.ok = True
-        except (AlphaMatrixError, ValueError, KeyError) as err:
-            res.ok, res.message = False, str(err)
-            self.get_logger().error(f"{req.episode_id}: {err}")
+    def forget(self, episode_id: str) -> None:
         with self.cond:  # nothing of this episode is needed any more
-            self.truth.pop(req.episode_id, None)
-            self.estimates.pop(req.episode_id, None)
-        return res
+            self.truth.pop(episode_id, None)
+            self.estimates.pop(episode_id, None)
 
-    def _run(self, req: SuiteRequest) -> dict[str, Any]:
+    def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         sc = scenario_from_json(req.scenario_json)
         p = self.params
         if sc.reaction_steps != p.reaction_latency_steps:
@@ -187,7 +164,7 @@ def _pose(status: CommandStatus, obj: str) -> tuple[float, float, float]:
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(ProximityExecutive, lambda node: spin_behind(node, node.serve), args)
+    return main_for(ProximityExecutive, args)
 
 
 if __name__ == "__main__":

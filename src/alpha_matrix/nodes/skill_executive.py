@@ -10,12 +10,10 @@ after the final hold, landing L steps later). The result goes out on suite/resul
 from __future__ import annotations
 
 import json
-import queue
 from collections.abc import Sequence
 from pathlib import Path
 
-import rclpy
-from alpha_matrix_interfaces.msg import CommandStatus, ObjectState, SuiteRequest, SuiteResult
+from alpha_matrix_interfaces.msg import CommandStatus, ObjectState, SuiteRequest
 from alpha_matrix_interfaces.srv import SkillConfidence
 from geometry_msgs.msg import Pose
 from rclpy.node import Node
@@ -28,10 +26,10 @@ from alpha_matrix.core.plan import Plan
 from alpha_matrix.core.skill_agent import Task
 from alpha_matrix.core.skills import Skill, SkillState
 from alpha_matrix.core.suite_graph import confidence_result_dict, run_skill_task
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import call_service, declare_params
 from alpha_matrix.nodes.convert import point
-from alpha_matrix.nodes.qos import EVENTS
 from alpha_matrix.nodes.robot_client import RobotClient, skill_state
+from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
 
 
 class ServiceScorer:
@@ -65,7 +63,7 @@ class GraphSkillRobot:
 
     def __init__(self, exe: SkillExecutive, episode_id: str, seed: int) -> None:
         self.exe, self.robot, self.episode_id, self.seed = exe, exe.robot, episode_id, seed
-        self.geo = exe.suite.geometry
+        self.geo = exe.suite_config.geometry
 
     def start(self) -> tuple[SkillState, int]:
         status = self.robot.reset(self.episode_id, self.seed, self.exe.params.settle_steps)
@@ -96,48 +94,31 @@ class GraphSkillRobot:
         return state, after.end_step + 1 if stopped else after.end_step, stopped
 
 
-class SkillExecutive(Node):
+class SkillExecutive(SuiteExecutive):
+    suite = "confidence"
+
     def __init__(self) -> None:
         super().__init__("skill_executive")
         self.params = declare_params(self, SkillExecutiveParams)
-        self.suite = load_skills_config(Path(self.params.skills_file) if self.params.skills_file else None)
+        self.suite_config = load_skills_config(Path(self.params.skills_file) if self.params.skills_file else None)
         self.robot = RobotClient(self, self.params.service_timeout_s)
-        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
-        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
-        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
 
-    def _on_request(self, msg: SuiteRequest) -> None:
-        if msg.suite == "confidence":
-            self.requests.put(msg)
-
-    def serve(self) -> None:
-        while rclpy.ok():
-            try:
-                req = self.requests.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            self.result_pub.publish(self.execute(req))
-
-    def execute(self, req: SuiteRequest) -> SuiteResult:
-        res = SuiteResult(episode_id=req.episode_id)
+    def run_request(self, req: SuiteRequest) -> dict:
+        sc = json.loads(req.scenario_json)
+        task = Task(sc["name"], tuple(parse_goal(g) for g in sc["goals"]), sc["instruction"])
+        scorer = ServiceScorer(self, task.name, req.seed, self.params.service_timeout_s)
         try:
-            sc = json.loads(req.scenario_json)
-            task = Task(sc["name"], tuple(parse_goal(g) for g in sc["goals"]), sc["instruction"])
-            scorer = ServiceScorer(self, task.name, req.seed, self.params.service_timeout_s)
             robot = GraphSkillRobot(self, req.episode_id, req.seed)
             result = run_skill_task(
-                task, req.seed, self.suite, sc["expected"], scorer, robot, self.params.stop_hold_steps
+                task, req.seed, self.suite_config, sc["expected"], scorer, robot, self.params.stop_hold_steps
             )
+        finally:
             self.destroy_client(scorer.cli)
-            res.ok, res.result_json = True, json.dumps(confidence_result_dict(result), sort_keys=True)
-        except (AlphaMatrixError, ValueError, KeyError) as err:
-            res.ok, res.message = False, str(err)
-            self.get_logger().error(f"{req.episode_id}: {err}")
-        return res
+        return confidence_result_dict(result)
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(SkillExecutive, lambda node: spin_behind(node, node.serve), args)
+    return main_for(SkillExecutive, args)
 
 
 if __name__ == "__main__":
