@@ -7,8 +7,8 @@ run: setup
 	.venv/bin/alpha-matrix run --arms oracle,oracle-text,llm --matrix
 
 test: setup
-	.venv/bin/ruff check src test benchmarks launch
-	.venv/bin/ruff format --check src test benchmarks launch
+	.venv/bin/ruff check --no-cache src test benchmarks launch scripts
+	.venv/bin/ruff format --no-cache --check src test benchmarks launch scripts
 	.venv/bin/python -m pytest
 
 bench: setup

@@ -154,11 +154,29 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from alpha_matrix.core.audit import audit_bag, format_table, unlisted_splits, window_sweep
+    from alpha_matrix.core.suite_audit import audit_suite_bag, bag_suite, format_suite_table
 
     bag = Path(args.bag)
     run_dir = None if args.no_records else Path(args.runs_dir) / bag.name
     if run_dir is not None and not run_dir.exists():
         raise AlphaMatrixError(f"{run_dir}: no run directory for this bag (use --runs-dir, or --no-records)")
+    suite = bag_suite(bag)
+    if suite is not None:
+        if args.window:
+            raise AlphaMatrixError("--window is for the matrix's safety monitor; this is a suite bag")
+        found = audit_suite_bag(suite, bag, run_dir)
+        if not found:
+            raise AlphaMatrixError(f"{bag}: no episodes in the bag")
+        print(f"suite {suite}: replayed through the same core code as the live nodes\n")
+        print(format_suite_table(suite, found))
+        for split in unlisted_splits(bag):
+            print(f"note: {split.name} was being written when its recorder stopped; it is not part of the bag")
+        failed = [a for a in found if not a.ok]
+        print(
+            f"\n{len(found) - len(failed)}/{len(found)} episodes match"
+            + (f"; MISMATCH in {', '.join(a.episode_id for a in failed)}" if failed else "")
+        )
+        return 1 if failed else 0
     audits = audit_bag(bag, run_dir)
     if not audits:
         raise AlphaMatrixError(f"{bag}: no episodes in the bag")

@@ -6,11 +6,12 @@ import threading
 
 from alpha_matrix_interfaces.msg import CommandStatus, StepBatch
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, Reset
-from conftest import wait_until
 from geometry_msgs.msg import Point
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
+
+from conftest import wait_until
 
 QOS = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE)
 

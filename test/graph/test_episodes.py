@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+
 from conftest import CONFIG, run_cli
 
 

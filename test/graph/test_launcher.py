@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import next_domain_id, wait_until
-
 from alpha_matrix.launcher import graph_env
+from conftest import next_domain_id, wait_until
 
 
 def test_killing_one_node_stops_the_graph(start_graph):

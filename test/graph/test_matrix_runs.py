@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli
-
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.stats import discordant, pair_records, physical
+from conftest import run_cli
 
 
 def deterministic_records(cwd: Path) -> dict[str, str]:

@@ -9,7 +9,6 @@ from pathlib import Path
 import yaml
 from alpha_matrix_interfaces.msg import CommandStatus, SafetyEvent
 from alpha_matrix_interfaces.srv import MoveTo, Reset
-from conftest import run_cli, wait_until
 from geometry_msgs.msg import Point
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
@@ -19,6 +18,7 @@ from test_driver_contract import Probe
 
 from alpha_matrix.core.bag import make_typestore, read_bag
 from alpha_matrix.nodes.qos import EVENTS
+from conftest import run_cli, wait_until
 
 
 def crash_into_table(g, seed: int, run: int) -> tuple[list[SafetyEvent], CommandStatus]:

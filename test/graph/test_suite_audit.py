@@ -1,0 +1,113 @@
+"""alpha-matrix audit on suite bags: a short proximity and alerts run through the graph audit
+clean; a tampered estimate, alert or record is exit 1 naming the episode; a truncated bag is
+a one-line error, exit 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from rosbags.rosbag2 import Reader, Writer
+from rosbags.rosbag2.writer import StoragePlugin
+
+from alpha_matrix.core.bag import make_typestore
+from conftest import run_cli
+
+PROXIMITY = """seed: 42
+thresholds: [1.0]
+approaches:
+  - {name: a02, angle_deg: 180, start_distance: 4.2, stop_distance: 0.7, speed: 2.0, posture: upright, lighting: bright, dwell_s: 0.5}
+"""
+
+ALERTS = """seed: 42
+scenarios:
+  - name: battery_critical_descend
+    phase: descend
+    alerts:
+      - {id: bc1, class: battery_critical, severity: critical, at_step: 480, cleared_at_step: 760, payload: {battery_pct: 6.5}}
+"""
+
+
+def copy_bag_with(src: Path, dst: Path, change) -> None:  # noqa: ANN001
+    """Rewrite a bag, passing every message through change(topic, msg) -> msg (None drops it)."""
+    store = make_typestore()
+    writer = Writer(dst, version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    conns = {}
+    with Reader(src) as reader:
+        for c in reader.connections:
+            conns[c.id] = writer.add_connection(c.topic, c.msgtype, typestore=store)
+        for c, ts, raw in reader.messages():
+            msg = change(c.topic, store.deserialize_cdr(raw, c.msgtype))
+            if msg is not None:
+                writer.write(conns[c.id], ts, store.serialize_cdr(msg, c.msgtype))
+    writer.close()
+
+
+def _run(tmp_path: Path, suite: str, text: str, run_id: str) -> Path:
+    (tmp_path / f"{run_id}.yaml").write_text(text)
+    proc = run_cli(["suite", suite, "--scenarios", f"{run_id}.yaml", "--run-id", run_id], tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return tmp_path / "bags" / run_id
+
+
+def _audit(tmp_path: Path, bag: Path, *extra: str):  # noqa: ANN202
+    return run_cli(["audit", str(bag), "--runs-dir", str(tmp_path / "runs"), *extra], tmp_path, timeout=120)
+
+
+def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path) -> None:
+    bag = _run(tmp_path, "proximity", PROXIMITY, "pa")
+    ok = _audit(tmp_path, bag)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "suite proximity" in ok.stdout and "1/1 episodes match" in ok.stdout
+
+    stop_step = []
+
+    def nudge(topic, msg):  # noqa: ANN001, ANN202 - the first stop decision, made 1 mm farther
+        if topic == "/proximity/estimate" and msg.action == "stop" and not stop_step:
+            stop_step.append(int(msg.step))
+            msg.distance += 0.001
+        return msg
+
+    copy_bag_with(bag, tmp_path / "tampered" / "pa", nudge)
+    bad = _audit(tmp_path, tmp_path / "tampered" / "pa")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "MISMATCH in proximity-a02-1m" in bad.stdout
+    assert f"estimate of step {stop_step[0]}: recorded detected=True" in bad.stdout
+
+    # The JSONL record disagrees with the bag: one false stop more.
+    runs2 = tmp_path / "runs2" / "pa"
+    shutil.copytree(tmp_path / "runs" / "pa", runs2)
+    lines = (runs2 / "episodes.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["result"]["metrics"]["false_stops"] += 1
+    (runs2 / "episodes.jsonl").write_text(json.dumps(rec) + "\n")
+    bad = run_cli(["audit", str(bag), "--runs-dir", str(tmp_path / "runs2")], tmp_path)
+    assert bad.returncode == 1 and "MISMATCH in proximity-a02-1m" in bad.stdout
+    assert "JSONL record differs from suite/result at metrics.false_stops" in bad.stdout
+
+    broken = tmp_path / "broken" / "pa"
+    shutil.copytree(bag, broken)
+    mcap = sorted(broken.glob("*.mcap"))[0]
+    mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
+    err = run_cli(["audit", str(broken), "--no-records"], tmp_path)
+    assert err.returncode == 2 and "Traceback" not in err.stderr
+    lines = [ln for ln in err.stderr.splitlines() if not ln.startswith("pybullet build time")]
+    assert len(lines) == 1 and lines[0].startswith("alpha-matrix: error:") and "unreadable bag" in lines[0]
+
+
+def test_alerts_bag_audits_clean_and_a_dropped_alert_is_caught(tmp_path: Path) -> None:
+    bag = _run(tmp_path, "alerts", ALERTS, "aa")
+    ok = _audit(tmp_path, bag)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "suite alerts" in ok.stdout and "1/1 episodes match" in ok.stdout
+
+    def drop_clear(topic, msg):  # noqa: ANN001, ANN202 - the clear never reached the guard
+        return None if topic == "/robot/alerts" and msg.cleared else msg
+
+    copy_bag_with(bag, tmp_path / "tampered" / "aa", drop_clear)
+    bad = _audit(tmp_path, tmp_path / "tampered" / "aa", "--no-records")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "MISMATCH in alerts-battery_critical_descend" in bad.stdout
+    assert "suite/result differs from the guard's replay" in bad.stdout
