@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.config import SUITES
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
-from alpha_matrix.core.proximity_scenarios import load_scenarios
-from alpha_matrix.core.suite_graph import SUITES, SuiteStore, summarize_records, write_report
+
+# The suites' modules (scenario loaders, records, reports) load the simulation (pybullet):
+# they are imported by the suite command only, so every other command starts light.
 
 
 def _sha256(path: Path) -> str:
@@ -32,6 +32,9 @@ def _sha256(path: Path) -> str:
 def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     """Validate the scenario file, then resolve the suite's graph with it (nothing started)."""
     from alpha_matrix.cli import _parse_sets
+    from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
+    from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+    from alpha_matrix.core.proximity_scenarios import load_scenarios
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
@@ -60,6 +63,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
 def cmd_suite(args: argparse.Namespace) -> int:
     from alpha_matrix.cli import check_environment
+    from alpha_matrix.core.suite_graph import SuiteStore, summarize_records, write_report
     from alpha_matrix.launcher import graph_env, run_graph
 
     graph, run_dir = suite_graph(args)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rosbags.rosbag2 import Reader, Writer
+from rosbags.highlevel import AnyReader
+from rosbags.rosbag2 import Writer
 from rosbags.rosbag2.writer import StoragePlugin
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
@@ -147,14 +148,17 @@ def _merge(a: dict, b: dict) -> dict:
 
 
 def read_bag(bag_dir: Path) -> Iterator[tuple[str, int, Any]]:
-    """(topic, timestamp_ns, deserialized message) in log-time order; clear errors for bad bags."""
+    """(topic, timestamp_ns, deserialized message) in log-time order; clear errors for bad bags.
+
+    Messages are decoded with the definitions stored in the bag itself, not with the current
+    .msg files: a bag recorded before an interface changed stays readable by a later auditor.
+    """
     if not (bag_dir / "metadata.yaml").exists():
         raise BagError(f"{bag_dir}: not a bag (no metadata.yaml)")
-    store = make_typestore()
     try:
-        with Reader(bag_dir) as reader:
+        with AnyReader([bag_dir], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
             for conn, ts, raw in reader.messages():
-                yield conn.topic, ts, store.deserialize_cdr(raw, conn.msgtype)
+                yield conn.topic, ts, reader.deserialize(raw, conn.msgtype)
     except BagError:
         raise
     except Exception as err:  # noqa: BLE001 - any reader failure is a corrupt or truncated bag

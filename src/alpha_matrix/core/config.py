@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from alpha_matrix.core.errors import ConfigError
 
+# The safety suites (alpha-matrix suite NAME), each with config/graph_<name>.yaml.
+SUITES = ("confidence", "alerts", "proximity")
+
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
 PLAN_WAIT_S = 660.0
 
@@ -253,7 +256,7 @@ class AlertExecutiveParams(NodeParams):
 
 
 class SuiteRunnerParams(NodeParams):
-    suite: str = Field("confidence", pattern="^(confidence|alerts|proximity)$")
+    suite: str = Field("confidence", pattern=f"^({'|'.join(SUITES)})$")
     scenarios: str = Field("", description="Scenario file; empty = the package's config/scenarios/<suite>.yaml.")
     scenarios_sha256: str = Field("", description="Set by the CLI: content hash of the scenario file (hashed).")
     skills_file: str = Field("", description="confidence: skills.yaml; empty = the package's.")

@@ -51,7 +51,6 @@ from alpha_matrix.core.skill_run import STOP_HOLD_STEPS, ConfidenceResult, Score
 from alpha_matrix.core.skills import SceneGeometry, SkillState, compile_skill, place_target, skill_succeeded
 from alpha_matrix.core.world import World
 
-SUITES = ("confidence", "alerts", "proximity")
 SUITE_SCHEMA_VERSION = 1
 
 
