@@ -1,6 +1,6 @@
-"""alpha-matrix audit on suite bags: a short proximity and alerts run through the graph audit
-clean; a tampered estimate, alert or record is exit 1 naming the episode; a truncated bag is
-a one-line error, exit 2."""
+"""alpha-matrix audit on suite bags: a short proximity, alerts and confidence run through the
+graph audit clean; a tampered estimate, alert, confidence answer or record is exit 1 naming the
+episode; a truncated bag is a one-line error, exit 2."""
 
 from __future__ import annotations
 
@@ -26,6 +26,14 @@ scenarios:
     phase: descend
     alerts:
       - {id: bc1, class: battery_critical, severity: critical, at_step: 480, cleared_at_step: 760, payload: {battery_pct: 6.5}}
+"""
+
+CONFIDENCE = """seed: 42
+tasks:
+  - name: sort_one
+    goals: ["red -> zone_a"]
+  - name: far_then_alternative
+    goals: ["red -> zone_far | zone_a", "green -> zone_b"]
 """
 
 
@@ -111,3 +119,23 @@ def test_alerts_bag_audits_clean_and_a_dropped_alert_is_caught(tmp_path: Path) -
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "MISMATCH in alerts-battery_critical_descend" in bad.stdout
     assert "suite/result differs from the guard's replay" in bad.stdout
+
+
+def test_confidence_bag_audits_clean_and_a_changed_answer_is_caught(tmp_path: Path) -> None:
+    bag = _run(tmp_path, "confidence", CONFIDENCE, "ca")
+    ok = _audit(tmp_path, bag)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "suite confidence" in ok.stdout and "2/2 episodes match" in ok.stdout
+
+    def unsure(topic, msg):  # noqa: ANN001, ANN202 - the far zone's look-ahead answered more confidently
+        if topic == "/skill/queries" and msg.episode_id.endswith("far_then_alternative") and msg.query_index == 1:
+            assert list(msg.candidates) == ["place(red, zone_far)", "place(red, zone_a)"]
+            msg.confidence = msg.confidence.copy()  # decoded arrays are read-only
+            msg.confidence[0] = 0.95
+        return msg
+
+    copy_bag_with(bag, tmp_path / "tampered" / "ca", unsure)
+    bad = _audit(tmp_path, tmp_path / "tampered" / "ca")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "1/2 episodes match; MISMATCH in confidence-far_then_alternative" in bad.stdout
+    assert "query 1: place(red, zone_far): recorded (0.95, False, True, ''), replay (0.17" in bad.stdout

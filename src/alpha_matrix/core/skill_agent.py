@@ -102,6 +102,11 @@ class SkillAgent:
         self._origin: dict[str, tuple[float, float]] = {}
         self.results: list[tuple[str, bool]] = []  # (instruction, physically succeeded)
 
+    @property
+    def pending(self) -> Query | None:
+        """The query awaiting its answer (what a scorer is being asked), else None."""
+        return self._query
+
     # ------------------------------------------------------------------ frames in
     def observe(self, state: SkillState) -> Decision:
         if self.stopped or self._query is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -47,6 +47,7 @@ from alpha_matrix.core.plan import Plan
 from alpha_matrix.core.proximity_graph import render_proximity_lines, summarize_proximity
 from alpha_matrix.core.records import Provenance, RunStore, canonical_json
 from alpha_matrix.core.skill_agent import Call, ConfidenceLedger, Query, SkillAgent, Stop, Task
+from alpha_matrix.core.skill_agent import Decision as AgentDecision
 from alpha_matrix.core.skill_run import STOP_HOLD_STEPS, ConfidenceResult, Scorer, SubStepRow, observe_state, summarize
 from alpha_matrix.core.skills import SceneGeometry, SkillState, compile_skill, place_target, skill_succeeded
 from alpha_matrix.core.world import World
@@ -470,11 +471,14 @@ def run_skill_task(
     robot: SkillRobot,
     hold_steps: int = STOP_HOLD_STEPS,
     agent: SkillAgent | None = None,
+    on_answer: Callable[[Query, list[float], AgentDecision, int], None] | None = None,
 ) -> ConfidenceResult:
     """The gating loop of ``skill_run._run`` over any robot and any scorer (ROS services, a World).
 
     Every query goes to ``scorer`` and into the ledger; every call passes the ledger before it is
     compiled and executed; the robot is always stopped at the end; goals are judged physically.
+    ``on_answer(query, scores, next decision, step)`` sees every answer and what the agent made of
+    it (the executive records them on skill/queries); it cannot change the run.
     """
     t0 = time.perf_counter()
     geo, cfg = suite.geometry, suite.confidence
@@ -487,7 +491,9 @@ def run_skill_task(
         if isinstance(decision, Query):
             scores = scorer.confidences(decision.candidates, decision.state, decision.index)
             ledger.record_query([c.text for c in decision.candidates], scores, decision.hypothetical)
-            decision = agent.on_confidence(scores)
+            query, decision = decision, agent.on_confidence(scores)
+            if on_answer is not None:
+                on_answer(query, list(scores), decision, step)
             continue
         assert isinstance(decision, Call)
         call, start = decision, step + 1

@@ -45,5 +45,6 @@ EVENT_TOPICS = frozenset(
         "/robot/status",
         "/proximity/estimate",
         "/sim/proximity_truth",
+        "/skill/queries",
     }
 )

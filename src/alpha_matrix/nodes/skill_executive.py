@@ -4,7 +4,9 @@ For each confidence scenario on suite/request: reset the robot, then the gating 
 core/suite_graph.run_skill_task -- the skill_confidence service is queried before every skill
 call, the ledger refuses any call below threshold or unchecked, skills run as driver commands
 (robot/move_to, robot/gripper), and the robot is stopped at the end (a protective stop decided
-after the final hold, landing L steps later). The result goes out on suite/result.
+after the final hold, landing L steps later). The result goes out on suite/result; every query,
+its answer and what the agent did next go out on skill/queries (ConfidenceQuery), so the bag
+holds what the gate acted on (service calls are not recorded).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from alpha_matrix_interfaces.msg import CommandStatus, ObjectState, SuiteRequest
+from alpha_matrix_interfaces.msg import CommandStatus, ConfidenceQuery, ObjectState, SuiteRequest
 from alpha_matrix_interfaces.srv import SkillConfidence
 from geometry_msgs.msg import Pose
 from rclpy.node import Node
@@ -23,21 +25,24 @@ from alpha_matrix.core.confidence_scenarios import load_skills_config, parse_goa
 from alpha_matrix.core.config import SkillExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.plan import Plan
-from alpha_matrix.core.skill_agent import Task
+from alpha_matrix.core.skill_agent import Call, Decision, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.skills import Skill, SkillState
 from alpha_matrix.core.suite_graph import confidence_result_dict, run_skill_task
 from alpha_matrix.nodes.common import call_service, declare_params
 from alpha_matrix.nodes.convert import point
+from alpha_matrix.nodes.qos import EVENTS
 from alpha_matrix.nodes.robot_client import RobotClient, skill_state
 from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
 
 
 class ServiceScorer:
-    """Scorer over the skill/confidence service."""
+    """Scorer over the skill/confidence service; keeps the last exchange for the query record."""
 
-    def __init__(self, node: Node, episode_id: str, seed: int, timeout_s: float) -> None:
+    def __init__(self, node: Node, episode_id: str, seed: int, timeout_s: float, agent: SkillAgent) -> None:
         self.cli = node.create_client(SkillConfidence, "skill/confidence")  # noise stream: (seed, task name, query)
         self.node, self.episode_id, self.seed, self.timeout = node, episode_id, seed, timeout_s
+        self.agent = agent  # the query being answered says whether it is hypothetical
+        self.last: tuple[SkillConfidence.Request, SkillConfidence.Response] | None = None
 
     def confidences(self, candidates: Sequence[Skill], state: SkillState, query_index: int) -> list[float]:
         objects = []
@@ -46,16 +51,46 @@ class ServiceScorer:
             pose.position = point(pos)
             pose.orientation.w = 1.0
             objects.append(ObjectState(name=name, pose=pose))
+        pending = self.agent.pending
         req = SkillConfidence.Request(
             episode_id=self.episode_id,
             seed=self.seed,
             query_index=query_index,
+            hypothetical=bool(pending is not None and pending.hypothetical),
             candidates=[c.text for c in candidates],
             objects=objects,
             holding=state.holding or "",
             gripper_width=state.gripper_width,
         )
-        return list(call_service(self.cli, req, self.timeout).confidence)
+        res = call_service(self.cli, req, self.timeout)
+        self.last = (req, res)
+        return list(res.confidence)
+
+
+def query_record(suite_episode: str, query: Query, scorer: ServiceScorer, then: Decision, step: int) -> ConfidenceQuery:
+    """The skill/queries record of one answered query (request and answer as exchanged)."""
+    assert scorer.last is not None
+    req, res = scorer.last
+    return ConfidenceQuery(
+        episode_id=suite_episode,
+        stream_id=req.episode_id,
+        seed=req.seed,
+        query_index=req.query_index,
+        hypothetical=query.hypothetical,
+        purpose=query.purpose,
+        candidates=list(req.candidates),
+        objects=list(req.objects),
+        holding=req.holding,
+        gripper_width=req.gripper_width,
+        confidence=list(res.confidence),
+        in_distribution=list(res.in_distribution),
+        feasible=list(res.feasible),
+        reason=list(res.reason),
+        step=step,
+        next_action="query" if isinstance(then, Query) else "call" if isinstance(then, Call) else "stop",
+        next_skill=then.skill.text if isinstance(then, Call) else "",
+        stop_reason=then.reason if isinstance(then, Stop) else "",
+    )
 
 
 class GraphSkillRobot:
@@ -102,15 +137,22 @@ class SkillExecutive(SuiteExecutive):
         self.params = declare_params(self, SkillExecutiveParams)
         self.suite_config = load_skills_config(Path(self.params.skills_file) if self.params.skills_file else None)
         self.robot = RobotClient(self, self.params.service_timeout_s)
+        self.query_pub = self.create_publisher(ConfidenceQuery, "skill/queries", EVENTS)
 
     def run_request(self, req: SuiteRequest) -> dict:
         sc = json.loads(req.scenario_json)
         task = Task(sc["name"], tuple(parse_goal(g) for g in sc["goals"]), sc["instruction"])
-        scorer = ServiceScorer(self, task.name, req.seed, self.params.service_timeout_s)
+        cfg = self.suite_config
+        agent = SkillAgent(task, cfg.geometry, cfg.confidence.threshold, cfg.max_attempts)
+        scorer = ServiceScorer(self, task.name, req.seed, self.params.service_timeout_s, agent)
+
+        def record(query: Query, _scores: list[float], then: Decision, step: int) -> None:
+            self.query_pub.publish(query_record(req.episode_id, query, scorer, then, step))
+
         try:
             robot = GraphSkillRobot(self, req.episode_id, req.seed)
             result = run_skill_task(
-                task, req.seed, self.suite_config, sc["expected"], scorer, robot, self.params.stop_hold_steps
+                task, req.seed, cfg, sc["expected"], scorer, robot, self.params.stop_hold_steps, agent, record
             )
         finally:
             self.destroy_client(scorer.cli)
