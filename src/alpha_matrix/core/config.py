@@ -265,6 +265,9 @@ class SuiteRunnerParams(NodeParams):
     runs_dir: str = Field("runs")
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
     scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
+    recorder: str = Field(
+        "recorder", description="Node recording the bag: every request reaches it before the runner exits; '' = none."
+    )
 
 
 PARAM_MODELS.update(

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import rclpy
 from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
+from rclpy.duration import Duration
 from rclpy.node import Node
 
 from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
@@ -116,6 +117,22 @@ class SuiteRunner(Node):
             )
             self.store.append(record)
             print(f"[{index + 1}/{total}] {name}: {self._line(record)} ({wall:.1f} s)", flush=True)
+        self._delivered()
+
+    def _delivered(self) -> None:
+        """Transient-local history dies with this process: before it exits, the recorder must have
+        matched the request topic (discovery can lag on a loaded machine) and acknowledged it."""
+        name, deadline = self.params.recorder, time.monotonic() + 30.0
+        while name and name not in {
+            i.node_name for i in self.get_subscriptions_info_by_topic(self.request_pub.topic_name)
+        }:
+            if time.monotonic() > deadline:
+                raise AlphaMatrixError(
+                    f"{name} never subscribed to {self.request_pub.topic_name}; the bag lacks the requests"
+                )
+            time.sleep(0.05)
+        if not self.request_pub.wait_for_all_acked(Duration(seconds=10.0)):
+            self.get_logger().warning("not every reader acknowledged the last request within 10 s")
 
     @staticmethod
     def _line(r: SuiteRecord) -> str:
