@@ -161,6 +161,10 @@ class AlertGuard(ProxyNode):
         return int(step)
 
     def _admit(self, command: str, client, req, res):  # noqa: ANN001, ANN202 - MoveTo or Gripper
+        with self.cond:
+            idle = self.core is None
+        if idle:  # no scenario yet (the executive's start-up handshake): nothing to guard
+            return call_service(client, req, self.params.service_timeout_s)
         step = self._sync() + 1
         with self.cond:
             assert self.core is not None

@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -64,6 +65,28 @@ def call_service(client: Any, request: Any, timeout_s: float) -> Any:
     if not client.wait_for_service(timeout_sec=timeout_s):
         raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
     return wait_reply(client, client.call_async(request), timeout_s)
+
+
+def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.0) -> Any:
+    """Exchange one harmless request with a service, re-sent until a reply arrives.
+
+    The first reply to a new client can be lost while discovery has not yet matched the
+    server's response writer with the client's reader (rmw_fastrtps: "failed to send response
+    (timeout)"); a real request would then wait for nothing. Send only requests the server
+    refuses or answers without side effects; after one reply the pair is matched both ways.
+    """
+    deadline = time.monotonic() + timeout_s
+    if not client.wait_for_service(timeout_sec=timeout_s):
+        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    while True:
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f, d=done: d.set())
+        if done.wait(max(0.0, min(attempt_s, deadline - time.monotonic()))):
+            return future.result()
+        client.remove_pending_request(future)
+        if time.monotonic() >= deadline:
+            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
 
 
 def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:

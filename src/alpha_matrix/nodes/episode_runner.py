@@ -62,7 +62,7 @@ from alpha_matrix.core.records import (
     record_sha256,
 )
 from alpha_matrix.core.summary import summarize
-from alpha_matrix.nodes.common import call_service, declare_params, run_node, spin_behind
+from alpha_matrix.nodes.common import call_service, declare_params, handshake, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -219,6 +219,12 @@ class EpisodeRunner(Node):
                 raise AlphaMatrixError(
                     f"service {cli.srv_name} not available after {timeout:.0f} s; is its node running?"
                 )
+        # One harmless exchange per planner and chaos client: the first reply is then not lost.
+        probes = [(self.text_clis[arm], GetPlanText.Request()) for arm in arms if arm in TEXT_ARMS]
+        probes += [(self.plan_cli, GetPlan.Request())] if set(arms) - TEXT_ARMS else []
+        probes += [(self.report_cli, FaultReport.Request())] if self.params.chaos else []
+        for cli, probe in probes:
+            handshake(cli, probe, timeout)
         deadline = time.monotonic() + timeout
         while self.exec_pub.get_subscription_count() == 0 or self.count_publishers("executive/result") == 0:
             if time.monotonic() > deadline:

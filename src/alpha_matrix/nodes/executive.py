@@ -23,7 +23,7 @@ from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
 from alpha_matrix.core.plan import PlanError
-from alpha_matrix.nodes.common import declare_params, run_node, spin_behind, wait_reply
+from alpha_matrix.nodes.common import declare_params, handshake, run_node, spin_behind, wait_reply
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of, vec3
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -131,7 +131,15 @@ class Executive(Node):
             raise Aborted("rejected", f"re-observed grasp target refused: {check.message}")
         return moved
 
+    def handshake(self) -> None:
+        """One refused request per robot client (through the chaos node when it is there)."""
+        timeout = self.params.service_timeout_s
+        handshake(self.move_cli, MoveTo.Request(validate_only=True), timeout)  # IK misses (0, 0, 0): refused
+        handshake(self.grip_cli, Gripper.Request(width=-1.0), timeout)  # width outside [0, 0.08]: refused
+        handshake(self.hold_cli, Hold.Request(steps=0), timeout)  # no steps: refused
+
     def serve(self) -> None:
+        self.handshake()
         while rclpy.ok():
             try:
                 req = self.requests.get(timeout=0.5)

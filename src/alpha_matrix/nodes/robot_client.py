@@ -13,7 +13,7 @@ from rclpy.node import Node
 from alpha_matrix.core.commands import Command
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.skills import SceneGeometry, SkillState, infer_holding
-from alpha_matrix.nodes.common import call_service
+from alpha_matrix.nodes.common import call_service, handshake
 from alpha_matrix.nodes.convert import point, poses_of, vec3
 from alpha_matrix.nodes.qos import EVENTS
 
@@ -45,6 +45,12 @@ class RobotClient:
             if not self._cond.wait_for(lambda: key in self._status, timeout=self.timeout):
                 raise AlphaMatrixError(f"command {command_id} did not finish within {self.timeout:.0f} s")
             return self._status.pop(key)
+
+    def handshake(self) -> None:
+        """One refused request per motion client, so no first reply is lost (common.handshake)."""
+        handshake(self.move_cli, MoveTo.Request(validate_only=True), self.timeout)
+        handshake(self.grip_cli, Gripper.Request(width=-1.0), self.timeout)
+        handshake(self.hold_cli, Hold.Request(steps=0), self.timeout)
 
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> CommandStatus:
         self.episode = episode_id

@@ -35,6 +35,9 @@ class SuiteExecutive(Node):
             self.requests.put(msg)
 
     def serve(self) -> None:
+        robot = getattr(self, "robot", None)
+        if robot is not None:
+            robot.handshake()
         while rclpy.ok():
             try:
                 req = self.requests.get(timeout=0.5)
