@@ -32,7 +32,7 @@ from alpha_matrix.core.alerts import RobotStatus as CoreStatus
 from alpha_matrix.core.config import AlertGuardParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suite_graph import AlertEvent, GuardCore, StopRequest, alert_scenario_from_json
-from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, run_node, spin_proxy
+from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
 from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
 
 
@@ -164,7 +164,7 @@ class AlertGuard(ProxyNode):
         with self.cond:
             idle = self.core is None
         if idle:  # no scenario yet (the executive's start-up handshake): nothing to guard
-            return call_service(client, req, self.params.service_timeout_s)
+            return handshake(client, req, self.params.service_timeout_s)
         step = self._sync() + 1
         with self.cond:
             assert self.core is not None
@@ -177,8 +177,8 @@ class AlertGuard(ProxyNode):
         return reply
 
     def _on_move_to(self, req: MoveTo.Request, res: MoveTo.Response) -> MoveTo.Response:
-        if req.validate_only:
-            return call_service(self.move_cli, req, self.params.service_timeout_s)
+        if req.validate_only:  # no side effect: re-sent until answered (a first reply can be lost)
+            return handshake(self.move_cli, req, self.params.service_timeout_s)
         t = req.target
         return self._admit(f"move_to({t.x:.3f}, {t.y:.3f}, {t.z:.3f})", self.move_cli, req, res)
 

@@ -49,7 +49,7 @@ from alpha_matrix.core.matrix import parse_cell_fault
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, run_node, spin_proxy
+from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
 from alpha_matrix.nodes.convert import point, vec3
 from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM
 
@@ -142,10 +142,14 @@ class Chaos(ProxyNode):
             if target not in self.offset_targets:  # validated, then commanded: one injection per target
                 self.offset_targets.add(target)
                 self._publish(offset_record(0, target, moved, ik_offset(self.intensity)))
+        if req.validate_only:  # no side effect: re-sent until answered (a first reply can be lost)
+            return handshake(self.move_cli, req, TIMEOUT_S)
         return self._forward(self.move_cli, req)
 
     # -- F2: one draw per grip-and-lift ---------------------------------------------------
     def _on_gripper(self, req: Gripper.Request, res: Gripper.Response) -> Gripper.Response:
+        if not 0.0 <= req.width <= 0.08:  # refused by the robot whatever happens: a handshake
+            return handshake(self.grip_cli, req, TIMEOUT_S)
         if self.slip is None:
             return self._forward(self.grip_cli, req)
         if req.width > CLOSED_WIDTH:
@@ -168,6 +172,8 @@ class Chaos(ProxyNode):
 
     # -- F4: the raw planner text ---------------------------------------------------------
     def _on_plan_text(self, client, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:  # noqa: ANN001
+        if not req.episode_id:  # a handshake probe: nothing to corrupt, re-sent until answered
+            return handshake(client, req, PLAN_WAIT_S)
         reply = call_service(client, req, PLAN_WAIT_S)
         if "F4" in self.faults and reply.success:
             reply.text, info = corrupt_plan_text(reply.text, self.streams["F4"], corruption_probability(self.intensity))
