@@ -24,7 +24,7 @@ from alpha_matrix_interfaces.msg import (
     SafetyEvent,
     SafetySummary,
 )
-from alpha_matrix_interfaces.srv import Disturb, FaultReport, GetPlan, GetPlanText, Reset, SetFault
+from alpha_matrix_interfaces.srv import Disturb, FaultReport, GetPlan, GetPlanText, Observe, Reset, SetFault
 from rclpy.duration import Duration
 from rclpy.node import Node
 
@@ -118,6 +118,8 @@ class EpisodeRunner(Node):
             self.create_subscription(PlannerReply, topic, self._on_planner_reply, EVENTS)
         self.chaos_cli = self.create_client(SetFault, "chaos/set_fault")
         self.disturb_cli = self.create_client(Disturb, "sim/disturb")
+        # The robot's own observation, never through the chaos node: what the outcome is judged on.
+        self.observe_cli = self.create_client(Observe, "robot/observe")
         self.report_cli = self.create_client(FaultReport, "chaos/fault_report")
         self.exec_pub = self.create_publisher(PlanRequest, "executive/request", EVENTS)
         self._executions: dict[str, PlanExecution] = {}
@@ -223,6 +225,7 @@ class EpisodeRunner(Node):
         probes = [(self.text_clis[arm], GetPlanText.Request()) for arm in arms if arm in TEXT_ARMS]
         probes += [(self.plan_cli, GetPlan.Request())] if set(arms) - TEXT_ARMS else []
         probes += [(self.report_cli, FaultReport.Request())] if self.params.chaos else []
+        probes += [(self.observe_cli, Observe.Request())]
         for cli, probe in probes:
             handshake(cli, probe, timeout)
         deadline = time.monotonic() + timeout
@@ -338,6 +341,9 @@ class EpisodeRunner(Node):
             abort_kind, abort_reason, actions = res.abort_kind, res.abort_reason, res.actions_completed
             final_poses = poses_of(res.objects)
             final_step = max(res.final_step, settled.end_step)
+        # Judge the outcome on the world as it is now (idle after the last command), not on an
+        # observation that reached the runner through the chaos node (F1 delays those).
+        final_poses = poses_of(self.call(self.observe_cli, Observe.Request()).objects)
         safety = self.safety_account(eid, int(final_step))
         self.observed_through(eid, int(final_step))
         faults = self.injections(eid)
