@@ -29,30 +29,48 @@ def _sha256(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
 
 
+# The file parameter of each suite's nodes: empty means the package's config/<file>; a --config
+# run points every node at its own directory's file instead, so the whole graph reads one file.
+_CONFIG_FILES = {"confidence": ("skills_file", "skills.yaml"), "alerts": ("alerts_file", "alerts.yaml")}
+
+
+def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: dict[str, dict[str, Any]]) -> None:
+    if suite not in _CONFIG_FILES:
+        return
+    param, name = _CONFIG_FILES[suite]
+    for node in graph.nodes:
+        if param in node.parameters and not node.parameters[param]:
+            overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
+
+
 def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
-    """Validate the scenario file, then resolve the suite's graph with it (nothing started)."""
+    """Resolve the suite's graph, validate the scenario file with the files its nodes read
+    (nothing started), and give the runner the suite's context (core/suite_context), computed
+    once from the resolved graph so --config and --set are honoured and the bag carries it."""
     from alpha_matrix.cli import _parse_sets
     from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
     from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
     from alpha_matrix.core.proximity_scenarios import load_scenarios
+    from alpha_matrix.core.suite_context import context_json, graph_context
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
-    files: dict[str, str] = {}
+    overrides: dict[str, dict[str, Any]] = _parse_sets(list(args.set))
+    runner = overrides.setdefault("suite_runner", {})
+    runner.update(suite=args.suite, scenarios=str(scenarios))
+    graph_file = f"graph_{args.suite}.yaml"
+    _config_file_overrides(args.suite, resolve_graph(config, overrides, graph_file=graph_file), config, overrides)
+    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    params = graph.node("suite_runner").parameters
     if args.suite == "proximity":
         load_scenarios(scenarios)
     elif args.suite == "confidence":
-        load_confidence_scenarios(scenarios, load_skills_config(config / "skills.yaml"))
-        files = {"skills_file": str((config / "skills.yaml").resolve())}
+        load_confidence_scenarios(scenarios, load_skills_config(Path(params["skills_file"])))
     else:
-        load_alert_scenarios(scenarios, load_alert_policy(config / "alerts.yaml"))
-        files = {"alerts_file": str((config / "alerts.yaml").resolve())}
-    overrides: dict[str, dict[str, Any]] = _parse_sets(list(args.set))
-    runner = overrides.setdefault("suite_runner", {})
-    runner.update(suite=args.suite, scenarios=str(scenarios), scenarios_sha256=_sha256(scenarios), **files)
+        load_alert_scenarios(scenarios, load_alert_policy(Path(params["alerts_file"])))
+    runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(graph_context(args.suite, graph)))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
-    graph_file = f"graph_{args.suite}.yaml"
     graph = resolve_graph(config, overrides, graph_file=graph_file)
     run_id = args.run_id or f"{args.suite}-{scenarios.stem}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id

@@ -9,6 +9,7 @@ The confidence episode is sort_one run once on a World through the executive's o
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from alpha_matrix.core.camera_model import CELL_CAMERA
 from alpha_matrix.core.commands import plan_to_commands, start_command
 from alpha_matrix.core.confidence import ConfidenceEmulator
 from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.outcome import SETTLE_STEPS
 from alpha_matrix.core.proximity_graph import (
     ArmAccount,
@@ -38,7 +40,9 @@ from alpha_matrix.core.suite_audit import (
     bag_suite,
     first_difference,
     format_suite_table,
+    split_attempts,
 )
+from alpha_matrix.core.suite_context import ConfidenceContext, ProximityContext, RecordedFile, context_json
 from alpha_matrix.core.suite_graph import confidence_result_dict, confidence_scenario_json, run_skill_task
 from alpha_matrix.core.world import World
 
@@ -62,27 +66,37 @@ SCENARIO = {
 }  # fmt: skip
 
 
-def _write_bag(bag: Path, change=None) -> None:  # noqa: ANN001
-    """One episode: request, frames + info, the live core's estimates, truth, and the scored result."""
+PROX_CONTEXT = context_json(ProximityContext(reaction_latency_steps=24))
+
+
+def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None, context: str = PROX_CONTEXT) -> None:  # noqa: ANN001
+    """One episode: request, frames + info, the live core's estimates, truth, and the scored result.
+
+    ``frames``: only that many, then stop (a run killed mid-scenario); ``t0``: log-time offset."""
     store = make_typestore()
     T = store.types  # noqa: N806
     w = SplitBagWriter(bag, TOPICS)
     change = change or (lambda _t, m: m)
 
     def put(topic: str, ts: int, msg) -> None:  # noqa: ANN001
-        w.write(topic, ts, store.serialize_cdr(change(topic, msg), TOPICS[topic]))
+        w.write(topic, t0 + ts, store.serialize_cdr(change(topic, msg), TOPICS[topic]))
 
     sc_json = json.dumps(SCENARIO, sort_keys=True)
     sc = scenario_from_json(sc_json)
     put(
         "/suite/request",
         0,
-        T[TOPICS["/suite/request"]](episode_id=EP, suite="proximity", index=0, seed=1, scenario_json=sc_json),
+        T[TOPICS["/suite/request"]](
+            episode_id=EP, suite="proximity", index=0, seed=1, scenario_json=sc_json, context_json=context
+        ),
     )
     core = DetectorCore(camera_info_from_k(W, H, K), sc.policy)
     rng = np.random.default_rng(0)
     estimates = []
     for step in range(EVERY, END + 1, EVERY):
+        if frames is not None and step > frames * EVERY:
+            w.close()
+            return
         ts = step * 1000
         header = T["std_msgs/msg/Header"](
             stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=ts), frame_id=frame_tag(EP, step)
@@ -260,7 +274,11 @@ def confidence_episode():
     return sc, queries, robot.statuses, confidence_result_dict(result)
 
 
-def _write_confidence_bag(bag: Path, episode, change=None) -> None:  # noqa: ANN001
+SKILLS = RecordedFile.read(default_config_dir() / "skills.yaml")
+CONF_CONTEXT = context_json(ConfidenceContext(skills=SKILLS))
+
+
+def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_CONTEXT) -> None:  # noqa: ANN001
     sc, queries, statuses, result = episode
     store = make_typestore()
     T = store.types  # noqa: N806
@@ -297,7 +315,12 @@ def _write_confidence_bag(bag: Path, episode, change=None) -> None:  # noqa: ANN
         )
         events.append((q["step"] * 10 + 1 + q["query_index"] % 8, "/skill/queries", msg))
     request = T[CONF_TOPICS["/suite/request"]](
-        episode_id=CONF_EP, suite="confidence", index=0, seed=sc.seed, scenario_json=confidence_scenario_json(sc)
+        episode_id=CONF_EP,
+        suite="confidence",
+        index=0,
+        seed=sc.seed,
+        scenario_json=confidence_scenario_json(sc),
+        context_json=context,
     )
     events.append((0, "/suite/request", request))
     res = T[CONF_TOPICS["/suite/result"]](
@@ -376,3 +399,73 @@ def test_an_executed_call_below_threshold_is_a_rule_breach(tmp_path: Path, confi
     _write_confidence_bag(tmp_path / "c", confidence_episode, reask)
     (a,) = audit_confidence_bag(tmp_path / "c")
     assert a.problems[0] == "rule broken: place(red, zone_far): called without a confidence check"
+
+
+# ----------------------------------------------------------------------------- context and attempts
+def test_the_audit_uses_the_recorded_context(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+    (a,) = audit_confidence_bag(_bag(tmp_path / "c", confidence_episode))
+    assert a.ok and a.context == f"from the bag: skills skills.yaml sha256 {SKILLS.sha256[:12]}"
+    assert f"context from the bag: skills skills.yaml sha256 {SKILLS.sha256[:12]} (1 episode)" in format_suite_table(
+        "confidence", [a]
+    )
+    # Another skills file recorded (more noise): the replay follows the bag, not today's config.
+    text = SKILLS.text.replace("noise_sigma:", "noise_sigma: 0.2 #", 1)
+    other = RecordedFile(path="/elsewhere/skills.yaml", sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
+    (b,) = audit_confidence_bag(_bag(tmp_path / "d", confidence_episode, context_json(ConfidenceContext(skills=other))))
+    assert not b.ok and b.problems[0].startswith("query 0: pick(red): recorded (0.")
+    # A tampered context (text no longer matching its hash) is a problem of the episode.
+    bad = CONF_CONTEXT.replace("threshold:", "threshold: 0.1 #", 1)
+    (c,) = audit_confidence_bag(_bag(tmp_path / "e", confidence_episode, bad))
+    assert c.problems == ("suite/request: invalid context_json: skills: "
+                          f"{SKILLS.path}: sha256 does not match the recorded text",)  # fmt: skip
+
+
+def _bag(path: Path, episode, context: str = CONF_CONTEXT) -> Path:  # noqa: ANN001
+    _write_confidence_bag(path, episode, context=context)
+    return path
+
+
+def test_a_bag_without_context_falls_back_to_todays_config_and_says_so(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+    (a,) = audit_confidence_bag(_bag(tmp_path / "c", confidence_episode, ""))
+    assert a.ok, a.problems
+    assert a.context.startswith("today's config (the bag records no context): skills skills.yaml")
+    assert "note: audited with today's config" in format_suite_table("confidence", [a])
+    _write_bag(tmp_path / "p", context="")
+    (p,) = audit_proximity_bag(tmp_path / "p")
+    assert p.ok and "reaction_steps" in p.context
+
+
+def test_an_interrupted_attempt_is_split_off_and_counted(tmp_path: Path) -> None:
+    _write_bag(tmp_path / "b", frames=7)  # killed after 7 frames (2 estimates), no result
+    _write_bag(tmp_path / "b", t0=10**9)  # the resumed run re-runs it, same episode id
+    (a,) = audit_proximity_bag(tmp_path / "b")
+    assert a.ok, a.problems
+    assert a.interrupted_attempts == 1 and a.inputs == END // EVERY
+    table = format_suite_table("proximity", [a])
+    assert f"interrupted attempts: 1 (a run killed mid-scenario, re-run on resume; not audited): {EP} (1)" in table
+
+
+class _M:
+    def __init__(self, **kw: int) -> None:
+        self.__dict__.update(kw)
+
+
+def test_split_attempts_on_requests_and_restarted_streams() -> None:
+    def run(*events: tuple[str, int]) -> list[list[str]]:
+        msgs = [(t, i, _M(step=k)) for i, (t, k) in enumerate(events)]
+        attempts = split_attempts(msgs, lambda t, _m: t == "req", lambda t, m: m.step if t == "status" else None)
+        return [[f"{t}{m.step}" for t, _, m in a] for a in attempts]
+
+    one = [("req", 0), ("status", 16), ("alert", 20), ("status", 32), ("result", 0)]
+    assert run(*one) == [["req0", "status16", "alert20", "status32", "result0"]]
+    # Killed after step 32, resumed: a second request starts the re-run.
+    assert run(("req", 0), ("status", 16), ("status", 32), *one) == [
+        ["req0", "status16", "status32"],
+        ["req0", "status16", "alert20", "status32", "result0"],
+    ]
+    # The re-run's request logged after its first status (late discovery): the restarted step
+    # stream starts the attempt, and the request joins it.
+    assert run(("req", 0), ("status", 16), ("status", 32), ("status", 16), ("req", 0), ("status", 32)) == [
+        ["req0", "status16", "status32"],
+        ["status16", "req0", "status32"],
+    ]

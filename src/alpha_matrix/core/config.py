@@ -264,6 +264,9 @@ class SuiteRunnerParams(NodeParams):
     run_id: str = Field("", description="Run directory name under runs_dir; set by the CLI.")
     runs_dir: str = Field("runs")
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
+    context_json: str = Field(
+        "", description="Set by the CLI: what an audit needs besides the scenario (core/suite_context), sent per request."
+    )
     scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
     recorder: str = Field(
         "recorder", description="Node recording the bag: every request reaches it before the runner exits; '' = none."

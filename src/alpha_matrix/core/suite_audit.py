@@ -15,7 +15,7 @@ recorded result: it is the executive's own bookkeeping, not a decision replayed 
 
 Alerts (``audit_alerts_bag``): per episode, the recorded ``robot/alerts`` and ``robot/status``
 go through the same ``GuardCore`` as the live ``alert_guard``, with the scenario's status
-model, the policy of ``config/alerts.yaml`` and L = the scenario's recorded latency; each
+model and the policy and L recorded in the request's context; each
 recorded command is admitted at its recorded step after every status before that step (as
 the guard does: the robot is idle when it asks). Alert responses, stop/resume requests, stop
 windows and every admission must equal the recorded result's, re-composed with
@@ -23,7 +23,7 @@ windows and every admission must equal the recorded result's, re-composed with
 
 Confidence (``audit_confidence_bag``): per episode, every recorded ``skill/queries`` request goes
 through the same ``ConfidenceEmulator`` as the live ``skill_confidence`` node (the skills file
-its graph configures, the recorded seed and noise-stream id) and each answer (confidence,
+recorded in the request's context, the recorded seed and noise-stream id) and each answer (confidence,
 in_distribution, feasible, reason) must equal the recorded one exactly. A real-state query must
 carry the robot's state at the recorded command end it follows (so a look-ahead cannot pass as a
 check). The gating rules are then checked from the evidence with the executive's own
@@ -34,11 +34,25 @@ robot stopped at the end (a recorded protective-stop cancellation). The result's
 steps and achieved goals are re-derived from the queries and the recorded command statuses and
 must equal the recorded ``suite/result`` (and the JSONL record); goal_status and stop_reason
 are the agent's own view and are taken from the result.
+
+Context: every ``SuiteRequest`` carries the run's context (core/suite_context: policy file, L,
+skills file, as the resolved graph gave them), so nothing is read from today's config. A bag
+recorded before contexts existed is audited with today's config, and the audit says so.
+
+Attempts: a suite run killed mid-scenario and resumed leaves the partial scenario and its
+re-run in the bag under one episode id. ``split_attempts`` separates them (a new request, or a
+step stream starting over); the attempt that produced the result is audited, the others are
+counted (``SuiteAudit.interrupted_attempts``).
+
+Order: every list is sorted by a total key from the messages (steps, query indices), never
+taken in the order the recorder happened to log two topics.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +61,7 @@ import numpy as np
 import yaml
 
 from alpha_matrix.core.bag import BagError, read_bag
+from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.proximity_graph import (
     SUITE,
     ArmAccount,
@@ -77,6 +92,8 @@ class SuiteAudit:
     recorded: int  # recorded decisions (estimates, or alert rows + admissions)
     replayed: int
     problems: tuple[str, ...]
+    interrupted_attempts: int = 0  # earlier, unfinished runs of this scenario in the bag (not audited)
+    context: str = ""  # where the audit's policy, L or skills came from (one line)
 
     @property
     def ok(self) -> bool:
@@ -152,9 +169,97 @@ def _compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: 
     return [f"JSONL record differs from suite/result at {d}"] if d else []
 
 
+# ----------------------------------------------------------------------------- attempts
+Msg = tuple[str, int, Any]  # (topic, log time, message)
+
+
+def split_attempts(
+    msgs: list[Msg], is_start: Callable[[str, Any], bool], key: Callable[[str, Any], int | None]
+) -> list[list[Msg]]:
+    """One episode's messages (log order) cut into attempts: runs of the scenario.
+
+    A resumed suite run re-runs a scenario whose first run was killed: both are in the bag under
+    one episode id. An attempt starts at a second request, or where a step stream starts over
+    (``key`` strictly increases within one run on each topic it is given for: a status step, a
+    query index), whichever comes first; a request logged after its run's first messages (the
+    recorder matched the runner late) then still joins its own run.
+    """
+    attempts: list[list[Msg]] = [[]]
+    started, last = False, {}
+    for m in msgs:
+        topic, _, msg = m
+        if is_start(topic, msg):
+            if started:
+                attempts.append([])
+                last = {}
+            started = True
+        else:
+            k = key(topic, msg)
+            if k is not None:
+                if topic in last and k <= last[topic]:
+                    attempts.append([])
+                    started, last = False, {}
+                last[topic] = k
+        attempts[-1].append(m)
+    return attempts
+
+
+def _by_episode(bag_dir: Path, episode_of: Callable[[str, Any], str | None]) -> dict[str, list[Msg]]:
+    eps: dict[str, list[Msg]] = {}
+    for topic, ts, msg in read_bag(bag_dir):
+        ep = episode_of(topic, msg)
+        if ep is not None:
+            eps.setdefault(ep, []).append((topic, ts, msg))
+    return eps
+
+
+def _audited_attempt(attempts: list[list[Msg]]) -> list[Msg]:
+    """The attempt whose suite/result the runner recorded: the last with a result (else the last)."""
+    done = [a for a in attempts if any(t == "/suite/result" for t, _, _ in a)]
+    return (done or attempts)[-1]
+
+
+def _request_context(suite: str, request: Any) -> tuple[Any, str, str | None]:
+    """(context, where it came from, problem) for one episode's recorded request."""
+    from alpha_matrix.core.suite_context import parse_context, todays_context  # noqa: PLC0415
+
+    if request is None:
+        return None, "", None
+    text = getattr(request, "context_json", "")  # absent from bags of older interfaces
+    if text:
+        try:
+            ctx = parse_context(text, suite)
+        except ValueError as err:
+            return None, "", f"suite/request: {err}"
+        return ctx, f"from the bag: {ctx.describe()}", None
+    if suite == "proximity":  # its audit reads nothing from config: L is the scenario's
+        return None, "from the bag: L = the scenario's reaction_steps (no recorded context)", None
+    ctx = todays_context(suite)
+    return ctx, f"today's config (the bag records no context): {ctx.describe()}", None
+
+
+class _FileLoads:
+    """Recorded files loaded once per content (sha256), through the live nodes' own loaders."""
+
+    def __init__(self, load: Callable[[Path], Any]) -> None:
+        self.load, self.cache = load, {}
+
+    def __call__(self, recorded: Any) -> Any:
+        if recorded.sha256 not in self.cache:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = recorded.write_to(Path(tmp))
+                try:
+                    self.cache[recorded.sha256] = self.load(path)
+                except ConfigError as err:  # name the recorded file, not the temporary copy
+                    raise ConfigError(str(err).replace(str(path), recorded.path)) from None
+        return self.cache[recorded.sha256]
+
+
 # ----------------------------------------------------------------------------- proximity
 @dataclass
 class _ProxEpisode:
+    request: Any = None  # SuiteRequest
+    attempts: int = 1
     scenario: ProximityScenario | None = None
     info: Any = None  # first CameraInfo of the episode
     pending: list[tuple[int, np.ndarray]] = field(default_factory=list)  # frames before request + info
@@ -222,35 +327,64 @@ def _fmt_estimate(e: dict[str, Any] | None) -> str:
     return f"detected={e['detected']} distance={e['distance']:.4f} action={e['action']} stop={e['stop_requested']}"
 
 
-def load_proximity(bag_dir: Path) -> dict[str, _ProxEpisode]:
-    eps: dict[str, _ProxEpisode] = {}
-    for topic, _ts, msg in read_bag(bag_dir):
+def _prox_episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == SUITE else None
+    if topic in ("/camera/depth/camera_info", "/camera/depth/image_raw"):
+        return parse_frame_tag(msg.header.frame_id)[0]
+    if topic in ("/proximity/estimate", "/sim/proximity_truth", "/suite/result"):
+        return msg.episode_id
+    return None
+
+
+def _prox_key(topic: str, msg: Any) -> int | None:
+    """Strictly increasing within one run: frame steps, estimate steps, truth chunks."""
+    if topic == "/camera/depth/image_raw":
+        return parse_frame_tag(msg.header.frame_id)[1]
+    if topic == "/proximity/estimate":
+        return int(msg.step)
+    if topic == "/sim/proximity_truth":
+        return int(msg.first_step)
+    return None
+
+
+def _prox_episode(msgs: list[Msg]) -> _ProxEpisode:
+    ep = _ProxEpisode()
+    frames: list[tuple[int, np.ndarray]] = []
+    for topic, _ts, msg in msgs:
         if topic == "/suite/request":
-            if msg.suite == SUITE:
-                ep = eps.setdefault(msg.episode_id, _ProxEpisode())
-                ep.scenario = scenario_from_json(msg.scenario_json)
-                ep.flush()
+            ep.request = msg
+            ep.scenario = scenario_from_json(msg.scenario_json)
         elif topic == "/camera/depth/camera_info":
-            episode, _ = parse_frame_tag(msg.header.frame_id)
-            ep = eps.setdefault(episode, _ProxEpisode())
             if ep.info is None:
                 ep.info = msg
-                ep.flush()
         elif topic == "/camera/depth/image_raw":
-            episode, step = parse_frame_tag(msg.header.frame_id)
-            ep = eps.setdefault(episode, _ProxEpisode())
+            _, step = parse_frame_tag(msg.header.frame_id)
             if msg.encoding != "32FC1":
                 ep.problems.append(f"frame of step {step}: encoding {msg.encoding!r}, not 32FC1")
                 continue
-            depth = np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(msg.height, msg.width)
-            ep.feed(step, depth)
+            frames.append((step, np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(msg.height, msg.width)))
         elif topic == "/proximity/estimate":
-            eps.setdefault(msg.episode_id, _ProxEpisode()).recorded.append(_estimate_dict(msg))
+            ep.recorded.append(_estimate_dict(msg))
         elif topic == "/sim/proximity_truth":
-            eps.setdefault(msg.episode_id, _ProxEpisode()).truth.append(msg)
+            ep.truth.append(msg)
         elif topic == "/suite/result":
-            eps.setdefault(msg.episode_id, _ProxEpisode()).result = msg
-    return eps
+            ep.result = msg
+    # One writer each, so log order is step order; sorted anyway, by a total key.
+    ep.recorded.sort(key=lambda e: e["step"])
+    ep.truth.sort(key=lambda m: int(m.first_step))
+    for step, depth in sorted(frames, key=lambda f: f[0]):
+        ep.feed(step, depth)
+    return ep
+
+
+def load_proximity(bag_dir: Path) -> dict[str, _ProxEpisode]:
+    out = {}
+    for ep_id, msgs in _by_episode(bag_dir, _prox_episode_of).items():
+        attempts = split_attempts(msgs, lambda t, _m: t == "/suite/request", _prox_key)
+        out[ep_id] = _prox_episode(_audited_attempt(attempts))
+        out[ep_id].attempts = len(attempts)
+    return out
 
 
 def _truth_arrays(msgs: list[Any], end_step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -279,7 +413,7 @@ def _arm_from(task: dict[str, Any]) -> ArmAccount:
     )
 
 
-def _audit_proximity_episode(ep_id: str, ep: _ProxEpisode) -> list[str]:
+def _audit_proximity_episode(ep_id: str, ep: _ProxEpisode, latency: int | None) -> list[str]:
     problems = list(ep.problems)
     sc = ep.scenario
     if sc is None:
@@ -315,9 +449,10 @@ def _audit_proximity_episode(ep_id: str, ep: _ProxEpisode) -> list[str]:
     d = first_difference(recorded, rescored)
     if d:
         problems.append(f"suite/result differs from the re-score at {d}")
-    # 3. Each stop/resume is in effect on the robot L steps after the frame it was decided on.
+    # 3. Each stop/resume is in effect on the robot L steps after the frame it was decided on
+    # (the bridge's L from the recorded context; the scenario's for a bag recorded without one).
     for e in ep.recorded:
-        at = e["step"] + sc.reaction_steps
+        at = e["step"] + (sc.reaction_steps if latency is None else latency)
         if e["action"] != "none" and at <= sc.end_step and bool(stopped[at]) != (e["action"] == "stop"):
             problems.append(f"{e['action']} decided at step {e['step']} is not in effect at step {at}")
             break
@@ -330,8 +465,13 @@ def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
     out = []
     for ep_id in sorted(e for e in eps if e):
         ep = eps[ep_id]
-        problems = _audit_proximity_episode(ep_id, ep) + _compare_records(ep_id, ep.result, records, run_dir)
-        out.append(SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems)))
+        ctx, where, problem = _request_context(SUITE, ep.request)
+        problems = [problem] if problem else []
+        latency = ctx.reaction_latency_steps if ctx is not None else None
+        problems += _audit_proximity_episode(ep_id, ep, latency) + _compare_records(ep_id, ep.result, records, run_dir)
+        out.append(
+            SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.attempts - 1, where)
+        )
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
     return out
@@ -353,41 +493,62 @@ def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
     for a in audits:
         verdict = "match" if a.ok else "MISMATCH: " + "; ".join(a.problems)
         lines.append(f"{a.episode_id:<44} {a.inputs:>6} {f'{a.recorded}/{a.replayed}':>20}  {verdict}")
-    return "\n".join(lines)
+    lines.append("")
+    for where in sorted({a.context for a in audits if a.context}):
+        n = sum(a.context == where for a in audits)
+        note = "note: audited with " if where.startswith("today's") else "context "
+        lines.append(f"{note}{where} ({n} episode{'s' if n != 1 else ''})")
+    interrupted = [a for a in audits if a.interrupted_attempts]
+    if interrupted:
+        n = sum(a.interrupted_attempts for a in interrupted)
+        eps = ", ".join(f"{a.episode_id} ({a.interrupted_attempts})" for a in interrupted)
+        lines.append(f"interrupted attempts: {n} (a run killed mid-scenario, re-run on resume; not audited): {eps}")
+    return "\n".join(lines).rstrip("\n")
 
 
 # ----------------------------------------------------------------------------- alerts
 @dataclass
 class _AlertEpisode:
-    scenario_json: str | None = None
+    request: Any = None  # SuiteRequest
+    attempts: int = 1
     alerts: list[Any] = field(default_factory=list)
     statuses: list[Any] = field(default_factory=list)
     result: Any = None
 
+    @property
+    def scenario_json(self) -> str | None:
+        return self.request.scenario_json if self.request is not None else None
+
+
+def _alerts_episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == "alerts" else None
+    if topic in ("/robot/alerts", "/robot/status", "/suite/result"):
+        return msg.episode_id
+    return None
+
 
 def load_alerts(bag_dir: Path) -> dict[str, _AlertEpisode]:
-    eps: dict[str, _AlertEpisode] = {}
-    for topic, _ts, msg in read_bag(bag_dir):
-        if topic == "/suite/request" and msg.suite == "alerts":
-            eps.setdefault(msg.episode_id, _AlertEpisode()).scenario_json = msg.scenario_json
-        elif topic == "/robot/alerts":
-            eps.setdefault(msg.episode_id, _AlertEpisode()).alerts.append(msg)
-        elif topic == "/robot/status":
-            eps.setdefault(msg.episode_id, _AlertEpisode()).statuses.append(msg)
-        elif topic == "/suite/result":
-            eps.setdefault(msg.episode_id, _AlertEpisode()).result = msg
-    return eps
-
-
-def guard_latency() -> int:
-    """alert_guard's L as the suite's graph configures it (config/params_alerts.yaml), else 24."""
-    from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
-
-    try:
-        params = yaml.safe_load((default_config_dir() / "params_alerts.yaml").read_text())
-        return int(params["alert_guard"]["ros__parameters"]["reaction_latency_steps"])
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError):
-        return 24
+    out = {}
+    for ep_id, msgs in _by_episode(bag_dir, _alerts_episode_of).items():
+        attempts = split_attempts(
+            msgs, lambda t, _m: t == "/suite/request", lambda t, m: int(m.step) if t == "/robot/status" else None
+        )
+        ep = out[ep_id] = _AlertEpisode(attempts=len(attempts))
+        for topic, _ts, msg in _audited_attempt(attempts):
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/robot/alerts":
+                ep.alerts.append(msg)
+            elif topic == "/robot/status":
+                ep.statuses.append(msg)
+            elif topic == "/suite/result":
+                ep.result = msg
+        # Statuses by step (one writer: strictly increasing). Alerts by step, stable: same-step
+        # alerts keep their publication order (one writer, in order), which the guard also sees.
+        ep.statuses.sort(key=lambda m: int(m.step))
+        ep.alerts.sort(key=lambda m: int(m.step))
+    return out
 
 
 def replay_guard(ep: _AlertEpisode, commands: list[dict[str, Any]], policy: Any, latency: int) -> dict[str, Any]:
@@ -429,32 +590,40 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
 
     eps = load_alerts(bag_dir)
     records = _read_records(run_dir)
-    policy, latency = load_alert_policy().policy, guard_latency()
+    policies = _FileLoads(load_alert_policy)
     out = []
     for ep_id in sorted(e for e in eps if e):
         ep = eps[ep_id]
         problems: list[str] = []
         recorded_n = replayed_n = 0
+        ctx, where, problem = _request_context("alerts", ep.request)
         if ep.scenario_json is None:
             problems.append("no recorded suite/request for this episode")
+        elif problem:
+            problems.append(problem)
         elif ep.result is None:
             problems.append("no recorded suite/result (run interrupted?)")
         elif ep.result.ok:
             rec = json.loads(ep.result.result_json)
-            account = replay_guard(ep, rec["commands"], policy, latency)
-            replay = _json(
-                compose_alert_result(
-                    rec["name"], rec["seed"], account, rec["steps"], rec["plan_complete"], Outcome(**rec["outcome"])
+            try:
+                policy = policies(ctx.policy).policy
+            except ConfigError as err:
+                policy, problems = None, [*problems, f"recorded policy: {err}"]
+            if policy is not None:
+                account = replay_guard(ep, rec["commands"], policy, ctx.reaction_latency_steps)
+                replay = _json(
+                    compose_alert_result(
+                        rec["name"], rec["seed"], account, rec["steps"], rec["plan_complete"], Outcome(**rec["outcome"])
+                    )
                 )
-            )
-            recorded_n = len(rec["alerts"]) + len(rec["commands"]) + len(rec["stop_requests"])
-            replayed_n = len(replay["alerts"]) + len(replay["commands"]) + len(replay["stop_requests"])
-            d = first_difference(rec, replay)
-            if d:
-                problems.append(f"suite/result differs from the guard's replay at {d}")
+                recorded_n = len(rec["alerts"]) + len(rec["commands"]) + len(rec["stop_requests"])
+                replayed_n = len(replay["alerts"]) + len(replay["commands"]) + len(replay["stop_requests"])
+                d = first_difference(rec, replay)
+                if d:
+                    problems.append(f"suite/result differs from the guard's replay at {d}")
         problems += _compare_records(ep_id, ep.result, records, run_dir)
         inputs = len(ep.alerts) + len(ep.statuses)
-        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems)))
+        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.attempts - 1, where))
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
     return out
@@ -468,35 +637,41 @@ ANSWER_FIELDS = ("confidence", "in_distribution", "feasible", "reason")
 @dataclass
 class _ConfEpisode:
     request: Any = None  # SuiteRequest
+    attempts: int = 1
     queries: list[Any] = field(default_factory=list)  # ConfidenceQuery
     statuses: list[Any] = field(default_factory=list)  # terminal CommandStatus
     result: Any = None
 
 
+def _conf_episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == "confidence" else None
+    if topic == "/robot/command_status":
+        return msg.episode_id if msg.state in (DONE, CANCELLED) else None
+    if topic in ("/skill/queries", "/suite/result"):
+        return msg.episode_id
+    return None
+
+
 def load_confidence(bag_dir: Path) -> dict[str, _ConfEpisode]:
-    eps: dict[str, _ConfEpisode] = {}
-    for topic, _ts, msg in read_bag(bag_dir):
-        if topic == "/suite/request" and msg.suite == "confidence":
-            eps.setdefault(msg.episode_id, _ConfEpisode()).request = msg
-        elif topic == "/skill/queries":
-            eps.setdefault(msg.episode_id, _ConfEpisode()).queries.append(msg)
-        elif topic == "/robot/command_status" and msg.state in (DONE, CANCELLED):
-            eps.setdefault(msg.episode_id, _ConfEpisode()).statuses.append(msg)
-        elif topic == "/suite/result":
-            eps.setdefault(msg.episode_id, _ConfEpisode()).result = msg
-    return eps
-
-
-def skills_file() -> Path | None:
-    """skill_confidence's skills_file as the suite's graph configures it (None: the package's)."""
-    from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
-
-    try:
-        params = yaml.safe_load((default_config_dir() / "params_confidence.yaml").read_text())
-        name = params["skill_confidence"]["ros__parameters"]["skills_file"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return None
-    return Path(name) if name else None
+    out = {}
+    for ep_id, msgs in _by_episode(bag_dir, _conf_episode_of).items():
+        attempts = split_attempts(
+            msgs,
+            lambda t, _m: t == "/suite/request",
+            lambda t, m: int(m.query_index) if t == "/skill/queries" else None,
+        )
+        ep = out[ep_id] = _ConfEpisode(attempts=len(attempts))
+        for topic, _ts, msg in _audited_attempt(attempts):
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/skill/queries":
+                ep.queries.append(msg)
+            elif topic == "/robot/command_status":
+                ep.statuses.append(msg)
+            elif topic == "/suite/result":
+                ep.result = msg
+    return out
 
 
 def _positions(objects: Any) -> dict[str, tuple[float, float, float]]:
@@ -547,7 +722,7 @@ def replay_confidence(ep: _ConfEpisode, suite: Any) -> tuple[dict[str, Any], lis
     queries = sorted(ep.queries, key=lambda q: int(q.query_index))
     if [int(q.query_index) for q in queries] != list(range(len(queries))):
         problems.append(f"query indices {[int(q.query_index) for q in queries]} are not 0..{len(queries) - 1}")
-    statuses = sorted(ep.statuses, key=lambda m: (int(m.start_step), int(m.end_step)))
+    statuses = sorted(ep.statuses, key=lambda m: (int(m.start_step), int(m.end_step), int(m.command_id)))
     done = [m for m in statuses if m.state == DONE]
     by_end = {int(m.end_step): m for m in done}
     stop = next((m for m in statuses if m.state == CANCELLED and "protective stop" in m.message), None)
@@ -666,31 +841,39 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
 
     eps = load_confidence(bag_dir)
     records = _read_records(run_dir)
-    suite = load_skills_config(skills_file())
+    suites = _FileLoads(load_skills_config)
     out = []
     for ep_id in sorted(e for e in eps if e):
         ep = eps[ep_id]
         problems: list[str] = []
         recorded_n = sum(len(q.confidence) for q in ep.queries)
         replayed_n = 0
+        ctx, where, problem = _request_context("confidence", ep.request)
         if ep.request is None:
             problems.append("no recorded suite/request for this episode")
+        elif problem:
+            problems.append(problem)
         elif ep.result is None:
             problems.append("no recorded suite/result (run interrupted?)")
         elif ep.result.ok:
             rec = json.loads(ep.result.result_json)
-            replay, found, replayed_n = replay_confidence(ep, suite)
-            problems += found
-            last = ep.queries and max(ep.queries, key=lambda q: int(q.query_index))
-            if last and last.next_action == "stop" and last.stop_reason != rec.get("stop_reason"):
-                problems.append(
-                    f"stop reason: skill/queries {last.stop_reason!r}, suite/result {rec.get('stop_reason')!r}"
-                )
-            d = first_difference(rec, _json({**rec, **replay}))
-            if d:
-                problems.append(f"suite/result differs from the replay at {d}")
+            try:
+                suite = suites(ctx.skills)
+            except ConfigError as err:
+                suite, problems = None, [*problems, f"recorded skills file: {err}"]
+            if suite is not None:
+                replay, found, replayed_n = replay_confidence(ep, suite)
+                problems += found
+                last = ep.queries and max(ep.queries, key=lambda q: int(q.query_index))
+                if last and last.next_action == "stop" and last.stop_reason != rec.get("stop_reason"):
+                    problems.append(
+                        f"stop reason: skill/queries {last.stop_reason!r}, suite/result {rec.get('stop_reason')!r}"
+                    )
+                d = first_difference(rec, _json({**rec, **replay}))
+                if d:
+                    problems.append(f"suite/result differs from the replay at {d}")
         problems += _compare_records(ep_id, ep.result, records, run_dir)
-        out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems)))
+        out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.attempts - 1, where))
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
     return out
@@ -705,4 +888,5 @@ __all__ = [
     "bag_suite",
     "first_difference",
     "format_suite_table",
+    "split_attempts",
 ]

@@ -3,7 +3,8 @@
 For each scenario of the file not yet in the run directory: publish it on suite/request (the
 suite's executive and helper nodes pick it up), wait for suite/result, append one record
 (core/suite_graph.SuiteStore: append-only, idempotent, resumable), print one progress line.
-Exits 0 when every scenario is recorded.
+Every request carries the suite's context (core/suite_context, computed by the CLI from the
+resolved graph): the bag then holds what its audit needs. Exits 0 when every scenario is recorded.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from alpha_matrix.core.proximity_graph import run_name
 from alpha_matrix.core.proximity_graph import scenario_json as proximity_json
 from alpha_matrix.core.proximity_scenarios import load_scenarios
 from alpha_matrix.core.records import provenance
+from alpha_matrix.core.suite_context import context_json, parse_context
 from alpha_matrix.core.suite_graph import (
     SuiteRecord,
     SuiteStore,
@@ -68,6 +70,12 @@ class SuiteRunner(Node):
         super().__init__("suite_runner")
         self.params = declare_params(self, SuiteRunnerParams)
         self.scenarios = load_suite(self.params)
+        if not self.params.context_json:
+            raise AlphaMatrixError("suite_runner: no context_json (start suites with alpha-matrix suite)")
+        try:  # validated once, sent canonical with every request
+            self.context_json = context_json(parse_context(self.params.context_json, self.params.suite))
+        except ValueError as err:
+            raise AlphaMatrixError(f"suite_runner: {err}") from None
         run_dir = Path(self.params.runs_dir) / self.params.run_id
         self.store = SuiteStore(run_dir, self.params.config_hash)
         self.provenance = provenance(self.params.config_hash)
@@ -98,7 +106,14 @@ class SuiteRunner(Node):
                 continue
             started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
             self.request_pub.publish(
-                SuiteRequest(episode_id=eid, suite=p.suite, index=index, seed=seed, scenario_json=scenario_json)
+                SuiteRequest(
+                    episode_id=eid,
+                    suite=p.suite,
+                    index=index,
+                    seed=seed,
+                    scenario_json=scenario_json,
+                    context_json=self.context_json,
+                )
             )
             res = self._wait_result(eid)
             wall = time.monotonic() - t0

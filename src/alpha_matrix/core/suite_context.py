@@ -1,0 +1,168 @@
+"""A suite run's context: what an audit of its bag needs besides the scenario, as the run used it.
+
+Computed once when the suite's graph is resolved (``suite_cli.suite_graph``), from the resolved
+nodes' parameters, so ``--config`` and ``--set`` are honoured; ``suite_runner`` sends it in every
+``SuiteRequest.context_json``, so the bag carries it. An audit then never reads today's config,
+which may have changed since the bag was recorded (a policy edited, another L).
+
+* alerts: the policy file ``alert_guard`` reads (sha256 + text) and its reaction latency L.
+* confidence: the skills file ``skill_confidence`` reads (sha256 + text); the executive and
+  the bridge must read the same content (the replay uses one file for the emulator and the
+  ledger's threshold).
+* proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L). The
+  detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.records import canonical_json
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RecordedFile(_Strict):
+    """A configuration file as a node read it: where, its content hash and its text."""
+
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    text: str
+
+    @model_validator(mode="after")
+    def _hash_matches(self) -> RecordedFile:
+        if hashlib.sha256(self.text.encode()).hexdigest() != self.sha256:
+            raise ValueError(f"{self.path}: sha256 does not match the recorded text")
+        return self
+
+    @classmethod
+    def read(cls, path: Path) -> RecordedFile:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
+        return cls(path=str(path), sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
+
+    def write_to(self, directory: Path) -> Path:
+        """The text as a file under ``directory`` (same name), for the file-based loaders."""
+        out = directory / Path(self.path).name
+        out.write_text(self.text, encoding="utf-8")
+        return out
+
+    def short(self) -> str:
+        return f"{Path(self.path).name} sha256 {self.sha256[:12]}"
+
+
+class AlertsContext(_Strict):
+    suite: Literal["alerts"] = "alerts"
+    policy: RecordedFile  # alert_guard's alerts_file
+    reaction_latency_steps: int = Field(ge=1, le=2400)  # alert_guard's L
+
+    def describe(self) -> str:
+        return f"alert_guard L={self.reaction_latency_steps}, policy {self.policy.short()}"
+
+
+class ConfidenceContext(_Strict):
+    suite: Literal["confidence"] = "confidence"
+    skills: RecordedFile  # skill_confidence's skills_file (= the executive's and the bridge's)
+
+    def describe(self) -> str:
+        return f"skills {self.skills.short()}"
+
+
+class ProximityContext(_Strict):
+    suite: Literal["proximity"] = "proximity"
+    reaction_latency_steps: int = Field(ge=1, le=2400)  # sim_bridge's L
+
+    def describe(self) -> str:
+        return f"sim_bridge L={self.reaction_latency_steps}"
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext
+_ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
+    Annotated[AlertsContext | ConfidenceContext | ProximityContext, Field(discriminator="suite")]
+)
+
+
+_SUITES = ("alerts", "confidence", "proximity")
+
+
+def context_json(ctx: SuiteContext) -> str:
+    return canonical_json(ctx.model_dump(mode="json"))
+
+
+def parse_context(text: str, suite: str) -> SuiteContext:
+    """A recorded context, validated; ValueError (one line) when it is not one of ``suite``."""
+    try:
+        ctx = _ADAPTER.validate_json(text)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = first["loc"][1:] if first["loc"] and first["loc"][0] in _SUITES else first["loc"]  # the union's tag
+        key = ".".join(str(p) for p in loc) or "context"
+        msg = first["msg"].removeprefix("Value error, ")
+        raise ValueError(f"invalid context_json: {key}: {msg}") from None
+    if ctx.suite != suite:
+        raise ValueError(f"context_json is for suite {ctx.suite!r}, not {suite!r}")
+    return ctx
+
+
+def _file(graph: Graph, node: str, param: str, default_name: str) -> Path:
+    """A node's file parameter as the node resolves it: empty means the package's config file."""
+    from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
+
+    value = graph.node(node).parameters.get(param, "")
+    return Path(value) if value else default_config_dir() / default_name
+
+
+def graph_context(suite: str, graph: Graph) -> SuiteContext:
+    """The context of a resolved suite graph, read from its nodes' parameters and files."""
+    if suite == "alerts":
+        guard = graph.node("alert_guard").parameters
+        policy = RecordedFile.read(_file(graph, "alert_guard", "alerts_file", "alerts.yaml"))
+        return AlertsContext(policy=policy, reaction_latency_steps=int(guard["reaction_latency_steps"]))
+    if suite == "confidence":
+        skills = RecordedFile.read(_file(graph, "skill_confidence", "skills_file", "skills.yaml"))
+        for other in ("skill_executive", "sim_bridge"):
+            if "skills_file" in graph.node(other).parameters:
+                theirs = RecordedFile.read(_file(graph, other, "skills_file", "skills.yaml"))
+                if theirs.sha256 != skills.sha256:
+                    raise ConfigError(
+                        f"{other}.skills_file ({theirs.path}) differs from skill_confidence's ({skills.path}):"
+                        " the suite's nodes must read one skills file"
+                    )
+        return ConfidenceContext(skills=skills)
+    if suite == "proximity":
+        return ProximityContext(
+            reaction_latency_steps=int(graph.node("sim_bridge").parameters["reaction_latency_steps"])
+        )
+    raise ConfigError(f"no context for suite {suite!r}")
+
+
+def todays_context(suite: str) -> SuiteContext:
+    """The context today's package config would give a run: for bags recorded without one."""
+    from alpha_matrix.core.graph import resolve_graph  # noqa: PLC0415
+
+    return graph_context(suite, resolve_graph(graph_file=f"graph_{suite}.yaml"))
+
+
+__all__ = [
+    "AlertsContext",
+    "ConfidenceContext",
+    "ProximityContext",
+    "RecordedFile",
+    "SuiteContext",
+    "context_json",
+    "graph_context",
+    "parse_context",
+    "todays_context",
+]
