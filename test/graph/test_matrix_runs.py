@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from alpha_matrix.core.faults import fault_order_key
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.stats import discordant, pair_records, physical
 from conftest import run_cli
@@ -41,6 +42,12 @@ def test_matrix_with_two_workers_equals_one_and_arms_agree_under_physical_faults
     assert all(not any(f.fault == "F4" for f in r.faults) for r in records if r.arm == "oracle")  # typed: no text
     slips = [f for r in records for f in r.faults if f.fault == "F2"]
     assert slips and all(len([f for f in r.faults if f.fault == "F2"]) == 1 for r in records if r.cell.fault == "F2")
+    # Faults have a place independent of arrival order (issue 10): canonical order, seq 0..n-1,
+    # and F2 at the step it acted (the end of its grip command), never a placeholder 0.
+    for r in records:
+        assert [f.seq for f in r.faults] == list(range(len(r.faults))), r.episode_id
+        assert [fault_order_key(f) for f in r.faults] == sorted(map(fault_order_key, r.faults)), r.episode_id
+    assert all(f.step > 0 for f in slips)
     report = (run_dir / "report.md").read_text()
     assert "## Paired comparison (McNemar)" in report and (run_dir / "plots" / "success_by_cell.png").exists()
     # The report is regenerable from the JSONL alone, byte for byte.

@@ -10,12 +10,19 @@ from alpha_matrix.core.faults import (
     FAULTS,
     SLIP_FORCE,
     DelayBuffer,
+    FaultLog,
+    FaultOrderError,
+    Injection,
     SlipLatch,
+    canonical_faults,
+    checked_fault_order,
     corrupt_plan_text,
     corruption_probability,
     corruption_record,
+    fault_order_key,
     fault_parameter,
     fault_stream,
+    grip_refused,
     ik_offset,
     offset_record,
     position_error,
@@ -162,7 +169,7 @@ def test_delay_buffer_saturation_is_reported():
     assert lag == pytest.approx(0.2)
     assert DelayBuffer.saturated(0.562, lag)
     rec = DelayBuffer.record(48, 0.562, lag, 0.03)
-    assert isinstance(rec, FaultRecord)
+    assert isinstance(rec, Injection) and rec.fault == "F1" and rec.step == 48
     assert rec.requested == {"tau": 0.562}
     assert rec.delivered["saturated"] == 1.0 and rec.delivered["lag"] == pytest.approx(0.2)
 
@@ -348,6 +355,74 @@ def test_corruption_record_and_bad_p():
     assert rec.fault == "F4" and rec.step == 0
     assert rec.requested == {"p": 1.0}
     assert rec.delivered["corrupted"] == 1.0 and rec.delivered["kind"] == info["kind"]
-    FaultRecord.model_validate_json(rec.model_dump_json())
+    (out,) = canonical_faults([rec])
+    assert FaultRecord.model_validate_json(out.model_dump_json()) == out and out.seq == 0
     with pytest.raises(ValueError):
         corrupt_plan_text(PLAN_TEXT, fault_stream(42, 0, "F4"), 1.2)
+
+
+# Order of an episode's injections ----------------------------------------------------------------
+
+F1_AT_420 = DelayBuffer.record(420, 0.562, 0.5, 0.001)
+F3_A = offset_record(0, (0.5, -0.1, 0.646), (0.6, -0.1, 0.646), 0.12)
+F3_B = offset_record(0, (0.6, 0.35, 0.657), (0.7, 0.35, 0.657), 0.12)
+
+
+def _slip(p: float = 1.0) -> Injection:
+    latch = SlipLatch(p, fault_stream(1, 0, "F2"))
+    latch.on_lift(0)
+    return latch.record()
+
+
+def test_canonical_order_does_not_depend_on_arrival_order():
+    """The CI flake: F2 (stamped 0) before or after F1 at step 420 depending on thread timing."""
+    injections = [F1_AT_420, _slip(), F3_A, F3_B, F3_A]  # an identical pair ties on the whole key
+    orders = [injections, injections[::-1], injections[2:] + injections[:2]]
+    results = [canonical_faults(order) for order in orders]
+    assert results[0] == results[1] == results[2]
+    assert [f.seq for f in results[0]] == [0, 1, 2, 3, 4]
+    assert [fault_order_key(f) for f in results[0]] == sorted(fault_order_key(f) for f in injections)
+    assert [(f.step, f.fault) for f in results[0]][-1] == (420, "F1")
+
+
+def test_order_key_is_step_then_fault_then_content():
+    a = Injection("F3", 5, {"delta": 0.1}, {"offset": 0.2})
+    assert fault_order_key(a) < fault_order_key(Injection("F1", 6, {}, {}))  # step first
+    assert fault_order_key(Injection("F1", 5, {"z": 1.0}, {})) < fault_order_key(a)  # then the fault
+    assert fault_order_key(a) < fault_order_key(Injection("F3", 5, {"delta": 0.1}, {"offset": 0.3}))
+    # Dict insertion order is not content: keys are sorted.
+    swapped = Injection("F3", 5, {"delta": 0.1}, {"dy": 1.0, "dx": 2.0})
+    assert fault_order_key(swapped) == fault_order_key(Injection("F3", 5, {"delta": 0.1}, {"dx": 2.0, "dy": 1.0}))
+
+
+def test_checked_order_sorts_and_refuses_a_bad_seq():
+    records = canonical_faults([F1_AT_420, F3_A, F3_B])
+    assert checked_fault_order(records[::-1]) == records
+    assert checked_fault_order([]) == []
+    with pytest.raises(FaultOrderError, match="canonical order"):
+        checked_fault_order([r.model_copy(update={"seq": 2 - r.seq}) for r in records])
+    with pytest.raises(FaultOrderError):
+        checked_fault_order(records[1:])  # a gap: seq 1, 2
+    assert isinstance(FaultOrderError("x"), AlphaMatrixError)
+
+
+def test_fault_log_stamps_a_slip_with_its_command_end_in_either_order():
+    for status_first in (False, True):
+        log = FaultLog()
+        log.add(F1_AT_420)
+        if status_first:
+            log.command_ended(7, 361)
+        log.add_at_end_of(7, _slip())
+        assert log.awaited == ([] if status_first else [7])
+        if not status_first:
+            with pytest.raises(FaultOrderError, match=r"robot command\(s\) \[7\]"):
+                log.report()
+            log.command_ended(7, 361)
+        log.command_ended(8, 999)  # another command: no injection waits for it
+        records = log.report()
+        assert [(f.fault, f.step, f.seq) for f in records] == [("F2", 361, 0), ("F1", 420, 1)]
+
+
+def test_grip_refused_is_marked_not_hidden():
+    rec = grip_refused(_slip())
+    assert rec.step == 0 and rec.delivered["force"] == "refused" and rec.delivered["slipped"] == 1.0

@@ -81,3 +81,21 @@ def test_corrupt_complete_line_is_an_error(tmp_path):
     (tmp_path / "run" / "episodes.jsonl").write_text('{"nope": 1}\n')
     with pytest.raises(RecordError, match="episodes.jsonl:1: invalid record"):
         RunStore(tmp_path / "run", "h")
+
+
+def test_a_run_directory_of_another_schema_is_refused_in_one_line(tmp_path):
+    """Schema 2 (FaultRecord.seq): resuming or reading a v1 run is refused, never mixed or misread."""
+    store = RunStore(tmp_path / "run", "h")
+    store.append(make())
+    manifest = tmp_path / "run" / "manifest.json"
+    assert json.loads(manifest.read_text())["schema_version"] == 2 == make().schema_version
+    manifest.write_text(json.dumps({"config_hash": "h", "schema_version": 1}))
+    before = store.path.read_bytes()
+    for attempt in (lambda: RunStore(tmp_path / "run", "h"), lambda: RunStore.read_only(tmp_path / "run")):
+        with pytest.raises(RecordError, match="schema version 1, this alpha_matrix uses version 2") as err:
+            attempt()
+        assert "\n" not in str(err.value)
+    assert store.path.read_bytes() == before
+    manifest.write_text(json.dumps({"config_hash": "h"}))
+    with pytest.raises(RecordError, match="schema version unknown"):
+        RunStore(tmp_path / "run", "h")

@@ -81,26 +81,26 @@ def rec(
 
 
 def f1(req: float, got: float) -> FaultRecord:
-    return FaultRecord(fault="F1", step=0, requested={"lag_s": req}, delivered={"lag_s": got})
+    return FaultRecord(fault="F1", step=0, seq=0, requested={"lag_s": req}, delivered={"lag_s": got})
 
 
 def f1_node(tau: float, lag: float, error: float) -> FaultRecord:
     """F1 as core/faults.py records it: tau / lag keys and the position error."""
     delivered: dict[str, float | str] = {"lag": lag, "saturated": float(lag < tau), "position_error": error}
-    return FaultRecord(fault="F1", step=0, requested={"tau": tau}, delivered=delivered)
+    return FaultRecord(fault="F1", step=0, seq=0, requested={"tau": tau}, delivered=delivered)
 
 
 def f2(slipped: bool) -> FaultRecord:
-    return FaultRecord(fault="F2", step=300, requested={"p": 0.661}, delivered={"slipped": float(slipped)})
+    return FaultRecord(fault="F2", step=300, seq=0, requested={"p": 0.661}, delivered={"slipped": float(slipped)})
 
 
 def f3(delta: float) -> FaultRecord:
-    return FaultRecord(fault="F3", step=0, requested={"delta": delta}, delivered={"offset": delta})
+    return FaultRecord(fault="F3", step=0, seq=0, requested={"delta": delta}, delivered={"offset": delta})
 
 
 def f4(kind: str) -> FaultRecord:
     delivered: dict[str, float | str] = {"corrupted": float(kind != "none"), "kind": kind}
-    return FaultRecord(fault="F4", step=0, requested={"p": 0.464}, delivered=delivered)
+    return FaultRecord(fault="F4", step=0, seq=0, requested={"p": 0.464}, delivered=delivered)
 
 
 def matrix() -> list[EpisodeRecord]:

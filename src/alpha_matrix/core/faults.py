@@ -2,7 +2,11 @@
 
 The chaos node calls these pieces at each interface boundary; everything here is plain and
 deterministic given its random stream, and each injector reports what it actually delivered
-(as a ``FaultRecord``) so a saturated or skipped injection is visible in the record, never silent.
+(as an ``Injection``) so a saturated or skipped injection is visible in the record, never silent.
+
+Order: injections happen on several threads and topics, so their arrival order is not
+reproducible. ``FaultLog`` keeps an episode's injections and, at report time, gives them
+their canonical order (``fault_order_key``) and ``seq`` as ``FaultRecord``s.
 
 Streams: each fault draws from its own ``seeds.rng(master_seed, episode_index, fault)``, so
 switching one fault on never shifts another fault's draws (sha256, never ``hash()``).
@@ -13,14 +17,14 @@ from __future__ import annotations
 import bisect
 import json
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from alpha_matrix.core import seeds
-from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.records import FaultRecord
 
 Vec3 = tuple[float, float, float]
@@ -111,8 +115,100 @@ def fault_stream(master_seed: int, episode_index: int, fault: str) -> np.random.
     return seeds.rng(master_seed, episode_index, validate_fault(fault))
 
 
-def _record(fault: str, step: int, requested: dict[str, float | str], delivered: dict[str, float | str]) -> FaultRecord:
-    return FaultRecord(fault=fault, step=step, requested=requested, delivered=delivered)
+class FaultOrderError(AlphaMatrixError):
+    """An episode's injections cannot be put in their canonical order (a step never learned, a bad seq)."""
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One injection as an injector made it: a ``FaultRecord`` before its place (seq) is known."""
+
+    fault: str
+    step: int  # the physics step it acted at (0: before any motion)
+    requested: dict[str, float | str]
+    delivered: dict[str, float | str]
+
+
+def _record(fault: str, step: int, requested: dict[str, float | str], delivered: dict[str, float | str]) -> Injection:
+    return Injection(fault=fault, step=step, requested=requested, delivered=delivered)
+
+
+def _canonical(data: Mapping[str, float | str]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def fault_order_key(f: Injection | FaultRecord) -> tuple[int, str, str, str]:
+    """Canonical position in the episode: (step, fault, requested, delivered as canonical JSON).
+
+    Total on content: two injections that tie on it are identical, so their order cannot show.
+    """
+    return (int(f.step), f.fault, _canonical(f.requested), _canonical(f.delivered))
+
+
+def canonical_faults(injections: Iterable[Injection | FaultRecord]) -> list[FaultRecord]:
+    """The injections in canonical order, numbered ``seq`` = 0..n-1 (any seq they had is replaced)."""
+    ordered = sorted(injections, key=fault_order_key)
+    return [
+        FaultRecord(fault=f.fault, step=int(f.step), seq=i, requested=dict(f.requested), delivered=dict(f.delivered))
+        for i, f in enumerate(ordered)
+    ]
+
+
+def checked_fault_order(records: Iterable[FaultRecord]) -> list[FaultRecord]:
+    """Records as received (e.g. over a topic), sorted canonically; FaultOrderError unless their
+    ``seq`` is then exactly 0..n-1, i.e. the sender ordered them the same way."""
+    ordered = sorted(records, key=lambda f: (*fault_order_key(f), f.seq))
+    seqs = [f.seq for f in ordered]
+    if seqs != list(range(len(ordered))):
+        raise FaultOrderError(f"fault events are not in canonical order: seq {seqs} after sorting")
+    return ordered
+
+
+class FaultLog:
+    """One episode's injections, in whatever order the node's threads make them.
+
+    An injection that acts in a robot command (F2: the grip, or its slip step) is stamped with
+    that command's end step, known only when the command's status arrives; ``report`` refuses
+    while any is still waiting, so no injection is left at a placeholder step.
+    """
+
+    def __init__(self) -> None:
+        self._ready: list[Injection] = []
+        self._waiting: list[tuple[int, Injection]] = []  # (command id, injection)
+        self._ends: dict[int, int] = {}  # command id -> end step, as statuses arrive
+
+    def add(self, injection: Injection) -> None:
+        self._ready.append(injection)
+
+    def add_at_end_of(self, command_id: int, injection: Injection) -> None:
+        """``injection`` acted in robot command ``command_id``: stamp it with its end step."""
+        self._waiting.append((int(command_id), injection))
+        self._resolve()
+
+    def command_ended(self, command_id: int, end_step: int) -> None:
+        """A command reached a terminal state (in any order relative to ``add_at_end_of``)."""
+        self._ends[int(command_id)] = int(end_step)
+        self._resolve()
+
+    def _resolve(self) -> None:
+        waiting = []
+        for cid, inj in self._waiting:
+            if cid in self._ends:
+                self._ready.append(replace(inj, step=self._ends[cid]))
+            else:
+                waiting.append((cid, inj))
+        self._waiting = waiting
+
+    @property
+    def awaited(self) -> list[int]:
+        """Command ids whose end step some injection still waits for."""
+        return sorted({cid for cid, _ in self._waiting})
+
+    def report(self) -> list[FaultRecord]:
+        """The episode's injections in canonical order with seq, or FaultOrderError if one still waits."""
+        if self._waiting:
+            raise FaultOrderError(f"no end step for robot command(s) {self.awaited}: their injections cannot be placed")
+        return canonical_faults(self._ready)
 
 
 # F1 -------------------------------------------------------------------------------------------
@@ -178,7 +274,7 @@ class DelayBuffer:
         return delivered < requested - TIME_EPS
 
     @staticmethod
-    def record(step: int, requested: float, delivered: float, position_error: float) -> FaultRecord:
+    def record(step: int, requested: float, delivered: float, position_error: float) -> Injection:
         """F1 injection: requested vs delivered lag, and the position error the lag produced."""
         return _record(
             "F1",
@@ -245,8 +341,11 @@ class SlipLatch:
         self.draws = 0
         self.release()
 
-    def record(self) -> FaultRecord:
-        """F2 injection of the current lift event: p, the draw, and the delivered finger force."""
+    def record(self) -> Injection:
+        """F2 injection of the current lift event: p, the draw, and the delivered finger force.
+
+        Its step is the draw's; the node restamps it with the end step of the command it acted in.
+        """
         if self.slipped is None or self.draw is None or self.draw_step is None:
             raise RuntimeError("no lift event drawn yet")
         return _record(
@@ -255,6 +354,11 @@ class SlipLatch:
             {"p": self.p},
             {"draw": self.draw, "slipped": float(self.slipped), "force": SLIP_FORCE if self.slipped else "unchanged"},
         )
+
+
+def grip_refused(injection: Injection) -> Injection:
+    """An F2 draw whose grip command the robot refused: it acted in no step (0), and says so."""
+    return replace(injection, step=0, delivered={**injection.delivered, "force": "refused"})
 
 
 # F3 -------------------------------------------------------------------------------------------
@@ -277,7 +381,7 @@ def radial_offset(target: Sequence[float], base: Sequence[float], delta: float) 
     return (tx + delta * ux, ty + delta * uy, tz)
 
 
-def offset_record(step: int, target: Sequence[float], commanded: Sequence[float], delta: float) -> FaultRecord:
+def offset_record(step: int, target: Sequence[float], commanded: Sequence[float], delta: float) -> Injection:
     """F3 injection: the requested δ and the offset actually applied to one target."""
     return _record(
         "F3",
@@ -349,7 +453,7 @@ def corrupt_plan_text(text: str, rng: np.random.Generator, p: float) -> tuple[st
     return text[:cut], info
 
 
-def corruption_record(info: Mapping[str, Any], step: int = 0) -> FaultRecord:
+def corruption_record(info: Mapping[str, Any], step: int = 0) -> Injection:
     """F4 injection on one plan message (step 0: before any motion)."""
     return _record(
         "F4",

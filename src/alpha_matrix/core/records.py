@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from alpha_matrix.core.errors import RecordError
 
-RECORD_SCHEMA_VERSION = 1
+RECORD_SCHEMA_VERSION = 2  # 2: FaultRecord.seq (faults in canonical order)
 WALL_CLOCK_FIELDS = frozenset({"timing"})
 TRACKED_PACKAGES = ("alpha_matrix", "ros-rclpy", "ros-rmw-fastrtps-cpp", "pybullet", "numpy", "pydantic")
 
@@ -81,7 +81,8 @@ class FaultRecord(_Strict):
     """One injection, as the chaos node published it: what was asked for and what was delivered."""
 
     fault: str  # "F1" | "F2" | "F3" | "F4"
-    step: int  # physics step of the injection (0: before any motion, e.g. on plan text)
+    step: int  # physics step it acted at (F1 the observation's, F2 the grip's end; 0: before motion, F3/F4)
+    seq: int  # position in the episode's canonical order (core.faults.fault_order_key): 0, 1, ...
     requested: dict[str, float | str]
     delivered: dict[str, float | str]
 
@@ -125,7 +126,7 @@ class Provenance(_Strict):
 
 
 class EpisodeRecord(_Strict):
-    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    schema_version: Literal[2] = RECORD_SCHEMA_VERSION
     run_id: str
     episode_id: str
     arm: str
@@ -210,6 +211,21 @@ def _parse_records(path: Path, raw: bytes, model: type[R]) -> dict[str, R]:
     return records
 
 
+def _check_schema(run_dir: Path, manifest: dict[str, Any], schema_version: int, fix: str) -> None:
+    """A run directory holds records of one schema: another one is refused, never mixed or misread."""
+    existing = manifest.get("schema_version")
+    if existing != schema_version:
+        raise RecordError(
+            f"{run_dir} holds records of schema version {existing if existing is not None else 'unknown'}, "
+            f"this alpha_matrix uses version {schema_version}: {fix}"
+        )
+
+
+def _schema_of(model: type[BaseModel]) -> int | None:
+    field = model.model_fields.get("schema_version")
+    return None if field is None else field.default
+
+
 class RunStore(Generic[R]):
     """The records of one run directory (episode records by default; suites store their own model)."""
 
@@ -227,7 +243,9 @@ class RunStore(Generic[R]):
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
             if manifest.exists():
-                existing = json.loads(manifest.read_text()).get("config_hash")
+                data = json.loads(manifest.read_text())
+                _check_schema(run_dir, data, schema_version, "use another run id (nothing was changed)")
+                existing = data.get("config_hash")
                 if existing != config_hash:
                     raise RecordError(
                         f"{run_dir} was made with config {str(existing)[:12]}, this config is {config_hash[:12]}: "
@@ -261,6 +279,13 @@ class RunStore(Generic[R]):
         path = run_dir / "episodes.jsonl"
         if not path.exists():
             raise RecordError(f"{run_dir}: no episodes.jsonl")
+        manifest, version = run_dir / "manifest.json", _schema_of(model)
+        if manifest.exists() and version is not None:
+            try:
+                data = json.loads(manifest.read_text())
+            except (OSError, json.JSONDecodeError):
+                raise RecordError(f"{manifest}: not readable JSON") from None
+            _check_schema(run_dir, data, version, "read it with the version that wrote it")
         raw = path.read_bytes()
         return _parse_records(path, raw[: raw.rfind(b"\n") + 1], model)  # a line still being written is not one
 

@@ -15,6 +15,11 @@ passes through unchanged; without this node in the graph the remappings disappea
 Forwarding a service call from inside a service callback needs a second executor: the
 proxied clients live on a helper node spun in a background thread, while the servers'
 callbacks wait for their replies.
+
+Every injection has a deterministic place: its step (F2: the end step of the robot command it
+acted in, learned from that command's status) and, at report time, the canonical order of
+core.faults.FaultLog with seq 0..n-1. They are published on chaos/fault_events then, in that
+order, not as they happen (threads and topics make arrival order irreproducible).
 """
 
 from __future__ import annotations
@@ -32,11 +37,14 @@ from alpha_matrix.core.faults import (
     CONCURRENT,
     SLIP_FORCE,
     DelayBuffer,
+    FaultLog,
+    Injection,
     SlipLatch,
     corrupt_plan_text,
     corruption_probability,
     corruption_record,
     fault_stream,
+    grip_refused,
     ik_offset,
     offset_record,
     position_error,
@@ -47,7 +55,6 @@ from alpha_matrix.core.faults import (
 )
 from alpha_matrix.core.matrix import parse_cell_fault
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
-from alpha_matrix.core.records import FaultRecord
 from alpha_matrix.core.world import WorldConfig
 from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
 from alpha_matrix.nodes.convert import point, vec3
@@ -75,6 +82,8 @@ class Chaos(ProxyNode):
         # can wait for the history to reach its step.
         self.lock = threading.Condition()
         self.io.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
+        # Command ends stamp F2 injections; on the helper thread, so a report can wait for one.
+        self.io.create_subscription(CommandStatus, "robot/command_status", self._on_command_end, EVENTS)
         self.fault_pub = self.create_publisher(FaultEvent, "chaos/fault_events", EVENTS)
         self.status_pub = self.create_publisher(CommandStatus, "chaos/command_status", EVENTS)
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
@@ -94,7 +103,7 @@ class Chaos(ProxyNode):
         self.offset_targets: set[tuple[float, float, float]] = set()
         self.batch_episode, self.last_batch_step = "", 0
         self.pending: list[CommandStatus] = []
-        self.events: dict[str, list[FaultEvent]] = {}
+        self.logs: dict[str, FaultLog] = {}  # the current episode's injections (guarded by self.lock)
 
     # -- configuration ----------------------------------------------------------------------
     def _on_set_fault(self, req: SetFault.Request, res: SetFault.Response) -> SetFault.Response:
@@ -109,26 +118,67 @@ class Chaos(ProxyNode):
             self.faults = () if fault == "none" else (("F1", "F2") if fault == CONCURRENT else (fault,))
         self.streams = {f: fault_stream(req.master_seed, req.episode_index, f) for f in self.faults}
         self.slip = SlipLatch(slip_probability(intensity), self.streams["F2"]) if "F2" in self.faults else None
-        self.events[req.episode_id] = []
+        with self.lock:  # an unreported older episode is dropped: the runner reports before the next
+            self.logs = {req.episode_id: FaultLog()}
         self.offset_targets: set[tuple[float, float, float]] = set()
         res.accepted, res.message = True, f"{fault} at I={intensity}"
         return res
 
     def _on_report(self, req: FaultReport.Request, res: FaultReport.Response) -> FaultReport.Response:
-        res.events = self.events.pop(req.episode_id, [])
+        """The episode's injections in canonical order, published on chaos/fault_events now.
+
+        Asked after the runner observed the episode's last step, so every injection is made; an
+        F2 command's status may still be on its way here (another participant): wait, bounded."""
+        with self.lock:
+            log = self.logs.pop(req.episode_id, None)
+            if log is None:  # a handshake probe, or an episode without chaos
+                return res
+            if not self.lock.wait_for(lambda: not log.awaited, TIMEOUT_S):
+                raise AlphaMatrixError(
+                    f"chaos: no status of robot command(s) {log.awaited} in {TIMEOUT_S:.0f} s, "
+                    f"so the F2 injections of {req.episode_id} have no step"
+                )
+            records = log.report()
+        res.events = [
+            FaultEvent(
+                episode_id=req.episode_id,
+                fault=rec.fault,
+                intensity=self.intensity,
+                step=rec.step,
+                seq=rec.seq,
+                requested_json=json.dumps(rec.requested, sort_keys=True),
+                delivered_json=json.dumps(rec.delivered, sort_keys=True),
+            )
+            for rec in records
+        ]
+        for msg in res.events:
+            self.fault_pub.publish(msg)
         return res
 
-    def _publish(self, rec: FaultRecord) -> None:
-        msg = FaultEvent(
-            episode_id=self.episode,
-            fault=rec.fault,
-            intensity=self.intensity,
-            step=rec.step,
-            requested_json=json.dumps(rec.requested, sort_keys=True),
-            delivered_json=json.dumps(rec.delivered, sort_keys=True),
-        )
-        self.events.setdefault(self.episode, []).append(msg)
-        self.fault_pub.publish(msg)
+    def _log(self) -> FaultLog:
+        """The current episode's log. Call holding the lock."""
+        return self.logs.setdefault(self.episode, FaultLog())
+
+    def _publish(self, injection: Injection) -> None:
+        """Keep an injection for the report (published then, in canonical order)."""
+        with self.lock:
+            self._log().add(injection)
+
+    def _publish_at_end_of(self, reply: Gripper.Response, injection: Injection) -> None:
+        """An F2 injection acts in the command of ``reply``: stamped with its end step when known."""
+        with self.lock:
+            if reply.accepted:
+                self._log().add_at_end_of(reply.command_id, injection)
+            else:
+                self._log().add(grip_refused(injection))
+
+    def _on_command_end(self, msg: CommandStatus) -> None:
+        if msg.state not in (CommandStatus.DONE, CommandStatus.CANCELLED):
+            return
+        with self.lock:
+            if (log := self.logs.get(msg.episode_id)) is not None:
+                log.command_ended(msg.command_id, msg.end_step)
+                self.lock.notify_all()
 
     def _forward(self, client, request):  # noqa: ANN001, ANN202 - any service type
         return call_service(client, request, TIMEOUT_S)
@@ -156,18 +206,21 @@ class Chaos(ProxyNode):
             self.slip.release()
             return self._forward(self.grip_cli, req)
         slipped = self.slip.on_lift(0)
-        self._publish(self.slip.record())
-        if not slipped:
-            return self._forward(self.grip_cli, req)
-        if req.steps <= 1:
-            req.max_effort = SLIP_FORCE
-            return self._forward(self.grip_cli, req)
+        injection = self.slip.record()  # stamped with the end of the command the draw acted in
+        if not slipped or req.steps <= 1:
+            if slipped:
+                req.max_effort = SLIP_FORCE
+            reply = self._forward(self.grip_cli, req)
+            self._publish_at_end_of(reply, injection)
+            return reply
         # Close as planned, then in the grip's last step (just before the lift) lose the force.
         first = self._forward(
             self.grip_cli, Gripper.Request(width=req.width, max_effort=req.max_effort, steps=req.steps - 1)
         )
+        last = first
         if first.accepted:
-            self._forward(self.grip_cli, Gripper.Request(width=req.width, max_effort=SLIP_FORCE, steps=1))
+            last = self._forward(self.grip_cli, Gripper.Request(width=req.width, max_effort=SLIP_FORCE, steps=1))
+        self._publish_at_end_of(last, injection)
         return first
 
     # -- F4: the raw planner text ---------------------------------------------------------

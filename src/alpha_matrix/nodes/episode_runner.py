@@ -30,6 +30,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.faults import checked_fault_order
 from alpha_matrix.core.guards import parse_plan_text
 from alpha_matrix.core.matrix import (
     ARMS,
@@ -255,15 +256,18 @@ class EpisodeRunner(Node):
         if not self.params.chaos:
             return []
         events = self.call(self.report_cli, FaultReport.Request(episode_id=episode_id)).events
-        return [
+        # The chaos node sends them in canonical order; checked (and sorted) here so a record can
+        # never depend on arrival order.
+        return checked_fault_order(
             FaultRecord(
                 fault=e.fault,
                 step=e.step,
+                seq=e.seq,
                 requested=json.loads(e.requested_json),
                 delivered=json.loads(e.delivered_json),
             )
             for e in events
-        ]
+        )
 
     def plan(self, arm: str, request: GetPlan.Request) -> Planned:
         """The arm's plan for the executive, or why there is none."""
