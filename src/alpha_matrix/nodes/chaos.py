@@ -159,12 +159,12 @@ class Chaos(ProxyNode):
         """The current episode's log. Call holding the lock."""
         return self.logs.setdefault(self.episode, FaultLog())
 
-    def _publish(self, injection: Injection) -> None:
+    def _keep(self, injection: Injection) -> None:
         """Keep an injection for the report (published then, in canonical order)."""
         with self.lock:
             self._log().add(injection)
 
-    def _publish_at_end_of(self, reply: Gripper.Response, injection: Injection) -> None:
+    def _keep_at_end_of(self, reply: Gripper.Response, injection: Injection) -> None:
         """An F2 injection acts in the command of ``reply``: stamped with its end step when known."""
         with self.lock:
             if reply.accepted:
@@ -191,7 +191,7 @@ class Chaos(ProxyNode):
             req.target = point(moved)
             if target not in self.offset_targets:  # validated, then commanded: one injection per target
                 self.offset_targets.add(target)
-                self._publish(offset_record(0, target, moved, ik_offset(self.intensity)))
+                self._keep(offset_record(0, target, moved, ik_offset(self.intensity)))
         if req.validate_only:  # no side effect: re-sent until answered (a first reply can be lost)
             return handshake(self.move_cli, req, TIMEOUT_S)
         return self._forward(self.move_cli, req)
@@ -211,7 +211,7 @@ class Chaos(ProxyNode):
             if slipped:
                 req.max_effort = SLIP_FORCE
             reply = self._forward(self.grip_cli, req)
-            self._publish_at_end_of(reply, injection)
+            self._keep_at_end_of(reply, injection)
             return reply
         # Close as planned, then in the grip's last step (just before the lift) lose the force.
         first = self._forward(
@@ -220,7 +220,7 @@ class Chaos(ProxyNode):
         last = first
         if first.accepted:
             last = self._forward(self.grip_cli, Gripper.Request(width=req.width, max_effort=SLIP_FORCE, steps=1))
-        self._publish_at_end_of(last, injection)
+        self._keep_at_end_of(last, injection)
         return first
 
     # -- F4: the raw planner text ---------------------------------------------------------
@@ -230,7 +230,7 @@ class Chaos(ProxyNode):
         reply = call_service(client, req, PLAN_WAIT_S)
         if "F4" in self.faults and reply.success:
             reply.text, info = corrupt_plan_text(reply.text, self.streams["F4"], corruption_probability(self.intensity))
-            self._publish(corruption_record(info))
+            self._keep(corruption_record(info))
         return reply
 
     # -- F1: observations from the past ----------------------------------------------------
@@ -254,13 +254,13 @@ class Chaos(ProxyNode):
             self._release_pending()
 
     def _delayed(self, step: int, objects: list) -> list:  # noqa: ANN001 - ObjectState lists
-        """The objects as seen tau ago (F1), with the injection published. Call holding the lock."""
+        """The objects as seen tau ago (F1), the injection kept for the report. Call holding the lock."""
         tau = sensor_delay(self.intensity)
         snapshot, lag = self.delay.delayed(step * DT, tau)
         true = {o.name: vec3(o.pose.position) for o in objects}
         old = {name: vec3(o.pose.position) for name, o in snapshot.items()} or true
         err = position_error(true, {n: old.get(n, p) for n, p in true.items()})
-        self._publish(DelayBuffer.record(int(step), tau, lag, max(err.values(), default=0.0)))
+        self._keep(DelayBuffer.record(int(step), tau, lag, max(err.values(), default=0.0)))
         return [snapshot.get(o.name, o) for o in objects]
 
     def _release_pending(self) -> None:
