@@ -5,6 +5,10 @@ is rewritten atomically after every split closes. A crash therefore leaves a rea
 every closed split (the recorder closes one per episode and every few seconds); the split
 being written when the process died is left on disk, unlisted, and reported by the reader.
 A later run with the same run id appends new splits to the same bag.
+
+The reader reads split by split (each listed split is a complete MCAP): a caller that passes
+a ``bad_splits`` collector (or reads inside ``tolerate_bad_splits()``) gets every readable
+split and the unreadable ones named, instead of one bad split hiding the whole bag.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,7 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from alpha_matrix.core.errors import AlphaMatrixError
 
 INTERFACE_PACKAGE = "alpha_matrix_interfaces"
+RUN_ID_KEY = "alpha_matrix.run_id"  # metadata.yaml custom_data: the run whose records this bag backs
 
 
 class BagError(AlphaMatrixError):
@@ -66,11 +73,16 @@ class _Split:
 
 
 class SplitBagWriter:
-    """Appends raw CDR messages to ``bag_dir`` in closed MCAP splits."""
+    """Appends raw CDR messages to ``bag_dir`` in closed MCAP splits.
 
-    def __init__(self, bag_dir: Path, topics: dict[str, str]) -> None:
+    ``custom_data`` (string pairs, e.g. ``{RUN_ID_KEY: run_id}``) goes into metadata.yaml's
+    ``custom_data``, so an auditor finds the run the bag belongs to without guessing.
+    """
+
+    def __init__(self, bag_dir: Path, topics: dict[str, str], custom_data: dict[str, str] | None = None) -> None:
         self.bag_dir = bag_dir
         self.topics = topics  # name -> type, e.g. "/clock" -> "rosgraph_msgs/msg/Clock"
+        self.custom_data = dict(custom_data or {})
         self.store = make_typestore()
         for name, msgtype in topics.items():
             if msgtype not in self.store.types:
@@ -97,6 +109,8 @@ class SplitBagWriter:
         if tmp.exists():
             shutil.rmtree(tmp)
         writer = Writer(tmp, version=9, storage_plugin=StoragePlugin.MCAP)
+        for key, value in self.custom_data.items():
+            writer.set_custom_data(key, value)
         writer.open()
         conns = {t: writer.add_connection(t, mt, typestore=self.store) for t, mt in self.topics.items()}
         self._split = _Split(writer, tmp, conns, 0)
@@ -136,8 +150,10 @@ def _merge(a: dict, b: dict) -> dict:
             counts[name]["message_count"] += t["message_count"]
         else:
             counts[name] = t
+    custom = {**(a.get("custom_data") or {}), **(b.get("custom_data") or {})}
     return {
         **a,
+        "custom_data": custom or None,
         "starting_time": {"nanoseconds_since_epoch": start},
         "duration": {"nanoseconds": end - start},
         "message_count": a["message_count"] + b["message_count"],
@@ -147,22 +163,88 @@ def _merge(a: dict, b: dict) -> dict:
     }
 
 
-def read_bag(bag_dir: Path) -> Iterator[tuple[str, int, Any]]:
+@dataclass(frozen=True)
+class BadSplit:
+    """A listed split that could not be read (missing, truncated, corrupt)."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: unreadable ({self.reason})"
+
+
+_tolerant: ContextVar[list[BadSplit] | None] = ContextVar("bad_splits", default=None)
+
+
+@contextmanager
+def tolerate_bad_splits() -> Iterator[list[BadSplit]]:
+    """Within the block, read_bag() without its own collector skips unreadable splits into the yielded list.
+
+    This lets a command (alpha-matrix audit) give every loader, including ones that call
+    ``read_bag(bag_dir)`` plainly, the split-by-split treatment. Each bad split is listed once.
+    """
+    bad: list[BadSplit] = []
+    token = _tolerant.set(bad)
+    try:
+        yield bad
+    finally:
+        _tolerant.reset(token)
+
+
+def bag_metadata(bag_dir: Path) -> dict[str, Any]:
+    """metadata.yaml's ``rosbag2_bagfile_information``; BagError for a missing or broken one."""
+    if not bag_dir.exists():
+        raise BagError(f"{bag_dir}: no such bag")
+    meta = bag_dir / "metadata.yaml"
+    if not meta.exists():
+        raise BagError(f"{bag_dir}: not a bag (no metadata.yaml)")
+    try:
+        info = yaml.safe_load(meta.read_text())["rosbag2_bagfile_information"]
+        if not isinstance(info.get("relative_file_paths"), list):
+            raise TypeError("no relative_file_paths")
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as err:
+        raise BagError(f"{meta}: unreadable bag metadata ({type(err).__name__}: {err})") from None
+    return info
+
+
+def bag_splits(bag_dir: Path) -> list[Path]:
+    """The listed splits, in recording order."""
+    return [bag_dir / name for name in bag_metadata(bag_dir)["relative_file_paths"]]
+
+
+def bag_custom_data(bag_dir: Path) -> dict[str, str]:
+    return dict(bag_metadata(bag_dir).get("custom_data") or {})
+
+
+def _read_split(path: Path) -> list[tuple[str, int, Any]]:
+    with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
+        return [(c.topic, ts, reader.deserialize(raw, c.msgtype)) for c, ts, raw in reader.messages()]
+
+
+def read_bag(bag_dir: Path, bad_splits: list[BadSplit] | None = None) -> Iterator[tuple[str, int, Any]]:
     """(topic, timestamp_ns, deserialized message) in log-time order; clear errors for bad bags.
 
     Messages are decoded with the definitions stored in the bag itself, not with the current
     .msg files: a bag recorded before an interface changed stays readable by a later auditor.
+    Splits are read one at a time and wholly before any of their messages is yielded. Without
+    a collector (and outside tolerate_bad_splits()) the first unreadable split is a BagError
+    ("unreadable bag"); with one, it is appended there and the remaining splits are read.
     """
-    if not (bag_dir / "metadata.yaml").exists():
-        raise BagError(f"{bag_dir}: not a bag (no metadata.yaml)")
-    try:
-        with AnyReader([bag_dir], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
-            for conn, ts, raw in reader.messages():
-                yield conn.topic, ts, reader.deserialize(raw, conn.msgtype)
-    except BagError:
-        raise
-    except Exception as err:  # noqa: BLE001 - any reader failure is a corrupt or truncated bag
-        raise BagError(f"{bag_dir}: unreadable bag ({type(err).__name__}: {err})") from None
+    collector = bad_splits if bad_splits is not None else _tolerant.get()
+    for path in bag_splits(bag_dir):
+        try:
+            if not path.is_file():
+                raise FileNotFoundError("listed in metadata.yaml, not on disk")
+            messages = _read_split(path)
+        except Exception as err:  # noqa: BLE001 - any reader failure is a corrupt or truncated split
+            reason = f"{type(err).__name__}: {err}"
+            if collector is None:
+                raise BagError(f"{bag_dir}: unreadable bag ({path.name}: {reason})") from None
+            if all(b.path != path for b in collector):
+                collector.append(BadSplit(path, reason))
+            continue
+        yield from messages
 
 
 def unlisted_splits(bag_dir: Path) -> list[Path]:

@@ -163,6 +163,11 @@ DEFAULT_RECORDED_TOPICS = [
 
 class RecorderParams(NodeParams):
     run_id: str = Field("", description="Bag directory name under bags_dir; set by the launcher.")
+    records_run_id: str = Field(
+        "",
+        description="Run id of the records this bag backs, written to the bag's metadata "
+        "(default: run_id up to its first '/', so a worker bag <id>/worker-k names run <id>).",
+    )
     bags_dir: str = Field("bags", description="Where bags go.")
     topics: list[str] = Field(
         default_factory=lambda: list(DEFAULT_RECORDED_TOPICS), description="TOPIC=TYPE to record."

@@ -1,7 +1,8 @@
 """recorder: rosbag2 (MCAP) capture of the graph's topics without a ROS install.
 
 Records raw wire bytes (no re-serialisation) into bags/<run_id>/, one closed split per
-episode and every few seconds (core/bag.py). It is a gating consumer of the step stream:
+episode and every few seconds (core/bag.py). The bag's metadata names the run whose records
+it backs (custom_data alpha_matrix.run_id), which is how `alpha-matrix audit` finds them. It is a gating consumer of the step stream:
 it acknowledges a StepBatch only once it holds it, so the bridge cannot outrun it and no
 step is lost. On a ROS 2 install `ros2 bag record` can be used instead.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from alpha_matrix_interfaces.msg import StepAck
 from rclpy.node import Node
 
-from alpha_matrix.core.bag import SplitBagWriter
+from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.nodes.common import declare_params, run_node
@@ -50,7 +51,8 @@ class Recorder(Node):
                 raise ConfigError(f"recorder topic {item!r}: expected TOPIC=TYPE")
             topics[name] = msgtype
         run_id = self.params.run_id or time.strftime("run-%Y%m%d-%H%M%S")
-        self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics)
+        records_run_id = self.params.records_run_id or run_id.partition("/")[0]
+        self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
         self.counts = dict.fromkeys(topics, 0)
         self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
         for name, msgtype in topics.items():
