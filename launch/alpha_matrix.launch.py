@@ -1,4 +1,4 @@
-"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N]
+"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N] [run_id:=NAME]
 
 Builds the launch description from the same graph description as the plain-Python
 launcher (config/graph.yaml + params.yaml, resolved and validated by
@@ -15,13 +15,27 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir, resolve_graph
+from alpha_matrix.core.names import check_run_id
+
+
+def _overrides(episodes: str, run_id: str) -> dict:
+    """The runner's overrides from the launch arguments, refused in one line when invalid."""
+    runner: dict = {}
+    if episodes:
+        if not episodes.strip().isdigit():
+            raise ConfigError(f"launch argument episodes {episodes[:60]!r}: expected a positive integer")
+        runner["episodes"] = int(episodes)
+    if run_id:  # a name, never a path: runs/<run_id> and bags/<run_id> stay inside runs/ and bags/
+        runner["run_id"] = check_run_id(run_id, "launch argument run_id")
+    return {"episode_runner": runner} if runner else {}
 
 
 def _nodes(context, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - launch API
     config_dir = LaunchConfiguration("config_dir").perform(context)
     episodes = LaunchConfiguration("episodes").perform(context)
-    overrides = {"episode_runner": {"episodes": int(episodes)}} if episodes else {}
+    overrides = _overrides(episodes, LaunchConfiguration("run_id").perform(context))
     graph = resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides)
     actions = []
     for spec in graph.nodes:
@@ -50,6 +64,9 @@ def generate_launch_description() -> LaunchDescription:
             ),
             DeclareLaunchArgument(
                 "episodes", default_value="", description="episodes for the runner (default from params.yaml)"
+            ),
+            DeclareLaunchArgument(
+                "run_id", default_value="", description="run and bag directory name (default: from the config hash)"
             ),
             OpaqueFunction(function=_nodes),
         ]

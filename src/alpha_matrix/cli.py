@@ -76,10 +76,16 @@ def _graph(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from alpha_matrix.launcher import graph_env, run_graphs
+    from alpha_matrix.core.domains import check_domain_id
+    from alpha_matrix.core.names import check_run_id, worker_bag_name
+    from alpha_matrix.launcher import graph_env, guarded, run_graphs
 
     runner: dict[str, Any] = {}
     exclude: tuple[str, ...] = ()
+    if args.run_id is not None:
+        check_run_id(args.run_id, "--run-id")
+    if args.domain_id is not None:
+        check_domain_id(args.domain_id)
     if args.arms is not None:
         runner["arms"] = [a.strip() for a in args.arms.split(",") if a.strip()]
     if args.matrix:
@@ -110,34 +116,55 @@ def cmd_run(args: argparse.Namespace) -> int:
     graph = _graph(args, {"episode_runner": runner}, exclude=exclude)
     parse_arms(list(graph.node("episode_runner").parameters["arms"]), set(ARMS))
     check_environment()
-    base = args.domain_id if args.domain_id is not None else int(os.environ.get("ROS_DOMAIN_ID", "0") or 0)
-    if args.workers == 1:
-        runs = [(graph, graph_env(args.domain_id), "")]
-    else:  # one graph per worker, each on its own domain and with its own bag, one shared run directory
-        runs = []
+    graphs = [graph]
+    if args.workers > 1:  # one graph per worker, each on its own domain and with its own bag, one shared run directory
+        graphs = []
         for w in range(args.workers):
             shard = {**runner, "run_id": graph.run_id, "shard_count": args.workers, "shard_index": w}
-            extra = {"episode_runner": shard, "recorder": {"run_id": f"{graph.run_id}/worker-{w}"}}
-            runs.append((_graph(args, extra, exclude=exclude), graph_env(base + w), f"w{w}"))
-    code = run_graphs(runs)
-    if code == 0:
-        from alpha_matrix.core.report import write_report
-        from alpha_matrix.core.summary import summarize
+            extra = {"episode_runner": shard, "recorder": {"run_id": worker_bag_name(graph.run_id, w)}}
+            graphs.append(_graph(args, extra, exclude=exclude))
+    # Nothing starts (and nothing is written) while another live run holds runs/<id> or
+    # bags/<id>, or a domain, or while a graph is already up on one of our domains.
+    with guarded(graph, args.workers, _first_domain(args)) as domains:
+        if args.workers == 1:
+            runs = [(graph, graph_env(domains[0]), "")]
+        else:
+            runs = [(g, graph_env(d), f"w{w}") for w, (g, d) in enumerate(zip(graphs, domains, strict=True))]
+        code = run_graphs(runs)
+        if code == 0:
+            from alpha_matrix.core.report import write_report
+            from alpha_matrix.core.summary import summarize
 
-        runner_params = graph.node("episode_runner").parameters
-        run_dir = Path(runner_params["runs_dir"]) / graph.run_id
-        if args.workers > 1:
-            print(f"\nrun {graph.run_id} ({args.workers} workers)\n" + summarize(RunStore.read_only(run_dir).values()))
-        print(f"report: {write_report(run_dir)}")
+            runner_params = graph.node("episode_runner").parameters
+            run_dir = Path(runner_params["runs_dir"]) / graph.run_id
+            if args.workers > 1:
+                print(
+                    f"\nrun {graph.run_id} ({args.workers} workers)\n" + summarize(RunStore.read_only(run_dir).values())
+                )
+            print(f"report: {write_report(run_dir)}")
     return code
 
 
-def cmd_launch(args: argparse.Namespace) -> int:
-    from alpha_matrix.launcher import graph_env, run_graph
+def _first_domain(args: argparse.Namespace) -> int | None:
+    """The first graph's domain: --domain-id, else $ROS_DOMAIN_ID, else 0 for one graph and
+    the pool (1..101) for --workers."""
+    from alpha_matrix.core.domains import default_domain
 
+    if args.domain_id is None and getattr(args, "workers", 1) > 1 and not os.environ.get("ROS_DOMAIN_ID", "").strip():
+        return None
+    return default_domain(args.domain_id)
+
+
+def cmd_launch(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.domains import check_domain_id
+    from alpha_matrix.launcher import graph_env, guarded, run_graph
+
+    if args.domain_id is not None:
+        check_domain_id(args.domain_id)
     graph = _graph(args, exclude=tuple(args.exclude))
     check_environment()
-    return run_graph(graph, graph_env(args.domain_id))
+    with guarded(graph, 1, _first_domain(args), what="graph") as domains:
+        return run_graph(graph, graph_env(domains[0]))
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -187,7 +214,10 @@ def _audit_run_dir(args: argparse.Namespace, bag: Path, bags: list[Path]) -> tup
         ids.add(guess)
     if len(ids) != 1:
         raise AlphaMatrixError(f"{bag}: bags of different runs ({', '.join(sorted(ids))}); audit them one by one")
-    run_dir = Path(args.runs_dir) / ids.pop()
+    from alpha_matrix.core.names import check_run_id
+
+    # The id is data read from the bag: a name under --runs-dir, never a path of its own.
+    run_dir = Path(args.runs_dir) / check_run_id(ids.pop(), f"{bag}: the run id in its metadata")
     if not run_dir.is_dir():
         raise AlphaMatrixError(f"{run_dir}: no run directory for this bag (use --run-dir, --runs-dir, or --no-records)")
     return run_dir, notes
@@ -345,9 +375,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--episodes", type=int, default=None, help="number of episodes (default from params.yaml)")
     run.add_argument("--first", type=int, default=None, help="index of the first episode")
     run.add_argument("--seed", type=int, default=None, help="master seed (default 42)")
-    run.add_argument("--run-id", default=None, help="run directory name (default: derived from the config hash)")
+    run.add_argument(
+        "--run-id",
+        default=None,
+        help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: derived from the config hash)",
+    )
     run.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
-    run.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
+    run.add_argument(
+        "--domain-id",
+        type=int,
+        default=None,
+        help="ROS_DOMAIN_ID (0..101) of this graph, or of the first with --workers (default $ROS_DOMAIN_ID or 0)",
+    )
     run.add_argument("--arms", default=None, help="comma-separated planner arms: oracle, oracle-text, llm")
     run.add_argument(
         "--llm-backend",
@@ -366,12 +405,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="closed_loop: the block is nudged during the approach and the executive re-observes before the grasp",
     )
-    run.add_argument("--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs")
+    run.add_argument(
+        "--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101)"
+    )
     run.set_defaults(func=cmd_run)
 
     launch = sub.add_parser("launch", parents=[graph_opts], help="start the graph and keep it up until Ctrl-C")
     launch.add_argument("--exclude", action="append", default=[], metavar="NODE", help="leave a node out")
-    launch.add_argument("--domain-id", type=int, default=None)
+    launch.add_argument(
+        "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
+    )
     launch.set_defaults(func=cmd_launch)
 
     graph = sub.add_parser("graph", parents=[graph_opts], help="print the resolved graph")

@@ -7,6 +7,7 @@ every child (SIGINT, then SIGTERM, then SIGKILL), and the exit says which node a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -14,15 +15,21 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 import yaml
 
+from alpha_matrix.core.domains import DomainLease, allocate, release
 from alpha_matrix.core.errors import GraphError
-from alpha_matrix.core.graph import Graph, NodeSpec
+from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
+from alpha_matrix.core.runlock import InUseError, lock_dirs
 
 STOP_GRACE_S = 5.0
+# How long a domain is watched for an already running graph before ours starts there.
+PROBE_S = 2.0
 
 
 def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -33,6 +40,98 @@ def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) 
     if domain_id is not None:
         env["ROS_DOMAIN_ID"] = str(domain_id)
     return env
+
+
+def graph_dirs(graph: Graph) -> list[Path]:
+    """The directories the graph's nodes write: runs_dir/<run id>, bags_dir/<run id>."""
+    out: list[Path] = []
+    for spec in graph.nodes:
+        run_id = str(spec.parameters.get("run_id") or graph.run_id).split("/", 1)[0]  # <id>/worker-k: bags/<id>
+        for key in ("runs_dir", "bags_dir"):
+            if key in spec.parameters and run_id and Path(spec.parameters[key]) / run_id not in out:
+                out.append(Path(spec.parameters[key]) / run_id)
+    return out
+
+
+def visible_nodes(domains: Iterable[int], names: Iterable[str], timeout_s: float = PROBE_S) -> dict[int, list[str]]:
+    """Which of ``names`` are up on each domain: domain -> the nodes seen (domains with none left out).
+
+    One participant per domain, all watched together for ``timeout_s`` (absence cannot be waited
+    on: discovery is given that long), or until every name is seen on every domain.
+    """
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.node import Node
+    from rclpy.signals import SignalHandlerOptions
+
+    # The same discovery scope as the graph's nodes (graph_env), or we could miss them.
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    wanted = set(names)
+    contexts: list[Context] = []
+    probes: dict[int, Node] = {}
+    seen: dict[int, list[str]] = {}
+    try:
+        for domain_id in dict.fromkeys(domains):
+            contexts.append(Context())
+            # No signal handlers: Ctrl-C must stay a KeyboardInterrupt for the launcher.
+            rclpy.init(context=contexts[-1], domain_id=domain_id, signal_handler_options=SignalHandlerOptions.NO)
+            probes[domain_id] = Node(
+                f"alpha_matrix_probe_{os.getpid()}",
+                context=contexts[-1],
+                enable_rosout=False,
+                start_parameter_services=False,
+            )
+        deadline = time.monotonic() + timeout_s
+        while True:
+            for domain_id, node in probes.items():
+                found = wanted & set(node.get_node_names())
+                if found:
+                    seen[domain_id] = sorted(found | set(seen.get(domain_id, ())))
+            if time.monotonic() > deadline or all(len(seen.get(d, ())) == len(wanted) for d in probes):
+                return seen
+            time.sleep(0.05)
+    finally:
+        for node in probes.values():
+            node.destroy_node()
+        for context in contexts:
+            if context.ok():
+                rclpy.shutdown(context=context)
+
+
+def refuse_busy_domains(domains: Iterable[int], names: Iterable[str], timeout_s: float = PROBE_S) -> None:
+    """InUseError when any of the graph's node names is already up on one of ``domains``."""
+    seen = visible_nodes(domains, names, timeout_s)
+    if seen:
+        domain_id, nodes = min(seen.items())
+        raise InUseError(
+            f"ROS domain {domain_id} already has nodes of this graph up ({', '.join(nodes)}): "
+            "another graph runs there; stop it or pass another --domain-id (nothing was started)"
+        )
+
+
+@contextlib.contextmanager
+def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str = "run") -> Iterator[list[int]]:
+    """Hold the graph's directories and ``domains`` ROS domains, and check no graph is up there.
+
+    Yields the domain ids (``first`` first when given). Refuses with InUseError, nothing written
+    and nothing started, when another live run holds a directory or a domain, or when the
+    graph's node names already answer on a domain. Everything is released on exit.
+    """
+    lock = lock_dirs(graph_dirs(graph), what)
+    leases: list[DomainLease] = []
+    try:
+        leases = allocate(domains, first)
+        ids = [lease.domain_id for lease in leases]
+        refuse_busy_domains(ids, [n.name for n in graph.nodes])
+    except BaseException:
+        release(leases)
+        lock.discard()
+        raise
+    try:
+        yield ids
+    finally:
+        release(leases)
+        lock.release()
 
 
 def node_command(spec: NodeSpec, params_file: Path) -> list[str]:
@@ -86,7 +185,7 @@ class Launcher:
             try:
                 proc = subprocess.Popen(
                     node_command(spec, self.params_file),
-                    env=self.env,
+                    env=self._node_env(spec),
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     text=True,
@@ -101,6 +200,15 @@ class Launcher:
                 t = threading.Thread(target=target, args=(spec.name, proc), daemon=True)
                 t.start()
                 self._threads.append(t)
+
+    def _done_file(self, name: str) -> Path:
+        return Path(self._tmp.name) / f"{name}.done"
+
+    def _node_env(self, spec: NodeSpec) -> dict[str, str]:
+        """A job node is told where to say it finished: a signal also ends it with exit 0."""
+        if spec.role != "job":
+            return self.env
+        return {**self.env, DONE_FILE_ENV: str(self._done_file(spec.name))}
 
     def _forward(self, name: str, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
@@ -118,6 +226,9 @@ class Launcher:
         try:
             while True:
                 name, code = self._exits.get()
+                if roles[name] == "job" and code == 0 and not self._done_file(name).exists():
+                    self._print(f"alpha-matrix: job '{name}' was stopped before it finished; stopping the graph\n")
+                    return 1
                 if roles[name] == "job" and code == 0:
                     jobs.remove(name)
                     if not jobs:

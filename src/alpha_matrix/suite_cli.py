@@ -80,19 +80,27 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
 
 def cmd_suite(args: argparse.Namespace) -> int:
-    from alpha_matrix.cli import check_environment
+    from alpha_matrix.cli import _first_domain, check_environment
+    from alpha_matrix.core.domains import check_domain_id
+    from alpha_matrix.core.names import check_run_id
     from alpha_matrix.core.suite_graph import SuiteStore, summarize_records, write_report
-    from alpha_matrix.launcher import graph_env, run_graph
+    from alpha_matrix.launcher import graph_env, guarded, run_graph
 
+    if args.run_id is not None:
+        check_run_id(args.run_id, "--run-id")
+    if args.domain_id is not None:
+        check_domain_id(args.domain_id)
     graph, run_dir = suite_graph(args)
     check_environment()
-    code = run_graph(graph, graph_env(args.domain_id))
-    if code != 0:
-        return code
-    summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
-    print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
-    print(f"records: {run_dir / 'episodes.jsonl'}")
-    print(f"report: {write_report(args.suite, run_dir)}")
+    # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
+    with guarded(graph, 1, _first_domain(args), what="suite") as domains:
+        code = run_graph(graph, graph_env(domains[0]))
+        if code != 0:
+            return code
+        summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
+        print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
+        print(f"records: {run_dir / 'episodes.jsonl'}")
+        print(f"report: {write_report(args.suite, run_dir)}")
     return 0
 
 
@@ -102,9 +110,15 @@ def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("suite", choices=SUITES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
-    p.add_argument("--run-id", default=None, help="run directory name (default: suite, file and config hash)")
+    p.add_argument(
+        "--run-id",
+        default=None,
+        help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: suite, file and config hash)",
+    )
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
-    p.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for this graph")
+    p.add_argument(
+        "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
+    )
     p.add_argument(
         "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
     )

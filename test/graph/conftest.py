@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import os
 import subprocess
 import sys
 import threading
@@ -17,16 +15,29 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
+from alpha_matrix.core.domains import DomainLease, allocate
 from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 
-_ids = itertools.count()
 CONFIG = Path(__file__).resolve().parents[2] / "config"
+_leases: list[DomainLease] = []
 
 
 def next_domain_id() -> int:
-    """A domain per graph: distinct within this run, spread across concurrent runs by pid."""
-    return 101 + (os.getpid() * 7 + next(_ids)) % 100
+    """A domain per graph from the safe pool (1..101), held by this process until the test ends:
+    concurrent test runs (and alpha-matrix runs) on this machine never share one. An
+    ``alpha-matrix`` child run on it sees the lock held by its ancestor and uses it."""
+    lease = allocate(1)[0]
+    _leases.append(lease)
+    return lease.domain_id
+
+
+@pytest.fixture(autouse=True)
+def _release_domains() -> Iterator[None]:
+    """Set up before (so torn down after) start_graph: a domain is freed once its graph is stopped."""
+    yield
+    while _leases:
+        _leases.pop().release()
 
 
 def wait_until(cond: Callable[[], bool], timeout: float, what: str) -> None:
@@ -106,6 +117,19 @@ def start_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[.
     yield _start
     for rg in started:
         rg.stop()
+
+
+def start_cli(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    """Start `alpha-matrix ARGS` in the background (own domain, in ``cwd``, output to ``log``: a
+    pipe nobody reads while the test waits could fill and stall the run); the caller waits."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "alpha_matrix.cli", *args],
+            env=graph_env(next_domain_id()),
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def run_cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

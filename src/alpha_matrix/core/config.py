@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.names import bag_name_param, run_id_param
 
 # The safety suites (alpha-matrix suite NAME), each with config/graph_<name>.yaml.
 SUITES = ("confidence", "alerts", "proximity")
@@ -123,6 +124,8 @@ class EpisodeRunnerParams(NodeParams):
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
     safety_monitor: bool = Field(False, description="Wait for the safety monitor's account of every episode.")
 
+    _run_id_is_a_name = field_validator("run_id")(run_id_param)
+
 
 class StepConsumerParams(NodeParams):
     """A minimal gating consumer (tests, driver bring-up): acks every batch, may request a stop."""
@@ -173,6 +176,9 @@ class RecorderParams(NodeParams):
         default_factory=lambda: list(DEFAULT_RECORDED_TOPICS), description="TOPIC=TYPE to record."
     )
     split_every_s: float = Field(2.0, gt=0.0, description="Close a bag split at least this often (and per episode).")
+
+    _run_id_is_a_name = field_validator("run_id")(bag_name_param)
+    _records_run_id_is_a_name = field_validator("records_run_id")(run_id_param)
 
 
 class ChaosParams(NodeParams):
@@ -276,6 +282,8 @@ class SuiteRunnerParams(NodeParams):
     recorder: str = Field(
         "recorder", description="Node recording the bag: every request reaches it before the runner exits; '' = none."
     )
+
+    _run_id_is_a_name = field_validator("run_id")(run_id_param)
 
 
 PARAM_MODELS.update(

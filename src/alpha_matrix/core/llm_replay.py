@@ -13,6 +13,7 @@ from typing import Any
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.llm import LLMError, LLMReply
+from alpha_matrix.core.names import RULE, is_run_id
 from alpha_matrix.core.records import EpisodeRecord, RunStore
 
 REPLIES_TOPIC = "/llm/replies"
@@ -59,6 +60,10 @@ def reply_from_msg(text: str, prov: Any) -> LLMReply:  # noqa: ANN401 - a Planne
 
 
 def _add(out: dict[str, LLMReply], episode_id: str, reply: LLMReply, where: Path) -> None:
+    # Ids read from a replay source are data from a file: only a plain name is taken, so none
+    # of them can ever become a path (the source itself is the one path given).
+    if not is_run_id(episode_id):
+        raise LLMError(f"replay: {where}: episode id {episode_id[:60]!r} is not a name ({RULE})")
     seen = out.get(episode_id)
     if seen is not None and (seen.text, seen.seed) != (reply.text, reply.seed):
         raise LLMError(f"replay: {where}: episode {episode_id!r} has two different recorded texts")
