@@ -102,10 +102,12 @@ def test_recorded_run_is_complete_and_audits_clean_and_tampering_is_caught(tmp_p
         with open(bags / "a" / name, "rb") as f:
             decoded += sum(1 for _m in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages())
     assert decoded == meta["message_count"] == sum(counts.values())
+    assert meta["custom_data"] == {"alpha_matrix.run_id": "a"}  # how audit finds runs/a
 
     ok = run_cli(["audit", str(bags / "a"), "--runs-dir", str(runs), "--window"], tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "3/3 episodes match" in ok.stdout and "W=60" in ok.stdout
+    assert f"; compared with records in {runs / 'a'}" in ok.stdout.splitlines()[0]
 
     cal = run_cli(["calibrate", str(bags / "a")], tmp_path)
     assert cal.returncode == 0, cal.stderr
@@ -122,14 +124,15 @@ def test_recorded_run_is_complete_and_audits_clean_and_tampering_is_caught(tmp_p
     assert bad.returncode == 1
     assert "MISMATCH in oracle-0001" in bad.stdout and "recorded success False, replay says True" in bad.stdout
 
-    # A truncated bag is a clear one-line error, not a traceback.
+    # A truncated split is named, the other splits are still audited: exit 1, not a traceback.
     broken = tmp_path / "broken" / "a"
     shutil.copytree(bags / "a", broken)
-    mcap = sorted(broken.glob("*.mcap"))[0]
+    mcap = broken / meta["relative_file_paths"][-1]  # the last split: the last episode's result
     mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
     err = run_cli(["audit", str(broken), "--no-records"], tmp_path)
-    assert err.returncode == 2 and "Traceback" not in err.stderr
-    assert err.stderr.startswith("alpha-matrix: error:") and "unreadable bag" in err.stderr
+    assert err.returncode == 1 and "Traceback" not in err.stderr, err.stdout + err.stderr
+    assert f"{mcap}: unreadable (" in err.stdout and "1 unreadable split" in err.stdout
+    assert f"audit: {broken} ({len(meta['relative_file_paths']) - 1} of " in err.stdout
 
 
 def test_recorder_killed_mid_run_leaves_a_readable_bag(start_graph, tmp_path):
@@ -157,3 +160,23 @@ def test_recorder_killed_mid_run_leaves_a_readable_bag(start_graph, tmp_path):
     assert audit.returncode in (0, 1) and "Traceback" not in audit.stderr
     for episode_id in results:
         assert f"{episode_id:<14}" in audit.stdout
+
+
+def test_a_workers_run_is_audited_as_one_run_against_its_records(tmp_path):
+    runs, bags = tmp_path / "runs", tmp_path / "bags"
+    r = run_cli(
+        ["--set", f"recorder.bags_dir={bags}", "run", "--episodes", "2", "--workers", "2"]
+        + ["--runs-dir", str(runs), "--run-id", "w"],
+        tmp_path,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    for w in range(2):  # each worker's bag names the run, not its own folder
+        meta = yaml.safe_load((bags / "w" / f"worker-{w}" / "metadata.yaml").read_text())
+        assert meta["rosbag2_bagfile_information"]["custom_data"] == {"alpha_matrix.run_id": "w"}
+    whole = run_cli(["audit", str(bags / "w"), "--runs-dir", str(runs)], tmp_path)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    header = whole.stdout.splitlines()[0]
+    assert f"{bags / 'w' / 'worker-0'} (" in header and f"{bags / 'w' / 'worker-1'} (" in header
+    assert header.endswith(f"compared with records in {runs / 'w'}") and "2/2 episodes match" in whole.stdout
+    one = run_cli(["audit", str(bags / "w" / "worker-1"), "--runs-dir", str(runs)], tmp_path)
+    assert one.returncode == 0 and "1/1 episodes match" in one.stdout, one.stdout + one.stderr

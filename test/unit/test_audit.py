@@ -135,6 +135,14 @@ def test_an_episode_that_never_completed_is_reported_not_audited(tmp_path: Path)
     assert format_notes([audits["ep-1"]])[0].startswith("note: ep-1: 1 interrupted attempt (steps 1..240) not audited")
 
 
+def test_a_stream_that_does_not_start_at_step_1_is_a_gap(tmp_path: Path) -> None:
+    b = Bag(tmp_path / "r")
+    b.episode("ep-0", 180, first=61)  # steps 1..60 were in a split that is lost
+    b.close()
+    (a,) = audit_bag(tmp_path / "r")
+    assert "steps 1..60 missing from the stream" in a.problems
+
+
 def test_split_attempts_cuts_at_a_restarted_stream_a_second_start_and_after_a_result() -> None:
     def batch(eid: str, first: int, n: int = 10) -> tuple[str, int, Any]:
         return (

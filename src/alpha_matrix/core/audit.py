@@ -71,7 +71,10 @@ def _event_key(e: Any) -> EventKey:
 
 
 def _episode(attempt: Attempt) -> _Episode:
-    ep = _Episode(gaps=[f"steps {a}..{b} missing from the stream" for a, b in attempt.gaps])
+    gaps = list(attempt.gaps)
+    if attempt.first_step is not None and attempt.first_step > 1:  # a stream starts at step 1 (StepBatch.msg)
+        gaps.insert(0, (1, attempt.first_step - 1))
+    ep = _Episode(gaps=[f"steps {a}..{b} missing from the stream" for a, b in gaps])
     for topic, _ts, msg in attempt.messages:
         if topic == "/robot/step_batch":
             ep.steps.extend(steps_from_batch(msg))
