@@ -6,6 +6,7 @@ import pytest
 
 from alpha_matrix.core.config import validate_params
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.matrix import default_run_id
 from alpha_matrix.core.names import RUN_ID_MAX, bag_name_problem, check_run_id, is_run_id, worker_bag_name
 
 GOOD = ["t", "a", "run-1", "oracle-0123abcdef12", "x.y_z-1", "A" * RUN_ID_MAX, "1", "a..b"]
@@ -130,3 +131,7 @@ def test_the_recorders_records_run_id_is_a_name():
     assert validate_params("recorder", {"records_run_id": "r"}, "p").records_run_id == "r"
     with pytest.raises(ConfigError, match="not a path"):
         validate_params("recorder", {"records_run_id": "../r"}, "p")
+
+
+def test_the_default_run_ids_are_run_ids():
+    assert is_run_id(default_run_id(["oracle", "oracle-text"], "0" * 64))

@@ -31,6 +31,11 @@ NOT_HASHED = {
     "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash"},
 }
 
+# The plain launcher gives a job node (role "job") this environment variable: the file the job
+# writes once its work is done. SIGINT/SIGTERM also end a node with exit 0, so the exit code alone
+# cannot tell a finished job from a stopped one.
+DONE_FILE_ENV = "ALPHA_MATRIX_DONE_FILE"
+
 
 class _NodeEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")

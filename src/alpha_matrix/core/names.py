@@ -14,10 +14,10 @@ from pydantic_core import PydanticCustomError
 from alpha_matrix.core.errors import ConfigError
 
 RUN_ID_MAX = 128
-_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 # A worker's bag inside the run's bag directory: bags/<run id>/worker-<k> (alpha-matrix run --workers).
 _WORKER_BAG = re.compile(r"(?P<run>[^/]+)/worker-(?:0|[1-9][0-9]{0,3})")
-RULE = f"a name of [A-Za-z0-9._-], starting with a letter or digit, at most {RUN_ID_MAX} characters"
+RULE = f"a name of [A-Za-z0-9._+-], starting with a letter or digit, at most {RUN_ID_MAX} characters"
 
 
 def _shown(value: object) -> str:

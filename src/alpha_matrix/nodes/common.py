@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import faulthandler
 import os
@@ -10,7 +11,8 @@ import sys
 import threading
 import time
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import rclpy
@@ -24,6 +26,7 @@ from rclpy.parameter import Parameter
 
 from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.graph import DONE_FILE_ENV
 
 P = TypeVar("P", bound=NodeParams)
 
@@ -97,8 +100,14 @@ def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
     return future.result()
 
 
-def spin_behind(node: Node, work: Callable[[], None], context: Context | None = None) -> None:
-    """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it."""
+def spin_behind(
+    node: Node, work: Callable[[], None], context: Context | None = None, interruptible: bool = True
+) -> None:
+    """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it.
+
+    The first SIGINT/SIGTERM interrupts ``work`` where it waits (``NodeStopped``): a job between
+    two records stops at once instead of waiting out a service timeout.
+    """
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
 
@@ -107,11 +116,15 @@ def spin_behind(node: Node, work: Callable[[], None], context: Context | None = 
             executor.spin()
         except ExternalShutdownException:
             pass
+        except Exception:  # the context went away under a signal: the main thread reports the stop
+            if STOP.signal is None:
+                raise
 
     thread = threading.Thread(target=spin, daemon=True)
     thread.start()
     try:
-        work()
+        with STOP.interruptible() if interruptible else contextlib.nullcontext():
+            work()
     finally:
         executor.shutdown()
         thread.join(timeout=5)
@@ -144,7 +157,9 @@ def spin_proxy(node: ProxyNode) -> None:
     main_ex = SingleThreadedExecutor()
     main_ex.add_node(node)
     try:
-        spin_behind(node.io, main_ex.spin, context=node.io_context)
+        # Not interruptible: the proxies' callbacks run in this thread; the signal's context
+        # shutdown ends main_ex.spin between two of them.
+        spin_behind(node.io, main_ex.spin, context=node.io_context, interruptible=False)
     finally:
         main_ex.shutdown()
 
@@ -163,30 +178,104 @@ def die_with_parent() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+class NodeStopped(BaseException):
+    """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
+
+
+class _StopState:
+    """The stop signal of this process. rclpy's own handlers shut the contexts down (waking every
+    executor) and then chain to these, which remember the signal; work run through
+    ``spin_behind`` is interrupted where it waits. Callbacks are never interrupted halfway (a
+    recorder must not lose a message it was writing), and a second signal during shutdown is ignored.
+    """
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._interruptible = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        first = self.signal is None
+        if first:
+            self.signal = signum
+        if first and self._interruptible:
+            self._interruptible = False
+            raise NodeStopped(signum)
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        if self.signal is not None:
+            raise NodeStopped(self.signal)
+        self._interruptible = True
+        try:
+            yield
+        finally:
+            self._interruptible = False
+
+
+STOP = _StopState()
+
+
 def run_node(
     factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
 ) -> int:
-    """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2."""
+    """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2.
+
+    SIGINT and SIGTERM, at any moment (starting, idle, mid-episode, shutting down), end the node
+    with exit 0 after ``destroy_node`` has flushed what it owns. A job node that finished its work
+    says so in ``ALPHA_MATRIX_DONE_FILE`` (set by the plain launcher), so a job stopped by a signal
+    is not mistaken for a finished one.
+    """
     faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
+    STOP.install()  # before rclpy.init: rclpy's handlers chain to these
     die_with_parent()
-    rclpy.init(args=args)
     node: Node | None = None
     code = 0
+    name = os.path.basename(sys.argv[0]).removesuffix(".py")
     try:
-        node = factory()
-        if spin is None:
-            rclpy.spin(node)
-        else:
-            spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
+        rclpy.init(args=args)
+        if STOP.signal is None:
+            node = factory()
+            name = node.get_name()
+        if STOP.signal is None:
+            if spin is None:
+                rclpy.spin(node)
+            else:
+                spin(node)
+        if STOP.signal is None and (done := os.environ.get(DONE_FILE_ENV)):
+            Path(done).write_text(name)
+    except (KeyboardInterrupt, NodeStopped, ExternalShutdownException):
         pass
     except AlphaMatrixError as err:
-        name = node.get_name() if node is not None else os.path.basename(sys.argv[0]).removesuffix(".py")
-        print(f"{name}: error: {err}", file=sys.stderr, flush=True)
-        code = 2
+        if STOP.signal is None:
+            print(f"{name}: error: {err}", file=sys.stderr, flush=True)
+            code = 2
+    except Exception:
+        if STOP.signal is None:
+            raise
+        # The contexts were shut down under the work by the signal: a stop, not a failure.
     finally:
+        code = _finish(node, name, code)
+    if STOP.signal is not None:
+        print(f"{name}: stopped by {signal.Signals(STOP.signal).name}", file=sys.stderr, flush=True)
+    return code
+
+
+def _finish(node: Node | None, name: str, code: int) -> int:
+    """Destroy the node (it flushes what it owns) and shut rclpy down, signals or not."""
+    try:
         if node is not None:
             node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    except (KeyboardInterrupt, NodeStopped):
+        pass
+    except Exception as err:  # noqa: BLE001 - one line, and a failing exit: something was not flushed
+        print(f"{name}: error while stopping: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+        code = code or 1
+    try:
+        rclpy.try_shutdown()
+    except Exception:  # noqa: BLE001, S110 - already shut down by the signal handler
+        pass
     return code
