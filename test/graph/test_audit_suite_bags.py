@@ -1,6 +1,7 @@
 """alpha-matrix audit on suite bags: a short proximity, alerts and confidence run through the
 graph audit clean; a tampered estimate, alert, confidence answer or record is exit 1 naming the
-episode; a truncated bag is a one-line error, exit 2."""
+episode; a truncated split is named, exit 1. An alerts bag recorded with another L audits
+against the L it carries."""
 
 from __future__ import annotations
 
@@ -99,10 +100,9 @@ def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path) -> N
     shutil.copytree(bag, broken)
     mcap = sorted(broken.glob("*.mcap"))[0]
     mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
-    err = run_cli(["audit", str(broken), "--no-records"], tmp_path)
-    assert err.returncode == 2 and "Traceback" not in err.stderr
-    lines = [ln for ln in err.stderr.splitlines() if not ln.startswith("pybullet build time")]
-    assert len(lines) == 1 and lines[0].startswith("alpha-matrix: error:") and "unreadable bag" in lines[0]
+    err = run_cli(["audit", str(broken), "--no-records"], tmp_path)  # the bad split is named, exit 1
+    assert err.returncode == 1 and "Traceback" not in err.stderr
+    assert "MISMATCH in proximity-a02-1m; 1 unreadable split" in err.stdout
 
 
 def test_alerts_bag_audits_clean_and_a_dropped_alert_is_caught(tmp_path: Path) -> None:
@@ -139,3 +139,42 @@ def test_confidence_bag_audits_clean_and_a_changed_answer_is_caught(tmp_path: Pa
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "1/2 episodes match; MISMATCH in confidence-far_then_alternative" in bad.stdout
     assert "query 1: place(red, zone_far): recorded (0.95, False, True, ''), replay (0.17" in bad.stdout
+
+
+def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> None:
+    """Recorded with a copied config and the guard's L = 48 (the bridge's and the executive's stay
+    24: the guard refuses commands the executive sends once its own L has passed). The copied
+    config then changes (L, policy): the audit still takes both from the bag, and says so. The
+    same bag without its context falls back to today's config (L = 24), says so, and mismatches."""
+    from alpha_matrix.core.graph import default_config_dir
+
+    cfg = tmp_path / "cfg"
+    shutil.copytree(default_config_dir(), cfg)
+    (tmp_path / "al.yaml").write_text(ALERTS)
+    proc = run_cli(
+        ["--config", str(cfg), "suite", "alerts", "--scenarios", "al.yaml", "--run-id", "al"]
+        + ["--set", "alert_guard.reaction_latency_steps=48"],
+        tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    bag = tmp_path / "bags" / "al"
+    params = cfg / "params_alerts.yaml"
+    params.write_text(params.read_text().replace("reaction_latency_steps: 24", "reaction_latency_steps: 96"))
+    policy = cfg / "alerts.yaml"
+    policy.write_text(policy.read_text().replace("battery_critical: stop", "battery_critical: warn"))
+    ok = run_cli(["--config", str(cfg), "audit", str(bag), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "1/1 episodes match" in ok.stdout
+    assert "context from the bag: alert_guard L=48, policy alerts.yaml sha256 " in ok.stdout
+    assert "today's config" not in ok.stdout and "interrupted attempts" not in ok.stdout
+
+    def forget(topic, msg):  # noqa: ANN001, ANN202 - as a bag recorded before contexts existed
+        if topic == "/suite/request":
+            msg.context_json = ""
+        return msg
+
+    copy_bag_with(bag, tmp_path / "old" / "al", forget)
+    old = _audit(tmp_path, tmp_path / "old" / "al", "--no-records")
+    assert "note: audited with today's config (the bag records no context): alert_guard L=24" in old.stdout
+    assert old.returncode == 1 and "MISMATCH in alerts-battery_critical_descend" in old.stdout, old.stdout

@@ -40,7 +40,6 @@ from alpha_matrix.core.suite_audit import (
     bag_suite,
     first_difference,
     format_suite_table,
-    split_attempts,
 )
 from alpha_matrix.core.suite_context import ConfidenceContext, ProximityContext, RecordedFile, context_json
 from alpha_matrix.core.suite_graph import confidence_result_dict, confidence_scenario_json, run_skill_task
@@ -443,29 +442,3 @@ def test_an_interrupted_attempt_is_split_off_and_counted(tmp_path: Path) -> None
     assert a.interrupted_attempts == 1 and a.inputs == END // EVERY
     table = format_suite_table("proximity", [a])
     assert f"interrupted attempts: 1 (a run killed mid-scenario, re-run on resume; not audited): {EP} (1)" in table
-
-
-class _M:
-    def __init__(self, **kw: int) -> None:
-        self.__dict__.update(kw)
-
-
-def test_split_attempts_on_requests_and_restarted_streams() -> None:
-    def run(*events: tuple[str, int]) -> list[list[str]]:
-        msgs = [(t, i, _M(step=k)) for i, (t, k) in enumerate(events)]
-        attempts = split_attempts(msgs, lambda t, _m: t == "req", lambda t, m: m.step if t == "status" else None)
-        return [[f"{t}{m.step}" for t, _, m in a] for a in attempts]
-
-    one = [("req", 0), ("status", 16), ("alert", 20), ("status", 32), ("result", 0)]
-    assert run(*one) == [["req0", "status16", "alert20", "status32", "result0"]]
-    # Killed after step 32, resumed: a second request starts the re-run.
-    assert run(("req", 0), ("status", 16), ("status", 32), *one) == [
-        ["req0", "status16", "status32"],
-        ["req0", "status16", "alert20", "status32", "result0"],
-    ]
-    # The re-run's request logged after its first status (late discovery): the restarted step
-    # stream starts the attempt, and the request joins it.
-    assert run(("req", 0), ("status", 16), ("status", 32), ("status", 16), ("req", 0), ("status", 32)) == [
-        ["req0", "status16", "status32"],
-        ["status16", "req0", "status32"],
-    ]

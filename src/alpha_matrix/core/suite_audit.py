@@ -40,9 +40,9 @@ skills file, as the resolved graph gave them), so nothing is read from today's c
 recorded before contexts existed is audited with today's config, and the audit says so.
 
 Attempts: a suite run killed mid-scenario and resumed leaves the partial scenario and its
-re-run in the bag under one episode id. ``split_attempts`` separates them (a new request, or a
-step stream starting over); the attempt that produced the result is audited, the others are
-counted (``SuiteAudit.interrupted_attempts``).
+re-run in the bag under one episode id. ``core/attempts.split_attempts`` separates them (the
+robot's step stream starting over, or a second request); the attempt that produced the result
+is audited, the others are counted (``SuiteAudit.interrupted_attempts``).
 
 Order: every list is sorted by a total key from the messages (steps, query indices), never
 taken in the order the recorder happened to log two topics.
@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
 from alpha_matrix.core.bag import BagError, read_bag
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.proximity_graph import (
@@ -170,53 +171,27 @@ def _compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: 
 
 
 # ----------------------------------------------------------------------------- attempts
-Msg = tuple[str, int, Any]  # (topic, log time, message)
+def _attempts(bag_dir: Path, episode_of: Callable[[str, Any], str | None]) -> dict[str, tuple[list[Msg], int]]:
+    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds).
 
-
-def split_attempts(
-    msgs: list[Msg], is_start: Callable[[str, Any], bool], key: Callable[[str, Any], int | None]
-) -> list[list[Msg]]:
-    """One episode's messages (log order) cut into attempts: runs of the scenario.
-
-    A resumed suite run re-runs a scenario whose first run was killed: both are in the bag under
-    one episode id. An attempt starts at a second request, or where a step stream starts over
-    (``key`` strictly increases within one run on each topic it is given for: a status step, a
-    query index), whichever comes first; a request logged after its run's first messages (the
-    recorder matched the runner late) then still joins its own run.
+    core/attempts.split_attempts cuts on the robot's step stream starting over and on a second
+    suite/request; the attempt audited is the last with a suite/result (the runner records that
+    one), else the last (reported as interrupted).
     """
-    attempts: list[list[Msg]] = [[]]
-    started, last = False, {}
-    for m in msgs:
-        topic, _, msg = m
-        if is_start(topic, msg):
-            if started:
-                attempts.append([])
-                last = {}
-            started = True
-        else:
-            k = key(topic, msg)
-            if k is not None:
-                if topic in last and k <= last[topic]:
-                    attempts.append([])
-                    started, last = False, {}
-                last[topic] = k
-        attempts[-1].append(m)
-    return attempts
 
+    def of(topic: str, msg: Any) -> str | None:
+        return msg.episode_id or None if topic == STEP_TOPIC else episode_of(topic, msg)
 
-def _by_episode(bag_dir: Path, episode_of: Callable[[str, Any], str | None]) -> dict[str, list[Msg]]:
-    eps: dict[str, list[Msg]] = {}
-    for topic, ts, msg in read_bag(bag_dir):
-        ep = episode_of(topic, msg)
-        if ep is not None:
-            eps.setdefault(ep, []).append((topic, ts, msg))
-    return eps
-
-
-def _audited_attempt(attempts: list[list[Msg]]) -> list[Msg]:
-    """The attempt whose suite/result the runner recorded: the last with a result (else the last)."""
-    done = [a for a in attempts if any(t == "/suite/result" for t, _, _ in a)]
-    return (done or attempts)[-1]
+    split = split_attempts(
+        read_bag(bag_dir), episode_of=of, is_start=lambda t, _m: t == "/suite/request", result_topic="/suite/result"
+    )
+    out = {}
+    for ep_id, attempts in split.items():
+        chosen = audited_attempt(attempts)[0] or attempts[-1]
+        msgs = [m for m in chosen.messages if m[0] != STEP_TOPIC]
+        if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
+            out[ep_id] = (msgs, len(attempts) - 1)
+    return out
 
 
 def _request_context(suite: str, request: Any) -> tuple[Any, str, str | None]:
@@ -259,7 +234,7 @@ class _FileLoads:
 @dataclass
 class _ProxEpisode:
     request: Any = None  # SuiteRequest
-    attempts: int = 1
+    interrupted: int = 0  # other attempts of this episode id in the bag
     scenario: ProximityScenario | None = None
     info: Any = None  # first CameraInfo of the episode
     pending: list[tuple[int, np.ndarray]] = field(default_factory=list)  # frames before request + info
@@ -337,17 +312,6 @@ def _prox_episode_of(topic: str, msg: Any) -> str | None:
     return None
 
 
-def _prox_key(topic: str, msg: Any) -> int | None:
-    """Strictly increasing within one run: frame steps, estimate steps, truth chunks."""
-    if topic == "/camera/depth/image_raw":
-        return parse_frame_tag(msg.header.frame_id)[1]
-    if topic == "/proximity/estimate":
-        return int(msg.step)
-    if topic == "/sim/proximity_truth":
-        return int(msg.first_step)
-    return None
-
-
 def _prox_episode(msgs: list[Msg]) -> _ProxEpisode:
     ep = _ProxEpisode()
     frames: list[tuple[int, np.ndarray]] = []
@@ -380,10 +344,9 @@ def _prox_episode(msgs: list[Msg]) -> _ProxEpisode:
 
 def load_proximity(bag_dir: Path) -> dict[str, _ProxEpisode]:
     out = {}
-    for ep_id, msgs in _by_episode(bag_dir, _prox_episode_of).items():
-        attempts = split_attempts(msgs, lambda t, _m: t == "/suite/request", _prox_key)
-        out[ep_id] = _prox_episode(_audited_attempt(attempts))
-        out[ep_id].attempts = len(attempts)
+    for ep_id, (msgs, others) in _attempts(bag_dir, _prox_episode_of).items():
+        out[ep_id] = _prox_episode(msgs)
+        out[ep_id].interrupted = others
     return out
 
 
@@ -470,7 +433,7 @@ def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
         latency = ctx.reaction_latency_steps if ctx is not None else None
         problems += _audit_proximity_episode(ep_id, ep, latency) + _compare_records(ep_id, ep.result, records, run_dir)
         out.append(
-            SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.attempts - 1, where)
+            SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.interrupted, where)
         )
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
@@ -510,7 +473,7 @@ def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
 @dataclass
 class _AlertEpisode:
     request: Any = None  # SuiteRequest
-    attempts: int = 1
+    interrupted: int = 0  # other attempts of this episode id in the bag
     alerts: list[Any] = field(default_factory=list)
     statuses: list[Any] = field(default_factory=list)
     result: Any = None
@@ -530,12 +493,9 @@ def _alerts_episode_of(topic: str, msg: Any) -> str | None:
 
 def load_alerts(bag_dir: Path) -> dict[str, _AlertEpisode]:
     out = {}
-    for ep_id, msgs in _by_episode(bag_dir, _alerts_episode_of).items():
-        attempts = split_attempts(
-            msgs, lambda t, _m: t == "/suite/request", lambda t, m: int(m.step) if t == "/robot/status" else None
-        )
-        ep = out[ep_id] = _AlertEpisode(attempts=len(attempts))
-        for topic, _ts, msg in _audited_attempt(attempts):
+    for ep_id, (msgs, others) in _attempts(bag_dir, _alerts_episode_of).items():
+        ep = out[ep_id] = _AlertEpisode(interrupted=others)
+        for topic, _ts, msg in msgs:
             if topic == "/suite/request":
                 ep.request = msg
             elif topic == "/robot/alerts":
@@ -623,7 +583,7 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                     problems.append(f"suite/result differs from the guard's replay at {d}")
         problems += _compare_records(ep_id, ep.result, records, run_dir)
         inputs = len(ep.alerts) + len(ep.statuses)
-        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.attempts - 1, where))
+        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
     return out
@@ -637,7 +597,7 @@ ANSWER_FIELDS = ("confidence", "in_distribution", "feasible", "reason")
 @dataclass
 class _ConfEpisode:
     request: Any = None  # SuiteRequest
-    attempts: int = 1
+    interrupted: int = 0  # other attempts of this episode id in the bag
     queries: list[Any] = field(default_factory=list)  # ConfidenceQuery
     statuses: list[Any] = field(default_factory=list)  # terminal CommandStatus
     result: Any = None
@@ -655,14 +615,9 @@ def _conf_episode_of(topic: str, msg: Any) -> str | None:
 
 def load_confidence(bag_dir: Path) -> dict[str, _ConfEpisode]:
     out = {}
-    for ep_id, msgs in _by_episode(bag_dir, _conf_episode_of).items():
-        attempts = split_attempts(
-            msgs,
-            lambda t, _m: t == "/suite/request",
-            lambda t, m: int(m.query_index) if t == "/skill/queries" else None,
-        )
-        ep = out[ep_id] = _ConfEpisode(attempts=len(attempts))
-        for topic, _ts, msg in _audited_attempt(attempts):
+    for ep_id, (msgs, others) in _attempts(bag_dir, _conf_episode_of).items():
+        ep = out[ep_id] = _ConfEpisode(interrupted=others)
+        for topic, _ts, msg in msgs:
             if topic == "/suite/request":
                 ep.request = msg
             elif topic == "/skill/queries":
@@ -873,7 +828,7 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
                 if d:
                     problems.append(f"suite/result differs from the replay at {d}")
         problems += _compare_records(ep_id, ep.result, records, run_dir)
-        out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.attempts - 1, where))
+        out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
     for ep_id in sorted(set(records) - set(eps)) if run_dir is not None else []:
         out.append(SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",)))
     return out
@@ -888,5 +843,4 @@ __all__ = [
     "bag_suite",
     "first_difference",
     "format_suite_table",
-    "split_attempts",
 ]
