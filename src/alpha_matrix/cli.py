@@ -130,6 +130,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             runs = [(graph, graph_env(domains[0]), "")]
         else:
             runs = [(g, graph_env(d), f"w{w}") for w, (g, d) in enumerate(zip(graphs, domains, strict=True))]
+            print(f"workers on ROS domains {', '.join(map(str, domains))}", file=sys.stderr, flush=True)
         code = run_graphs(runs)
         if code == 0:
             from alpha_matrix.core.report import write_report
