@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.context import Context
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -100,6 +100,68 @@ def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
     return future.result()
 
 
+class NodeStopped(BaseException):
+    """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
+
+
+SPIN_POLL_S = 0.5  # longest a stopped node spins on
+WAKE_SIGNAL = signal.SIGUSR2  # sent by this process to its own main thread, never from outside
+
+
+class _StopState:
+    """The stop signal of this process. rclpy's own handlers shut the contexts down (waking every
+    executor) and then chain to these, which remember the signal; work run through
+    ``spin_behind`` is interrupted where it waits. Callbacks are never interrupted halfway (a
+    recorder must not lose a message it was writing), and a second signal during shutdown is ignored.
+    """
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._interruptible = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+        signal.signal(WAKE_SIGNAL, self._wake)
+
+    def wake_main(self) -> None:
+        """The kernel may deliver the stop signal to any thread (DDS, OpenBLAS), and Python runs
+        its handler only when the main thread next runs bytecode: a main thread blocked in a wait
+        would sleep through the stop until its timeout. A signal sent to it wakes it now."""
+        signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)  # type: ignore[arg-type]
+
+    def _wake(self, _signum: int, _frame: object) -> None:
+        if self._interruptible and self.stopping():
+            self._interruptible = False
+            raise NodeStopped(self.signal)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        first = self.signal is None
+        if first:
+            self.signal = signum
+        if first and self._interruptible:
+            self._interruptible = False
+            raise NodeStopped(signum)
+
+    def stopping(self, context: Context | None = None) -> bool:
+        """A signal arrived, or rclpy's handler already shut the context down (it runs before
+        ours: a thread can see the invalid context before the main thread sees the signal)."""
+        return self.signal is not None or not rclpy.ok(context=context)
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        if self.signal is not None:
+            raise NodeStopped(self.signal)
+        self._interruptible = True
+        try:
+            yield
+        finally:
+            self._interruptible = False
+
+
+STOP = _StopState()
+
+
 def spin_behind(
     node: Node, work: Callable[[], None], context: Context | None = None, interruptible: bool = True
 ) -> None:
@@ -110,15 +172,19 @@ def spin_behind(
     """
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
+    done = threading.Event()
 
     def spin() -> None:
         try:
-            executor.spin()
+            spin_until_stopped(executor, context, done)
         except ExternalShutdownException:
             pass
         except Exception:  # the context went away under a signal: the main thread reports the stop
-            if STOP.signal is None:
+            if not STOP.stopping(context):
                 raise
+        finally:
+            if STOP.stopping(context):
+                STOP.wake_main()
 
     thread = threading.Thread(target=spin, daemon=True)
     thread.start()
@@ -126,8 +192,20 @@ def spin_behind(
         with STOP.interruptible() if interruptible else contextlib.nullcontext():
             work()
     finally:
-        executor.shutdown()
+        # The spin thread leaves its wait set before the executor goes away (shutting an
+        # executor down under a thread waiting in it crashed rclpy: a segfault).
+        done.set()
+        with contextlib.suppress(Exception):  # a context already shut down by a signal
+            executor.wake()
         thread.join(timeout=5)
+        executor.shutdown()
+
+
+def spin_until_stopped(executor: Executor, context: Context | None = None, done: threading.Event | None = None) -> None:
+    """``executor.spin()`` that a stop also ends within SPIN_POLL_S: rclpy's wake-up of a wait set
+    on shutdown can be missed (seen: a monitor asleep in its wait set 30 s after SIGTERM)."""
+    while STOP.signal is None and rclpy.ok(context=context) and not (done and done.is_set()):
+        executor.spin_once(timeout_sec=SPIN_POLL_S)
 
 
 class ProxyNode(Node):
@@ -159,7 +237,7 @@ def spin_proxy(node: ProxyNode) -> None:
     try:
         # Not interruptible: the proxies' callbacks run in this thread; the signal's context
         # shutdown ends main_ex.spin between two of them.
-        spin_behind(node.io, main_ex.spin, context=node.io_context, interruptible=False)
+        spin_behind(node.io, lambda: spin_until_stopped(main_ex), context=node.io_context, interruptible=False)
     finally:
         main_ex.shutdown()
 
@@ -178,47 +256,6 @@ def die_with_parent() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-class NodeStopped(BaseException):
-    """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
-
-
-class _StopState:
-    """The stop signal of this process. rclpy's own handlers shut the contexts down (waking every
-    executor) and then chain to these, which remember the signal; work run through
-    ``spin_behind`` is interrupted where it waits. Callbacks are never interrupted halfway (a
-    recorder must not lose a message it was writing), and a second signal during shutdown is ignored.
-    """
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-        self._interruptible = False
-
-    def install(self) -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, _frame: object) -> None:
-        first = self.signal is None
-        if first:
-            self.signal = signum
-        if first and self._interruptible:
-            self._interruptible = False
-            raise NodeStopped(signum)
-
-    @contextlib.contextmanager
-    def interruptible(self) -> Iterator[None]:
-        if self.signal is not None:
-            raise NodeStopped(self.signal)
-        self._interruptible = True
-        try:
-            yield
-        finally:
-            self._interruptible = False
-
-
-STOP = _StopState()
-
-
 def run_node(
     factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
 ) -> int:
@@ -230,6 +267,7 @@ def run_node(
     is not mistaken for a finished one.
     """
     faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a hung node: kill -USR1 prints its stacks
     STOP.install()  # before rclpy.init: rclpy's handlers chain to these
     die_with_parent()
     node: Node | None = None
@@ -242,25 +280,33 @@ def run_node(
             name = node.get_name()
         if STOP.signal is None:
             if spin is None:
-                rclpy.spin(node)
+                executor = SingleThreadedExecutor()
+                executor.add_node(node)
+                spin_until_stopped(executor)
             else:
                 spin(node)
-        if STOP.signal is None and (done := os.environ.get(DONE_FILE_ENV)):
+        if not STOP.stopping() and (done := os.environ.get(DONE_FILE_ENV)):
             Path(done).write_text(name)
     except (KeyboardInterrupt, NodeStopped, ExternalShutdownException):
         pass
     except AlphaMatrixError as err:
-        if STOP.signal is None:
+        if not STOP.stopping():
             print(f"{name}: error: {err}", file=sys.stderr, flush=True)
             code = 2
     except Exception:
-        if STOP.signal is None:
+        if not STOP.stopping():
             raise
         # The contexts were shut down under the work by the signal: a stop, not a failure.
     finally:
         code = _finish(node, name, code)
     if STOP.signal is not None:
         print(f"{name}: stopped by {signal.Signals(STOP.signal).name}", file=sys.stderr, flush=True)
+    elif code == 0 and not rclpy.ok():
+        print(f"{name}: stopped (rclpy was shut down)", file=sys.stderr, flush=True)
+    # The node is done. Python's finalization resets a handler it ran to the default action, so a
+    # late second signal would end this clean exit as "killed by SIGTERM": ignore them from here.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
     return code
 
 
