@@ -16,11 +16,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from alpha_matrix.core.graph import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.suite_cli import suite_graph
-from conftest import CONFIG, Captured, next_domain_id, wait_until
+from conftest import CONFIG, Captured, next_domain_id, run_cli, start_cli, wait_until
 
 GRAPH_UP_S = 120.0
 
@@ -122,3 +123,96 @@ def test_every_suite_node_exits_0_on_a_signal_mid_scenario(tmp_path, suite, firs
     finally:
         launcher.close()
     _check_clean(codes, log)
+
+
+def _node_pid(parent: int, executable: str) -> int | None:
+    """The pid of the node process ``executable`` started by the launcher process ``parent``."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        if ppid == parent and f"alpha_matrix.nodes.{executable}".encode() in cmdline:
+            return int(stat.parent.name)
+    return None
+
+
+def _kill_each_then_resume(tmp_path: Path, args: list[str], nodes: list[str], progress: str) -> str:
+    """Run ``args`` once per node type, kill -9 that node once the run is under way, then run the
+    same command to the end; return the final run's output."""
+    for n, node in enumerate(nodes):
+        log = tmp_path / f"kill-{n}-{node}.log"
+        cli = start_cli(args, tmp_path, log)
+        try:
+            # the first record of this attempt is written: the next episode is under way
+            wait_until(lambda lg=log, c=cli: progress in lg.read_text() or c.poll() is not None, 240, "progress")
+            assert cli.poll() is None, log.read_text()[-3000:]
+            pid = _node_pid(cli.pid, node)
+            assert pid is not None, f"no {node} process under the launcher"
+            os.kill(pid, signal.SIGKILL)
+            assert cli.wait(timeout=120) == 1, log.read_text()[-3000:]
+        finally:
+            if cli.poll() is None:
+                cli.kill()
+        out = log.read_text()
+        assert "' was killed by signal 9; stopping the graph" in out, out[-3000:]  # named by node name
+        assert "Traceback" not in out, out[-3000:]  # the other nodes stopped cleanly
+    done = run_cli(args, tmp_path, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    return done.stdout
+
+
+def _audit(tmp_path: Path, bag: str) -> str:
+    audit = run_cli(["audit", f"bags/{bag}"], tmp_path)
+    assert audit.returncode == 0, audit.stdout[-4000:] + audit.stderr
+    assert "MISMATCH" not in audit.stdout
+    return audit.stdout
+
+
+MATRIX_NODES = ["sim_bridge", "safety_monitor", "chaos", "oracle", "executive", "episode_runner", "recorder"]
+
+
+def test_kill_9_of_each_matrix_node_then_resume_audits_clean_with_the_interrupted_attempts(tmp_path):
+    args = ["run", "--arms", "oracle,oracle-text", "--episodes", "6", "--fault", "F1+F2", "--intensity", "0.5"]
+    args += ["--run-id", "k9"]
+    out = _kill_each_then_resume(tmp_path, args, MATRIX_NODES, "]: [1/")
+    assert "success: " in out
+    records = (tmp_path / "runs" / "k9" / "episodes.jsonl").read_text().splitlines()
+    assert len(records) == len(set(records)) == 12  # every episode once, none lost, none twice
+    audit = _audit(tmp_path, "k9")
+    assert "12/12 episodes match" in audit
+    assert "interrupted attempt" in audit  # the killed episodes' partial streams, named, not audited
+
+
+@pytest.mark.parametrize(
+    ("suite", "nodes"),
+    [
+        ("proximity", ["proximity_bridge", "proximity_detector", "proximity_executive", "suite_runner"]),
+        ("confidence", ["suite_bridge", "skill_confidence", "skill_executive"]),
+        ("alerts", ["alert_source", "alert_guard", "alert_executive"]),
+    ],
+)
+def test_kill_9_of_each_suite_node_then_resume_audits_clean(tmp_path, suite, nodes):
+    scenarios = _small_scenarios(suite, len(nodes) + 1, tmp_path)
+    args = ["suite", suite, "--scenarios", str(scenarios), "--run-id", f"k9-{suite}"]
+    _kill_each_then_resume(tmp_path, args, nodes, "[suite_runner] [1/")
+    records = (tmp_path / "runs" / f"k9-{suite}" / "episodes.jsonl").read_text().splitlines()
+    runs = len(nodes) + 1
+    assert len(records) == len(set(records)) == runs
+    audit = _audit(tmp_path, f"k9-{suite}")
+    assert f"{runs}/{runs} episodes match" in audit
+    assert "interrupted attempt" in audit
+
+
+def _small_scenarios(suite: str, n: int, tmp_path: Path) -> Path:
+    """The suite's own scenario file cut to ``n`` runs (proximity: one threshold)."""
+    data = yaml.safe_load((CONFIG / "scenarios" / f"{suite}.yaml").read_text())
+    if suite == "proximity":
+        data.update(thresholds=data["thresholds"][1:2], approaches=data["approaches"][:n], passers=[])
+    else:
+        key = "tasks" if suite == "confidence" else "scenarios"
+        data[key] = data[key][:n]
+    path = tmp_path / f"{suite}-small.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path

@@ -115,11 +115,11 @@ class SplitBagWriter:
         conns = {t: writer.add_connection(t, mt, typestore=self.store) for t, mt in self.topics.items()}
         self._split = _Split(writer, tmp, conns, 0)
 
-    def rotate(self) -> None:
-        """Close the current split and list it in metadata.yaml (atomically)."""
+    def rotate(self) -> str | None:
+        """Close the current split and list it in metadata.yaml (atomically); its file name."""
         split, self._split = self._split, None
         if split is None:
-            return
+            return None
         split.writer.close()
         name = f"{self.bag_dir.name}_{self._index}.mcap"
         os.replace(next(split.tmp_dir.glob("*.mcap")), self.bag_dir / name)
@@ -132,6 +132,7 @@ class SplitBagWriter:
         tmp.write_text(yaml.safe_dump({"rosbag2_bagfile_information": self._meta}, sort_keys=False))
         os.replace(tmp, self.bag_dir / "metadata.yaml")
         self._index += 1
+        return name
 
     def close(self) -> None:
         self.rotate()

@@ -123,6 +123,9 @@ class EpisodeRunnerParams(NodeParams):
     )
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
     safety_monitor: bool = Field(False, description="Wait for the safety monitor's account of every episode.")
+    recorder: str = Field(
+        "", description="Set from the graph: the recorder node; every record waits for its bag commit ('' = none)."
+    )
 
     _run_id_is_a_name = field_validator("run_id")(run_id_param)
 
@@ -276,7 +279,8 @@ class SuiteRunnerParams(NodeParams):
     runs_dir: str = Field("runs")
     config_hash: str = Field("", description="Set by the launcher: hash of the resolved graph config.")
     context_json: str = Field(
-        "", description="Set by the CLI: what an audit needs besides the scenario (core/suite_context), sent per request."
+        "",
+        description="Set by the CLI: what an audit needs besides the scenario (core/suite_context), sent per request.",
     )
     scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
     recorder: str = Field(

@@ -22,7 +22,16 @@ from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
 NOT_HASHED = {
-    "episode_runner": {"run_id", "runs_dir", "episodes", "first_episode", "config_hash", "shard_count", "shard_index"},
+    "episode_runner": {
+        "run_id",
+        "runs_dir",
+        "episodes",
+        "first_episode",
+        "config_hash",
+        "shard_count",
+        "shard_index",
+        "recorder",
+    },
     "chaos": set(),
     "recorder": {"run_id", "bags_dir"},
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
@@ -207,9 +216,12 @@ def resolve_graph(
     run_id = next((r.parameters["run_id"] for r in runners if r.parameters["run_id"]), "")
     if not run_id:
         run_id = default_run_id(runners[0].parameters["arms"] if runners else ["graph"], digest)
+    recorder = next((s.name for s in specs if s.executable == "recorder"), "")
     final = []
     for s in specs:
         extra: dict[str, Any] = {}
+        if s.role == "job" and "recorder" in s.parameters:  # the graph says whether a bag backs the records
+            extra["recorder"] = recorder
         if "config_hash" in s.parameters:
             extra["config_hash"] = digest
         if "run_id" in s.parameters and not s.parameters["run_id"]:

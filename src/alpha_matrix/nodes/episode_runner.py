@@ -66,6 +66,7 @@ from alpha_matrix.core.summary import summarize
 from alpha_matrix.nodes.common import call_service, declare_params, handshake, run_node, spin_behind
 from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
 from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.nodes.recorder_link import RecorderLink
 
 
 @dataclass
@@ -135,6 +136,7 @@ class EpisodeRunner(Node):
         self._summaries: dict[str, SafetySummary] = {}
         self.create_subscription(SafetyEvent, "safety/events", self._on_safety_event, EVENTS)
         self.create_subscription(SafetySummary, "safety/summary", self._on_summary, EVENTS)
+        self.recorder = RecorderLink(self, self.params.recorder, self.params.service_timeout_s)
 
     def _await(self, ready, what: str) -> None:  # noqa: ANN001 - a predicate; call holding self._cond
         """Wait (bounded) for a condition set by a subscription callback, or fail naming it."""
@@ -400,6 +402,7 @@ class EpisodeRunner(Node):
             raise AlphaMatrixError("the fault matrix needs the chaos node (episode_runner.chaos: true)")
         run_id = p.run_id or default_run_id(arms, config_hash)
         self.wait_for_graph(arms)  # first: a graph that never came up leaves no run directory behind
+        self.recorder.wait_ready()
         store = RunStore(Path(p.runs_dir) / run_id, config_hash)
         prov = provenance(config_hash)
         if p.fault != "none" and not p.chaos:
@@ -420,7 +423,6 @@ class EpisodeRunner(Node):
         t_start = time.perf_counter()
         for n, (index, arm) in enumerate(todo, 1):
             rec = self.run_episode(index, run_id, prov, arm, cells[index])
-            store.append(rec)
             self.result_pub.publish(
                 EpisodeResult(
                     run_id=run_id,
@@ -434,6 +436,8 @@ class EpisodeRunner(Node):
                     record_sha256=record_sha256(rec),
                 )
             )
+            self.recorder.committed(rec.episode_id)  # the bag holds the episode: now the record
+            store.append(rec)
             elapsed = time.perf_counter() - t_start
             eta = elapsed / n * (len(todo) - n)
             verdict = "ok  " if rec.outcome.success else "FAIL"

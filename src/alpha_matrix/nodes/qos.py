@@ -48,3 +48,8 @@ EVENT_TOPICS = frozenset(
         "/skill/queries",
     }
 )
+# An episode ends with one of these (the runner's result, a suite executive's result): the recorder
+# closes its split there and commits the episode (recorder/commits) before the record is written.
+END_TOPICS = frozenset({"/episode/result", "/suite/result"})
+COMMITS_TOPIC = "commits"  # the recorder's ~/commits
+READY_SERVICE = "ready"  # the recorder's ~/ready

@@ -14,14 +14,25 @@ import struct
 import time
 from pathlib import Path
 
-from alpha_matrix_interfaces.msg import StepAck
+from alpha_matrix_interfaces.msg import BagCommit, StepAck
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
+from std_srvs.srv import Trigger
 
 from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENT_TOPICS, EVENTS, STEP_STREAM, STEP_TOPIC, STREAM
+from alpha_matrix.nodes.qos import (
+    COMMITS_TOPIC,
+    END_TOPICS,
+    EVENT_TOPICS,
+    EVENTS,
+    READY_SERVICE,
+    STEP_STREAM,
+    STEP_TOPIC,
+    STREAM,
+)
 
 
 def message_class(msgtype: str):  # noqa: ANN201
@@ -55,8 +66,13 @@ class Recorder(Node):
         self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
         self.counts = dict.fromkeys(topics, 0)
         self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
-        for name, msgtype in topics.items():
-            self.create_subscription(message_class(msgtype), name, self._writer(name), self._qos(name), raw=True)
+        self.commit_pub = self.create_publisher(BagCommit, f"~/{COMMITS_TOPIC}", EVENTS)
+        self.classes = {name: message_class(msgtype) for name, msgtype in topics.items()}
+        self.subs = {
+            name: self.create_subscription(cls, name, self._writer(name), self._qos(name), raw=True)
+            for name, cls in self.classes.items()
+        }
+        self.create_service(Trigger, f"~/{READY_SERVICE}", self._on_ready)
         self.create_timer(self.params.split_every_s, self.bag.rotate)
         self._hello = self.create_timer(0.1, self._say_hello)
         self.get_logger().info(f"recording {len(topics)} topics to {self.bag.bag_dir}")
@@ -81,10 +97,19 @@ class Recorder(Node):
                 self.ack_pub.publish(
                     StepAck(consumer=self.get_name(), episode_id=episode, step=last, requests_issued=0)
                 )
-            elif topic == "/episode/result":
-                self.bag.rotate()  # an episode is complete: make it durable
+            elif topic in END_TOPICS:  # an episode is complete: make it durable, then say so
+                split = self.bag.rotate()
+                episode = deserialize_message(raw, self.classes[topic]).episode_id
+                self.commit_pub.publish(BagCommit(episode_id=episode, split=split or ""))
 
         return write
+
+    def _on_ready(self, _req: Trigger.Request, res: Trigger.Response) -> Trigger.Response:
+        """Ready once every publisher the graph has on a recorded topic is matched with this
+        recorder: what they publish from then on reaches the bag even if they die right after."""
+        waiting = [t for t, sub in self.subs.items() if sub.get_publisher_count() < self.count_publishers(t)]
+        res.success, res.message = not waiting, ", ".join(waiting)
+        return res
 
     def destroy_node(self) -> None:
         self.bag.close()

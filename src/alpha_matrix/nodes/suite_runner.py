@@ -41,6 +41,7 @@ from alpha_matrix.core.suite_graph import (
 )
 from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
 from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.nodes.recorder_link import RecorderLink
 
 
 def _path(p: str) -> Path | None:
@@ -82,6 +83,7 @@ class SuiteRunner(Node):
         self.results: queue.Queue[SuiteResult] = queue.Queue()
         self.request_pub = self.create_publisher(SuiteRequest, "suite/request", EVENTS)
         self.create_subscription(SuiteResult, "suite/result", self.results.put, EVENTS)
+        self.recorder = RecorderLink(self, self.params.recorder, self.params.scenario_timeout_s)
 
     def _wait_result(self, eid: str) -> SuiteResult:
         deadline = time.monotonic() + self.params.scenario_timeout_s
@@ -99,6 +101,7 @@ class SuiteRunner(Node):
     def work(self) -> None:
         p, total = self.params, len(self.scenarios)
         # The executive subscribes late at start-up; transient-local requests still reach it.
+        self.recorder.wait_ready()
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):
             eid = episode_id(p.suite, name)
             if eid in self.store:
@@ -130,6 +133,7 @@ class SuiteRunner(Node):
                 provenance=self.provenance,
                 timing=SuiteTiming(started_at=started, wall_s=round(wall, 3)),
             )
+            self.recorder.committed(eid)  # the bag holds the scenario: now the record
             self.store.append(record)
             print(f"[{index + 1}/{total}] {name}: {self._line(record)} ({wall:.1f} s)", flush=True)
         self._delivered()
