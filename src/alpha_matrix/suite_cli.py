@@ -17,6 +17,7 @@ from typing import Any
 from alpha_matrix.core.config import SUITES
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.names import name_part
 
 # The suites' modules (scenario loaders, records, reports) load the simulation (pybullet):
 # they are imported by the suite command only, so every other command starts light.
@@ -72,7 +73,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
     graph = resolve_graph(config, overrides, graph_file=graph_file)
-    run_id = args.run_id or f"{args.suite}-{scenarios.stem}-{graph.config_hash[:12]}"
+    run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id
     overrides.setdefault("recorder", {})["run_id"] = run_id
     graph = resolve_graph(config, overrides, graph_file=graph_file)

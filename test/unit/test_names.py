@@ -7,7 +7,14 @@ import pytest
 from alpha_matrix.core.config import validate_params
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix import default_run_id
-from alpha_matrix.core.names import RUN_ID_MAX, bag_name_problem, check_run_id, is_run_id, worker_bag_name
+from alpha_matrix.core.names import (
+    RUN_ID_MAX,
+    bag_name_problem,
+    check_run_id,
+    is_run_id,
+    name_part,
+    worker_bag_name,
+)
 
 GOOD = ["t", "a", "run-1", "oracle-0123abcdef12", "x.y_z-1", "A" * RUN_ID_MAX, "1", "a..b"]
 HOSTILE = [
@@ -135,3 +142,8 @@ def test_the_recorders_records_run_id_is_a_name():
 
 def test_the_default_run_ids_are_run_ids():
     assert is_run_id(default_run_id(["oracle", "oracle-text"], "0" * 64))
+
+
+@pytest.mark.parametrize("stem", ["my scenarios", "../x", "ümlaut-ß", "...", "a" * 300])
+def test_a_file_stem_becomes_part_of_a_run_id(stem):
+    assert is_run_id(f"alerts-{name_part(stem)}-0123456789ab")

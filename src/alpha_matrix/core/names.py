@@ -51,6 +51,11 @@ def check_run_id(value: object, what: str = "") -> str:
     return value  # type: ignore[return-value]
 
 
+def name_part(text: str, limit: int = 40) -> str:
+    """``text`` made fit to be part of a run id (a file name's stem): other characters become '-'."""
+    return re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.")[:limit] or "x"
+
+
 def worker_bag_name(run_id: str, worker: int) -> str:
     """The recorder's run_id of worker ``worker``: its bag is bags/<run id>/worker-<k>."""
     return f"{check_run_id(run_id)}/worker-{worker}"

@@ -122,7 +122,7 @@ class ProximityExecutive(SuiteExecutive):
     def _truth(self, episode: str, sc: ProximityScenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         def have() -> bool:
             msgs = self.truth.get(episode, [])
-            return bool(msgs) and msgs[-1].first_step + len(msgs[-1].distance) - 1 >= sc.end_step
+            return max((m.first_step + len(m.distance) - 1 for m in msgs), default=-1) >= sc.end_step
 
         self._wait(f"sim/proximity_truth up to step {sc.end_step}", have)
         n = sc.end_step + 1
@@ -152,7 +152,7 @@ class ProximityExecutive(SuiteExecutive):
                     "confidence": float(e.confidence), "blob_count": int(e.blob_count), "action": e.action,
                     "stop_requested": bool(e.stop_requested), "limit": float(e.limit),
                 }
-                for e in self.estimates[episode]
+                for e in sorted(self.estimates[episode], key=lambda e: int(e.step))  # by step, not arrival
             ]  # fmt: skip
 
 
