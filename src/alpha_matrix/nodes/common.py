@@ -160,6 +160,14 @@ class _StopState:
 
 
 STOP = _StopState()
+TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
+
+
+def _exit_now(name: str, code: int) -> None:
+    how = signal.Signals(STOP.signal).name if STOP.signal is not None else "rclpy shutdown"
+    print(f"{name}: stopped by {how}; rclpy teardown unfinished after {TEARDOWN_S:.0f} s, exiting", flush=True)
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def spin_behind(
@@ -311,7 +319,16 @@ def run_node(
 
 
 def _finish(node: Node | None, name: str, code: int) -> int:
-    """Destroy the node (it flushes what it owns) and shut rclpy down, signals or not."""
+    """Destroy the node (it flushes what it owns) and shut rclpy down, signals or not.
+
+    After a stop signal, rclpy's teardown can hang in ``destroy_when_not_in_use`` (seen once in
+    CI: a proxy's helper node); the node's own flush runs first in ``destroy_node``, so past
+    TEARDOWN_S the process exits with the code it had rather than wait for the launcher's SIGKILL.
+    """
+    if STOP.stopping():
+        watchdog = threading.Timer(TEARDOWN_S, _exit_now, args=(name, code))
+        watchdog.daemon = True
+        watchdog.start()
     try:
         if node is not None:
             node.destroy_node()
