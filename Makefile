@@ -1,5 +1,5 @@
 # The two commands of the README. Both set everything up first (idempotent, fast when done).
-.PHONY: setup run test bench
+.PHONY: setup run test soak bench
 setup:
 	bash scripts/setup.sh
 
@@ -10,6 +10,10 @@ test: setup
 	.venv/bin/ruff check --no-cache src test benchmarks launch scripts
 	.venv/bin/ruff format --no-cache --check src test benchmarks launch scripts
 	.venv/bin/python -m pytest
+
+# kill -9 of every node type mid-run, resume, audit (about 4 min): see README, "Two runs, signals and crashes"
+soak: setup
+	.venv/bin/python -m pytest -m soak test/graph/test_fault_injection.py
 
 bench: setup
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20

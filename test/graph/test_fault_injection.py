@@ -179,6 +179,7 @@ def _audit(tmp_path: Path, bag: str) -> str:
 MATRIX_NODES = ["sim_bridge", "safety_monitor", "chaos", "oracle", "executive", "episode_runner", "recorder"]
 
 
+@pytest.mark.soak
 def test_kill_9_of_each_matrix_node_then_resume_audits_clean_with_the_interrupted_attempts(tmp_path):
     args = ["run", "--arms", "oracle,oracle-text", "--episodes", "6", "--fault", "F1+F2", "--intensity", "0.5"]
     args += ["--run-id", "k9"]
@@ -191,6 +192,7 @@ def test_kill_9_of_each_matrix_node_then_resume_audits_clean_with_the_interrupte
     assert "interrupted attempt" in audit  # the killed episodes' partial streams, named, not audited
 
 
+@pytest.mark.soak
 @pytest.mark.parametrize(
     ("suite", "nodes"),
     [
