@@ -99,9 +99,10 @@ def test_detector_subscribes_to_the_camera_only(start_graph) -> None:
             return set()
         return {name for name, _ in subs}
 
-    wait_until(lambda: "/camera/depth/image_raw" in topics(), 60, "the detector's subscriptions")
-    subs = topics()
     expected = {"/camera/depth/image_raw", "/camera/depth/camera_info", "/suite/request", "/robot/step_batch"}
+    # discovery reports a node's subscriptions one by one: wait for all it should have
+    wait_until(lambda: expected <= topics(), 60, "the detector's subscriptions")
+    subs = topics()
     assert subs - {"/parameter_events", "/clock"} == expected
     assert not [t for t in subs if t.startswith("/sim/")]
     clients = {name for name, _ in g.node.get_client_names_and_types_by_node("proximity_detector", "/")}
