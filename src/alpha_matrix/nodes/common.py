@@ -27,6 +27,7 @@ from rclpy.parameter import Parameter
 from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.graph import DONE_FILE_ENV
+from alpha_matrix.nodes.exit_timer import ExitTimer
 
 P = TypeVar("P", bound=NodeParams)
 
@@ -161,13 +162,6 @@ class _StopState:
 
 STOP = _StopState()
 TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
-
-
-def _exit_now(name: str, code: int) -> None:
-    how = signal.Signals(STOP.signal).name if STOP.signal is not None else "rclpy shutdown"
-    print(f"{name}: stopped by {how}; rclpy teardown unfinished after {TEARDOWN_S:.0f} s, exiting", flush=True)
-    sys.stderr.flush()
-    os._exit(code)
 
 
 def spin_behind(
@@ -321,24 +315,23 @@ def run_node(
 def _finish(node: Node | None, name: str, code: int) -> int:
     """Destroy the node (it flushes what it owns) and shut rclpy down, signals or not.
 
-    After a stop signal, rclpy's teardown can hang in ``destroy_when_not_in_use`` (seen once in
-    CI: a proxy's helper node); the node's own flush runs first in ``destroy_node``, so past
-    TEARDOWN_S the process exits with the code it had rather than wait for the launcher's SIGKILL.
+    After a stop signal, rclpy's teardown can hang inside DDS while holding the GIL (seen in CI:
+    ``destroy_when_not_in_use``); the node's own flush runs first in ``destroy_node``, so past
+    TEARDOWN_S a native timer (nodes/exit_timer.py) ends the process with the code it had rather
+    than leave it to the launcher's SIGKILL.
     """
-    if STOP.stopping():
-        watchdog = threading.Timer(TEARDOWN_S, _exit_now, args=(name, code))
-        watchdog.daemon = True
-        watchdog.start()
-    try:
-        if node is not None:
-            node.destroy_node()
-    except (KeyboardInterrupt, NodeStopped):
-        pass
-    except Exception as err:  # noqa: BLE001 - one line, and a failing exit: something was not flushed
-        print(f"{name}: error while stopping: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
-        code = code or 1
-    try:
-        rclpy.try_shutdown()
-    except Exception:  # noqa: BLE001, S110 - already shut down by the signal handler
-        pass
+    guard = ExitTimer(TEARDOWN_S, code) if STOP.stopping() else contextlib.nullcontext()
+    with guard:
+        try:
+            if node is not None:
+                node.destroy_node()
+        except (KeyboardInterrupt, NodeStopped):
+            pass
+        except Exception as err:  # noqa: BLE001 - one line, and a failing exit: something was not flushed
+            print(f"{name}: error while stopping: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+            code = code or 1
+        try:
+            rclpy.try_shutdown()
+        except Exception:  # noqa: BLE001, S110 - already shut down by the signal handler
+            pass
     return code

@@ -22,6 +22,7 @@ from std_srvs.srv import Trigger
 from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.evidence import EVENTS_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
 from alpha_matrix.nodes.common import declare_params, run_node
 from alpha_matrix.nodes.qos import (
     COMMITS_TOPIC,
@@ -65,6 +66,7 @@ class Recorder(Node):
         records_run_id = self.params.records_run_id or run_id.partition("/")[0]
         self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
         self.counts = dict.fromkeys(topics, 0)
+        self.gate = EvidenceGate()
         self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
         self.commit_pub = self.create_publisher(BagCommit, f"~/{COMMITS_TOPIC}", EVENTS)
         self.classes = {name: message_class(msgtype) for name, msgtype in topics.items()}
@@ -97,12 +99,24 @@ class Recorder(Node):
                 self.ack_pub.publish(
                     StepAck(consumer=self.get_name(), episode_id=episode, step=last, requests_issued=0)
                 )
-            elif topic in END_TOPICS:  # an episode is complete: make it durable, then say so
-                split = self.bag.rotate()
+            elif topic in END_TOPICS:  # an episode is complete: once its evidence is in, commit it
                 episode = deserialize_message(raw, self.classes[topic]).episode_id
-                self.commit_pub.publish(BagCommit(episode_id=episode, split=split or ""))
+                self._commit(self.gate.ended(topic, episode))
+                if missing := self.gate.missing(episode):
+                    self.get_logger().info(f"{episode}: commit waits for {', '.join(missing)}")
+            elif topic in TRACKED:
+                msg = deserialize_message(raw, self.classes[topic])
+                closed = topic == EVENTS_TOPIC and msg.closed
+                events = int(msg.events) if topic == SUMMARY_TOPIC else 0
+                self._commit(self.gate.seen(topic, msg.episode_id, closed=closed, events=events))
 
         return write
+
+    def _commit(self, episodes: list[str]) -> None:
+        """Make the episode durable (close the split, list it), then say so on ~/commits."""
+        for episode in episodes:
+            split = self.bag.rotate()
+            self.commit_pub.publish(BagCommit(episode_id=episode, split=split or ""))
 
     def _on_ready(self, _req: Trigger.Request, res: Trigger.Response) -> Trigger.Response:
         """Ready once every publisher the graph has on a recorded topic is matched with this

@@ -1,0 +1,68 @@
+"""When may the recorder commit an episode? When the bag holds what its record is built from.
+
+An episode ends with a runner's message (/episode/result, /suite/result), but the messages that
+record was built from come from other nodes, over other DDS writers. Nothing orders arrivals
+across writers: right after a restart the recorder can match the executive's writer after the
+runner's, so the executive's result reaches the bag after the end of the episode, and a kill in
+between loses it while the record exists (seen in a kill -9 soak). The recorder therefore holds
+the commit until the evidence is in: each required topic has a message for the episode, and the
+monitor's closed events number what its summary says.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+SUMMARY_TOPIC = "/safety/summary"
+EVENTS_TOPIC = "/safety/events"
+# end topic -> the topics whose message for the same episode must be in the bag before a commit
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "/episode/result": ("/executive/result", SUMMARY_TOPIC),
+    "/suite/result": ("/suite/request",),
+}
+TRACKED = frozenset({EVENTS_TOPIC, *(t for topics in REQUIRED.values() for t in topics)})
+
+
+@dataclass
+class EvidenceGate:
+    """Feed it every tracked message and every end; it says which episodes may be committed."""
+
+    _seen: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # episode -> topics
+    _closed_events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    _summary_events: dict[str, int] = field(default_factory=dict)
+    _pending: dict[str, str] = field(default_factory=dict)  # episode -> its end topic
+
+    def seen(self, topic: str, episode_id: str, *, closed: bool = False, events: int = 0) -> list[str]:
+        """A tracked message reached the bag; returns the pending episodes it completes."""
+        if topic == EVENTS_TOPIC:
+            self._closed_events[episode_id] += int(closed)
+        else:
+            self._seen[episode_id].add(topic)
+            if topic == SUMMARY_TOPIC:
+                self._summary_events[episode_id] = events
+        return self._release(episode_id)
+
+    def ended(self, end_topic: str, episode_id: str) -> list[str]:
+        """The episode's end reached the bag; returns [episode_id] if it may be committed now."""
+        self._pending[episode_id] = end_topic
+        return self._release(episode_id)
+
+    def missing(self, episode_id: str) -> list[str]:
+        """What a pending episode still waits for, for a log line."""
+        end = self._pending.get(episode_id)
+        if end is None:
+            return []
+        out = [t for t in REQUIRED[end] if t not in self._seen[episode_id]]
+        want = self._summary_events.get(episode_id)
+        if want is not None and self._closed_events[episode_id] < want:
+            out.append(f"{EVENTS_TOPIC} ({self._closed_events[episode_id]} of {want} closed events)")
+        return out
+
+    def _release(self, episode_id: str) -> list[str]:
+        if episode_id not in self._pending or self.missing(episode_id):
+            return []
+        del self._pending[episode_id]
+        for table in (self._seen, self._closed_events, self._summary_events):
+            table.pop(episode_id, None)
+        return [episode_id]
