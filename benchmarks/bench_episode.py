@@ -27,10 +27,10 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
 from alpha_matrix.cli import _parse_sets
-from alpha_matrix.core.bare import run_episode_bare
 from alpha_matrix.core.graph import resolve_graph
-from alpha_matrix.core.matrix import episode_seed
-from alpha_matrix.core.world import World
+from alpha_matrix.core.matrix.bare import run_episode_bare
+from alpha_matrix.core.matrix.cells import episode_seed
+from alpha_matrix.core.sim.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
 

@@ -17,10 +17,10 @@ import time
 
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.graph import default_config_dir
-from alpha_matrix.core.llm_planner import LLMPlanner, build_backend, load_template, ollama_available
-from alpha_matrix.core.matrix import episode_seed
+from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.outcome import SETTLE_STEPS, ZONE
-from alpha_matrix.core.world import World
+from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template, ollama_available
+from alpha_matrix.core.sim.world import World
 
 TASK = "pick the red block and place it in the zone"
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from alpha_matrix.core.bare import run_episode_bare
-from alpha_matrix.core.matrix import episode_seed
-from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, StepInput
-from alpha_matrix.core.world import World
+from alpha_matrix.core.matrix.bare import run_episode_bare
+from alpha_matrix.core.matrix.cells import episode_seed
+from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, StepInput
+from alpha_matrix.core.sim.world import World
 
 
 def main() -> int:

@@ -14,11 +14,11 @@ import time
 
 import numpy as np
 
-from alpha_matrix.core.camera import Camera
-from alpha_matrix.core.human import Human, HumanPath
-from alpha_matrix.core.proximity import ProximityDetector
 from alpha_matrix.core.seeds import rng
-from alpha_matrix.core.world import World
+from alpha_matrix.core.sim.camera import Camera
+from alpha_matrix.core.sim.human import Human, HumanPath
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.proximity.detector import ProximityDetector
 
 
 def main() -> int:

@@ -18,10 +18,10 @@ from dataclasses import asdict
 from pathlib import Path
 
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.proximity_eval import ApproachRun, EvalSettings, run_approach
-from alpha_matrix.core.proximity_metrics import RunMetrics, Summary, summarize
-from alpha_matrix.core.proximity_scenarios import load_scenarios
-from alpha_matrix.core.world import World
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_approach
+from alpha_matrix.core.suites.proximity.metrics import RunMetrics, Summary, summarize
+from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 
 _WORLD: World | None = None
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import sys
 
-from alpha_matrix.core.alert_run import run_alert_suite, summarize_alerts
-from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
-from alpha_matrix.core.skill_run import run_confidence_suite, summarize
+from alpha_matrix.core.suites.alerts.run import run_alert_suite, summarize_alerts
+from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.suites.confidence.run import run_confidence_suite, summarize
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
 
 
 def main(argv: list[str]) -> int:

@@ -21,8 +21,8 @@ import yaml
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.graph import Graph, resolve_graph
-from alpha_matrix.core.llm_planner import concrete_backend
-from alpha_matrix.core.matrix import ARMS, parse_arms, parse_cell_fault, validate_intensity
+from alpha_matrix.core.matrix.cells import ARMS, parse_arms, parse_cell_fault, validate_intensity
+from alpha_matrix.core.planning.llm_planner import concrete_backend
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.suite_cli import add_suite_parser
 
@@ -133,8 +133,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"workers on ROS domains {', '.join(map(str, domains))}", file=sys.stderr, flush=True)
         code = run_graphs(runs)
         if code == 0:
-            from alpha_matrix.core.report import write_report
-            from alpha_matrix.core.summary import summarize
+            from alpha_matrix.core.matrix.report import write_report
+            from alpha_matrix.core.matrix.summary import summarize
 
             runner_params = graph.node("episode_runner").parameters
             run_dir = Path(runner_params["runs_dir"]) / graph.run_id
@@ -261,9 +261,9 @@ def _raise_unless_some_read(bags: list[Path], bad: list[Any]) -> None:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Exit 0 all match, 1 a mismatch or an unreadable split, 2 a user error (no such bag, bad args)."""
-    from alpha_matrix.core.audit import audit_bag, format_notes, format_table, unbacked_records, window_sweep
     from alpha_matrix.core.bag import bag_metadata, tolerate_bad_splits
-    from alpha_matrix.core.suite_audit import audit_suite_bag, bag_suite, format_suite_table
+    from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, unbacked_records, window_sweep
+    from alpha_matrix.core.suites.audit import audit_suite_bag, bag_suite, format_suite_table
 
     bag = Path(args.bag)
     bags = _audit_bags(bag)
@@ -326,7 +326,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from alpha_matrix.core.audit import calibrate
+    from alpha_matrix.core.matrix.audit import calibrate
 
     c = calibrate(Path(args.bag), args.margin, args.floor)
     print(f"nominal episodes: {c.episodes} ({c.steps} steps) from {args.bag}")
@@ -341,7 +341,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from alpha_matrix.core.report import write_report
+    from alpha_matrix.core.matrix.report import write_report
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "episodes.jsonl").exists():

@@ -49,10 +49,10 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     (nothing started), and give the runner the suite's context (core/suite_context), computed
     once from the resolved graph so --config and --set are honoured and the bag carries it."""
     from alpha_matrix.cli import _parse_sets
-    from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-    from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
-    from alpha_matrix.core.proximity_scenarios import load_scenarios
-    from alpha_matrix.core.suite_context import context_json, graph_context
+    from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+    from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+    from alpha_matrix.core.suites.context import context_json, graph_context
+    from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
@@ -84,7 +84,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     from alpha_matrix.cli import _first_domain, check_environment
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.names import check_run_id
-    from alpha_matrix.core.suite_graph import SuiteStore, summarize_records, write_report
+    from alpha_matrix.core.suites.graph import SuiteStore, summarize_records, write_report
     from alpha_matrix.launcher import graph_env, guarded, run_graph
 
     if args.run_id is not None:

@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 
 from alpha_matrix.core.bag import read_bag
-from alpha_matrix.core.prompt import load_prompt
+from alpha_matrix.core.planning.prompt import load_prompt
 from conftest import run_cli
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -17,7 +17,7 @@ from rosbags.rosbag2.writer import StoragePlugin
 from test_driver_contract import Probe
 
 from alpha_matrix.core.bag import make_typestore, read_bag
-from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.ros.qos import EVENTS
 from conftest import run_cli, wait_until
 
 

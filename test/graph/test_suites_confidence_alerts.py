@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
-from alpha_matrix.core.skill_run import run_confidence_task
-from alpha_matrix.core.suite_graph import SuiteStore, alert_from_result, confidence_from_result
-from alpha_matrix.core.world import World
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.confidence.run import run_confidence_task
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.graph import SuiteStore, alert_from_result, confidence_from_result
 from conftest import run_cli
 
 CONFIDENCE = """seed: 42

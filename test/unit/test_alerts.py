@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from alpha_matrix.core.alert_run import run_alert_scenario
-from alpha_matrix.core.alert_scenarios import AlertScenario, load_alert_policy
-from alpha_matrix.core.alerts import (
+from alpha_matrix.core.suites.alerts.policy import (
     Alert,
     AlertClass,
     AlertMonitor,
@@ -17,6 +15,8 @@ from alpha_matrix.core.alerts import (
     StatusConfig,
     StatusModel,
 )
+from alpha_matrix.core.suites.alerts.run import run_alert_scenario
+from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, load_alert_policy
 
 SUITE = load_alert_policy()
 POLICY = SUITE.policy

@@ -17,7 +17,6 @@ import yaml
 
 from alpha_matrix.cli import main
 from alpha_matrix.core.attempts import audited_attempt, split_attempts
-from alpha_matrix.core.audit import audit_bag, format_notes, format_table, window_sweep
 from alpha_matrix.core.bag import (
     RUN_ID_KEY,
     BadSplit,
@@ -30,6 +29,7 @@ from alpha_matrix.core.bag import (
     tolerate_bad_splits,
 )
 from alpha_matrix.core.config import DEFAULT_RECORDED_TOPICS
+from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, window_sweep
 from alpha_matrix.core.outcome import ZONE
 
 TOPICS = dict(t.split("=") for t in DEFAULT_RECORDED_TOPICS)

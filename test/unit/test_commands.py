@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from alpha_matrix.core.commands import Command, StepDefaults, plan_to_commands, start_command
-from alpha_matrix.core.plan import Plan
+from alpha_matrix.core.planning.plan import Plan
+from alpha_matrix.core.robot.commands import Command, StepDefaults, plan_to_commands, start_command
 
 
 def plan(*steps: dict) -> Plan:

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from alpha_matrix.core.confidence import ConfidenceEmulator
-from alpha_matrix.core.confidence_scenarios import load_skills_config
-from alpha_matrix.core.skills import SkillState
-from alpha_matrix.core.world import World
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
+from alpha_matrix.core.suites.confidence.skills import SkillState
 
 SUITE = load_skills_config()
 CFG = SUITE.confidence

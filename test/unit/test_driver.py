@@ -2,8 +2,8 @@
 
 import pytest
 
-from alpha_matrix.core.driver import DriverCore, State
-from alpha_matrix.core.world import World
+from alpha_matrix.core.robot.driver import DriverCore, State
+from alpha_matrix.core.sim.world import World
 
 
 @pytest.fixture(scope="module")

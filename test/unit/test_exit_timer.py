@@ -10,7 +10,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="gl
 
 
 def _run(body: str) -> subprocess.CompletedProcess:
-    code = "import ctypes, sys\nfrom alpha_matrix.nodes.exit_timer import ExitTimer\n" + textwrap.dedent(body)
+    code = "import ctypes, sys\nfrom alpha_matrix.ros.exit_timer import ExitTimer\n" + textwrap.dedent(body)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
 
 

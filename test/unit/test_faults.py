@@ -6,7 +6,7 @@ import pytest
 
 from alpha_matrix.core import seeds
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.faults import (
+from alpha_matrix.core.matrix.faults import (
     FAULTS,
     SLIP_FORCE,
     DelayBuffer,
@@ -31,11 +31,11 @@ from alpha_matrix.core.faults import (
     slip_probability,
     validate_intensity,
 )
-from alpha_matrix.core.guards import parse_plan_text
-from alpha_matrix.core.oracle import oracle_plan
-from alpha_matrix.core.plan import PlanError, plan_to_text
+from alpha_matrix.core.planning.guards import parse_plan_text
+from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.planning.plan import PlanError, plan_to_text
 from alpha_matrix.core.records import FaultRecord
-from alpha_matrix.core.world import WorldConfig
+from alpha_matrix.core.sim.world import WorldConfig
 
 LEVELS = (0.0, 0.33, 0.66, 1.0)
 PLAN_TEXT = plan_to_text(oracle_plan("red", (0.5, -0.1, 0.651), (0.6, 0.35, 0.65)))

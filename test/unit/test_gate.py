@@ -1,4 +1,4 @@
-from alpha_matrix.core.gate import LookaheadGate
+from alpha_matrix.core.robot.gate import LookaheadGate
 
 
 def test_no_consumers_never_blocks():

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
-from alpha_matrix.core.plan import Plan, PlanError, plan_json_schema, plan_to_text
+from alpha_matrix.core.planning.guards import check_against_scene, parse_plan_text, validate_schema
+from alpha_matrix.core.planning.plan import Plan, PlanError, plan_json_schema, plan_to_text
 
 GOOD = {
     "object": "red",

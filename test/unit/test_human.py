@@ -8,9 +8,9 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from alpha_matrix.core.bare import run_episode_bare
-from alpha_matrix.core.human import Human, HumanPath, path_state
-from alpha_matrix.core.world import World
+from alpha_matrix.core.matrix.bare import run_episode_bare
+from alpha_matrix.core.sim.human import Human, HumanPath, path_state
+from alpha_matrix.core.sim.world import World
 
 BASE = (0.1, 0.0)
 DT = 1.0 / 240.0

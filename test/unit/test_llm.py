@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
-from alpha_matrix.core.guards import parse_plan_text
-from alpha_matrix.core.llm import (
+from alpha_matrix.core.outcome import ZONE
+from alpha_matrix.core.planning.guards import parse_plan_text
+from alpha_matrix.core.planning.llm import (
     LLMError,
     LLMReply,
     LLMTimeoutError,
@@ -27,10 +28,9 @@ from alpha_matrix.core.llm import (
     ReplayBackend,
     make_backend,
 )
-from alpha_matrix.core.oracle import oracle_plan
-from alpha_matrix.core.outcome import ZONE
-from alpha_matrix.core.plan import PlanError, plan_json_schema, plan_to_text
-from alpha_matrix.core.prompt import format_vec, load_prompt, render
+from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.planning.plan import PlanError, plan_json_schema, plan_to_text
+from alpha_matrix.core.planning.prompt import format_vec, load_prompt, render
 
 PROMPT = Path(__file__).resolve().parents[2] / "config" / "prompts" / "pick_place_v1.yaml"
 SCENE = {"red": (0.51234, -0.10349, 0.6451), "green": (0.4, 0.2, 0.645), "blue": (0.55, 0.05, 0.6449)}

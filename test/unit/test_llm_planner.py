@@ -14,15 +14,15 @@ import pytest
 
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.guards import parse_plan_text
-from alpha_matrix.core.llm import LLMError, LLMReply, ReplayBackend
-from alpha_matrix.core.llm_llamacpp import GGUFError, LlamaCppBackend, check_gguf
-from alpha_matrix.core.llm_planner import LLMPlanner, build_backend, concrete_backend
-from alpha_matrix.core.llm_replay import load_recorded_replies
-from alpha_matrix.core.oracle import oracle_plan
 from alpha_matrix.core.outcome import ZONE
-from alpha_matrix.core.plan import generation_schema, plan_to_text
-from alpha_matrix.core.prompt import RenderedPrompt, load_prompt, render
+from alpha_matrix.core.planning.guards import parse_plan_text
+from alpha_matrix.core.planning.llamacpp import GGUFError, LlamaCppBackend, check_gguf
+from alpha_matrix.core.planning.llm import LLMError, LLMReply, ReplayBackend
+from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend
+from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.planning.plan import generation_schema, plan_to_text
+from alpha_matrix.core.planning.prompt import RenderedPrompt, load_prompt, render
+from alpha_matrix.core.planning.replay import load_recorded_replies
 
 PROMPT = Path(__file__).resolve().parents[2] / "config" / "prompts" / "pick_place_v1.yaml"
 SCENE = {"red": (0.5, -0.1, 0.645), "green": (0.4, 0.2, 0.645)}

@@ -4,7 +4,7 @@ import pytest
 
 from alpha_matrix.core import seeds
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.matrix import (
+from alpha_matrix.core.matrix.cells import (
     Cell,
     episode_seed,
     matrix_cells,

@@ -6,7 +6,7 @@ import pytest
 
 from alpha_matrix.core.config import validate_params
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix import default_run_id
+from alpha_matrix.core.matrix.cells import default_run_id
 from alpha_matrix.core.names import (
     RUN_ID_MAX,
     bag_name_problem,

@@ -6,12 +6,12 @@ import statistics
 
 import pytest
 
-from alpha_matrix.core.bare import run_episode_bare
-from alpha_matrix.core.commands import plan_to_commands
-from alpha_matrix.core.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, SETTLE_STEPS, SUCCESS_RADIUS, evaluate_outcome
-from alpha_matrix.core.plan import Grip, MoveTo, Plan, Release, plan_to_text
-from alpha_matrix.core.world import World, WorldConfig
+from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release, plan_to_text
+from alpha_matrix.core.robot.commands import plan_to_commands
+from alpha_matrix.core.sim.world import World, WorldConfig
 
 ZONE = WorldConfig().zone
 

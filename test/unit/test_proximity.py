@@ -11,15 +11,15 @@ import numpy as np
 import pybullet as p
 import pytest
 
-import alpha_matrix.core.proximity as proximity
-from alpha_matrix.core.camera import LIGHTING, Camera
-from alpha_matrix.core.camera_model import DepthNoise, add_depth_noise, backproject, metric_depth, project
-from alpha_matrix.core.human import Human, HumanPath
-from alpha_matrix.core.proximity import ProximityDetector
-from alpha_matrix.core.proximity_eval import ApproachRun, EvalSettings, run_approach
-from alpha_matrix.core.proximity_metrics import FrameRow, ScoreConfig, score_run
-from alpha_matrix.core.proximity_policy import PolicyConfig, SsmParams, StopPolicy, protective_distance
-from alpha_matrix.core.world import World
+import alpha_matrix.core.suites.proximity.detector as proximity
+from alpha_matrix.core.sim.camera import LIGHTING, Camera
+from alpha_matrix.core.sim.camera_model import DepthNoise, add_depth_noise, backproject, metric_depth, project
+from alpha_matrix.core.sim.human import Human, HumanPath
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.proximity.detector import ProximityDetector
+from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_approach
+from alpha_matrix.core.suites.proximity.metrics import FrameRow, ScoreConfig, score_run
+from alpha_matrix.core.suites.proximity.policy import PolicyConfig, SsmParams, StopPolicy, protective_distance
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,10 @@ def test_detector_api_takes_only_images_and_imports_no_simulator() -> None:
     tree = ast.parse(Path(proximity.__file__).read_text(encoding="utf-8"))
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not {"pybullet", "alpha_matrix.core.world", "alpha_matrix.core.human", "alpha_matrix.core.camera"} & names
+    assert (
+        not {"pybullet", "alpha_matrix.core.sim.world", "alpha_matrix.core.sim.human", "alpha_matrix.core.sim.camera"}
+        & names
+    )
     assert list(inspect.signature(ProximityDetector.detect).parameters) == ["self", "depth"]
     assert list(inspect.signature(ProximityDetector.__init__).parameters) == ["self", "info", "config"]
 

@@ -13,11 +13,14 @@ import numpy as np
 import pytest
 
 import alpha_matrix.nodes.proximity_detector as detector_node
-from alpha_matrix.core.camera import Camera, CameraConfig, camera_info
-from alpha_matrix.core.camera_model import CELL_CAMERA, world_from_camera
-from alpha_matrix.core.human import Human, HumanPath
-from alpha_matrix.core.proximity_eval import run_steps
-from alpha_matrix.core.proximity_graph import (
+from alpha_matrix.core.sim.camera import Camera, CameraConfig, camera_info
+from alpha_matrix.core.sim.camera_model import CELL_CAMERA, world_from_camera
+from alpha_matrix.core.sim.human import Human, HumanPath
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.proximity.eval import run_steps
+from alpha_matrix.core.suites.proximity.metrics import FrameRow, score_run
+from alpha_matrix.core.suites.proximity.policy import PolicyConfig
+from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,
     acceptance,
@@ -31,10 +34,7 @@ from alpha_matrix.core.proximity_graph import (
     scenario_json,
     summarize_proximity,
 )
-from alpha_matrix.core.proximity_metrics import FrameRow, score_run
-from alpha_matrix.core.proximity_policy import PolicyConfig
-from alpha_matrix.core.proximity_scenarios import load_scenarios
-from alpha_matrix.core.world import World
+from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 
 
 def test_frame_tag_round_trips_and_rejects_other_frame_ids() -> None:
@@ -75,7 +75,7 @@ def test_detector_node_cannot_reach_simulator_state() -> None:
     """Its imports pull in no pybullet, world, human or simulated camera, and it names no sim/ topic."""
     code = (
         "import sys, alpha_matrix.nodes.proximity_detector\n"
-        "bad = {'pybullet', 'alpha_matrix.core.world', 'alpha_matrix.core.human', 'alpha_matrix.core.camera'}\n"
+        "bad = {'pybullet', 'alpha_matrix.core.sim.world', 'alpha_matrix.core.sim.human', 'alpha_matrix.core.sim.camera'}\n"
         "print(sorted(bad & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

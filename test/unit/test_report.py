@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from alpha_matrix.core.matrix.report import write_report
 from alpha_matrix.core.records import (
     CellRecord,
     EpisodeRecord,
@@ -14,7 +15,6 @@ from alpha_matrix.core.records import (
     SafetyRecord,
     Timing,
 )
-from alpha_matrix.core.report import write_report
 
 ARMS = ("oracle", "oracle-text")
 
@@ -85,7 +85,7 @@ def f1(req: float, got: float) -> FaultRecord:
 
 
 def f1_node(tau: float, lag: float, error: float) -> FaultRecord:
-    """F1 as core/faults.py records it: tau / lag keys and the position error."""
+    """F1 as core/matrix/faults.py records it: tau / lag keys and the position error."""
     delivered: dict[str, float | str] = {"lag": lag, "saturated": float(lag < tau), "position_error": error}
     return FaultRecord(fault="F1", step=0, seq=0, requested={"tau": tau}, delivered=delivered)
 

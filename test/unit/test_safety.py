@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from alpha_matrix.core.safety import (
+from alpha_matrix.core.safety.engine import (
     PANDA_JOINT_LIMITS,
     SafetyConfig,
     SafetyEngine,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config, parse_goal
-from alpha_matrix.core.skill_agent import (
+from alpha_matrix.core.suites.confidence.agent import (
     AgentError,
     Call,
     ConfidenceLedger,
@@ -15,8 +14,9 @@ from alpha_matrix.core.skill_agent import (
     Stop,
     Task,
 )
-from alpha_matrix.core.skill_run import run_confidence_task
-from alpha_matrix.core.skills import SkillState, pick, place_target
+from alpha_matrix.core.suites.confidence.run import run_confidence_task
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config, parse_goal
+from alpha_matrix.core.suites.confidence.skills import SkillState, pick, place_target
 
 SUITE = load_skills_config()
 GEO = SUITE.geometry

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from alpha_matrix.core.oracle import OracleConfig, oracle_plan
-from alpha_matrix.core.plan import Grip, MoveTo, Release
-from alpha_matrix.core.skills import (
+from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.planning.plan import Grip, MoveTo, Release
+from alpha_matrix.core.suites.confidence.skills import (
     SceneGeometry,
     SkillError,
     SkillState,

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from alpha_matrix.core.records import CellRecord, EpisodeRecord, OutcomeRecord, Provenance, Timing
-from alpha_matrix.core.stats import (
+from alpha_matrix.core.matrix.stats import (
     arm_table,
     cell_table,
     discordant,
@@ -13,6 +12,7 @@ from alpha_matrix.core.stats import (
     physical,
     wilson,
 )
+from alpha_matrix.core.records import CellRecord, EpisodeRecord, OutcomeRecord, Provenance, Timing
 
 
 def rec(arm: str, index: int, success: bool, seed: int | None = None, cell: CellRecord | None = None) -> EpisodeRecord:

@@ -17,13 +17,26 @@ import numpy as np
 import pytest
 
 from alpha_matrix.core.bag import BagError, SplitBagWriter, make_typestore
-from alpha_matrix.core.camera_model import CELL_CAMERA
-from alpha_matrix.core.commands import plan_to_commands, start_command
-from alpha_matrix.core.confidence import ConfidenceEmulator
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.outcome import SETTLE_STEPS
-from alpha_matrix.core.proximity_graph import (
+from alpha_matrix.core.robot.commands import plan_to_commands, start_command
+from alpha_matrix.core.sim.camera_model import CELL_CAMERA
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.audit import (
+    audit_confidence_bag,
+    audit_proximity_bag,
+    bag_suite,
+    first_difference,
+    format_suite_table,
+)
+from alpha_matrix.core.suites.confidence.agent import Call, Query, Stop
+from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.run import observe_state
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.confidence.skills import SkillState
+from alpha_matrix.core.suites.context import ConfidenceContext, ProximityContext, RecordedFile, context_json
+from alpha_matrix.core.suites.graph import confidence_result_dict, confidence_scenario_json, run_skill_task
+from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,
     camera_info_from_k,
@@ -31,19 +44,6 @@ from alpha_matrix.core.proximity_graph import (
     frame_tag,
     scenario_from_json,
 )
-from alpha_matrix.core.skill_agent import Call, Query, Stop
-from alpha_matrix.core.skill_run import observe_state
-from alpha_matrix.core.skills import SkillState
-from alpha_matrix.core.suite_audit import (
-    audit_confidence_bag,
-    audit_proximity_bag,
-    bag_suite,
-    first_difference,
-    format_suite_table,
-)
-from alpha_matrix.core.suite_context import ConfidenceContext, ProximityContext, RecordedFile, context_json
-from alpha_matrix.core.suite_graph import confidence_result_dict, confidence_scenario_json, run_skill_task
-from alpha_matrix.core.world import World
 
 TOPICS = {
     "/suite/request": "alpha_matrix_interfaces/msg/SuiteRequest",

@@ -8,15 +8,16 @@ from dataclasses import asdict
 
 import pytest
 
-from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.alerts import Alert, AlertClass, ReasonCode, RobotStatus, Severity, StatusConfig
-from alpha_matrix.core.confidence import ConfidenceEmulator
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.outcome import Outcome
 from alpha_matrix.core.records import provenance
-from alpha_matrix.core.skill_run import run_confidence_task
-from alpha_matrix.core.suite_graph import (
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, ReasonCode, RobotStatus, Severity, StatusConfig
+from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.run import run_confidence_task
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.graph import (
     AlertEvent,
     GuardCore,
     SuiteRecord,
@@ -33,7 +34,6 @@ from alpha_matrix.core.suite_graph import (
     run_skill_task,
     summarize_records,
 )
-from alpha_matrix.core.world import World
 
 L = 24
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.alerts import AlertClass
-from alpha_matrix.core.confidence_scenarios import config_dir, load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.alerts.policy import AlertClass
+from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.suites.confidence.scenarios import config_dir, load_confidence_scenarios, load_skills_config
 
 CONFIG = config_dir()
 SKILLS = yaml.safe_load((CONFIG / "skills.yaml").read_text())

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix import default_run_id
-from alpha_matrix.core.prompt import load_prompt
+from alpha_matrix.core.matrix.cells import default_run_id
+from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.

@@ -15,18 +15,18 @@ import json
 from alpha_matrix_interfaces.msg import CommandStatus, SuiteRequest
 from std_srvs.srv import Trigger
 
-from alpha_matrix.core.alerts import ReasonCode
-from alpha_matrix.core.commands import plan_to_commands
 from alpha_matrix.core.config import AlertExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.oracle import oracle_plan
 from alpha_matrix.core.outcome import evaluate_outcome
-from alpha_matrix.core.suite_graph import alert_scenario_from_json, compose_alert_result, last_event_step
-from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import call_service, declare_params
-from alpha_matrix.nodes.convert import poses_of
-from alpha_matrix.nodes.robot_client import RobotClient
-from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.robot.commands import plan_to_commands
+from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.alerts.policy import ReasonCode
+from alpha_matrix.core.suites.graph import alert_scenario_from_json, compose_alert_result, last_event_step
+from alpha_matrix.ros.common import call_service, declare_params
+from alpha_matrix.ros.convert import poses_of
+from alpha_matrix.ros.robot_client import RobotClient
+from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone
 

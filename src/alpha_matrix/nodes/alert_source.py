@@ -15,12 +15,12 @@ from collections import defaultdict
 from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepAck, StepBatch, SuiteRequest
 from rclpy.node import Node
 
-from alpha_matrix.core.alert_scenarios import AlertScenario
-from alpha_matrix.core.alerts import AlertClass, StatusModel
 from alpha_matrix.core.config import AlertSourceParams
-from alpha_matrix.core.suite_graph import alert_scenario_from_json
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.core.suites.alerts.policy import AlertClass, StatusModel
+from alpha_matrix.core.suites.alerts.scenarios import AlertScenario
+from alpha_matrix.core.suites.graph import alert_scenario_from_json
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 ARM_JOINTS = 7
 

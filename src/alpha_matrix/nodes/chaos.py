@@ -33,7 +33,8 @@ from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveT
 
 from alpha_matrix.core.config import PLAN_WAIT_S, ChaosParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.faults import (
+from alpha_matrix.core.matrix.cells import parse_cell_fault
+from alpha_matrix.core.matrix.faults import (
     CONCURRENT,
     SLIP_FORCE,
     DelayBuffer,
@@ -53,12 +54,11 @@ from alpha_matrix.core.faults import (
     slip_probability,
     validate_intensity,
 )
-from alpha_matrix.core.matrix import parse_cell_fault
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
-from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
-from alpha_matrix.nodes.convert import point, vec3
-from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM
+from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.ros.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
+from alpha_matrix.ros.convert import point, vec3
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
 
 DT = WorldConfig().timestep
 ARM_BASE = WorldConfig().panda_base

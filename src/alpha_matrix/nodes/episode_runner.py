@@ -30,9 +30,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.faults import checked_fault_order
-from alpha_matrix.core.guards import parse_plan_text
-from alpha_matrix.core.matrix import (
+from alpha_matrix.core.matrix.cells import (
     ARMS,
     TEXT_ARMS,
     TEXT_REPLIES,
@@ -47,8 +45,11 @@ from alpha_matrix.core.matrix import (
     shard,
     validate_intensity,
 )
+from alpha_matrix.core.matrix.faults import checked_fault_order
+from alpha_matrix.core.matrix.summary import summarize
 from alpha_matrix.core.outcome import ZONE, evaluate_outcome
-from alpha_matrix.core.plan import PlanError
+from alpha_matrix.core.planning.guards import parse_plan_text
+from alpha_matrix.core.planning.plan import PlanError
 from alpha_matrix.core.records import (
     EpisodeRecord,
     FaultRecord,
@@ -62,11 +63,10 @@ from alpha_matrix.core.records import (
     provenance,
     record_sha256,
 )
-from alpha_matrix.core.summary import summarize
-from alpha_matrix.nodes.common import call_service, declare_params, handshake, run_node, spin_behind
-from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of
-from alpha_matrix.nodes.qos import EVENTS
-from alpha_matrix.nodes.recorder_link import RecorderLink
+from alpha_matrix.ros.common import call_service, declare_params, handshake, run_node, spin_behind
+from alpha_matrix.ros.convert import plan_msg_to_dict, point, poses_of
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.recorder_link import RecorderLink
 
 
 @dataclass

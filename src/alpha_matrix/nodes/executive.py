@@ -18,14 +18,14 @@ from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanReques
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, Observe
 from rclpy.node import Node
 
-from alpha_matrix.core.commands import Command, StepDefaults, grasp_move_index, plan_to_commands
 from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.guards import check_against_scene, parse_plan_text, validate_schema
-from alpha_matrix.core.plan import PlanError
-from alpha_matrix.nodes.common import declare_params, handshake, run_node, spin_behind, wait_reply
-from alpha_matrix.nodes.convert import plan_msg_to_dict, point, poses_of, vec3
-from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.core.planning.guards import check_against_scene, parse_plan_text, validate_schema
+from alpha_matrix.core.planning.plan import PlanError
+from alpha_matrix.core.robot.commands import Command, StepDefaults, grasp_move_index, plan_to_commands
+from alpha_matrix.ros.common import declare_params, handshake, run_node, spin_behind, wait_reply
+from alpha_matrix.ros.convert import plan_msg_to_dict, point, poses_of, vec3
+from alpha_matrix.ros.qos import EVENTS
 
 TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
 

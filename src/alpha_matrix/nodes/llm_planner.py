@@ -17,11 +17,11 @@ from rclpy.node import Node
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
-from alpha_matrix.core.llm import LLMError, LLMReply
-from alpha_matrix.core.llm_planner import LLMPlanner, build_backend, load_template
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.convert import poses_of, vec3
-from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.core.planning.llm import LLMError, LLMReply
+from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.convert import poses_of, vec3
+from alpha_matrix.ros.qos import EVENTS
 
 NOT_REPORTED = -1.0
 

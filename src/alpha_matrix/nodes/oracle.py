@@ -7,11 +7,11 @@ from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
 from alpha_matrix.core.config import OracleParams
-from alpha_matrix.core.oracle import OracleConfig, oracle_plan
-from alpha_matrix.core.plan import Plan, plan_to_text
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.convert import plan_to_msg, poses_of, vec3
-from alpha_matrix.nodes.qos import EVENTS
+from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.planning.plan import Plan, plan_to_text
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.convert import plan_to_msg, poses_of, vec3
+from alpha_matrix.ros.qos import EVENTS
 
 
 class Oracle(Node):

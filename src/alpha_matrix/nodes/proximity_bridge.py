@@ -2,13 +2,13 @@
 
 The driver contract is unchanged. Added, through the bridge's ``_after_step`` hook:
 
-* the camera (core/camera.py, mount from camera_model.CELL_CAMERA) renders every 24th step
+* the camera (core/sim/camera.py, mount from camera_model.CELL_CAMERA) renders every 24th step
   (10 Hz) and publishes ``camera/depth/image_raw`` (32FC1, metres, 0 = no return),
   ``camera/depth/camera_info`` and, with ``publish_rgb``, ``camera/color/image_raw`` (rgb8),
   stamped with the step's sim time; ``header.frame_id`` is the frame tag
   (core/proximity_graph.frame_tag: optical frame, episode, step);
 * the person of the episode (``sim/set_human``, configured before its reset) enters after
-  ``start_step`` and walks the path, a pure function of the step (core/human.py);
+  ``start_step`` and walks the path, a pure function of the step (core/sim/human.py);
 * ``sim/proximity_truth`` (sim only, for scoring): per step, the true distance, whether the
   person is in view, and whether a protective stop was in effect. Published with each StepBatch.
 
@@ -28,17 +28,17 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import CameraInfo, Image
 
-from alpha_matrix.core.camera import LIGHTING, Camera, CameraConfig, Frame
-from alpha_matrix.core.camera_model import in_view
 from alpha_matrix.core.config import ProximityBridgeParams
-from alpha_matrix.core.human import Human, HumanPath
-from alpha_matrix.core.proximity_graph import frame_tag
-from alpha_matrix.core.proximity_scenarios import VIEW_HEIGHTS
 from alpha_matrix.core.seeds import rng
-from alpha_matrix.core.world import StepSample
-from alpha_matrix.nodes.common import run_node
-from alpha_matrix.nodes.qos import EVENTS, STREAM
+from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig, Frame
+from alpha_matrix.core.sim.camera_model import in_view
+from alpha_matrix.core.sim.human import Human, HumanPath
+from alpha_matrix.core.sim.world import StepSample
+from alpha_matrix.core.suites.proximity.run import frame_tag
+from alpha_matrix.core.suites.proximity.scenarios import VIEW_HEIGHTS
 from alpha_matrix.nodes.sim_bridge import SimBridge, _spin, sim_time
+from alpha_matrix.ros.common import run_node
+from alpha_matrix.ros.qos import EVENTS, STREAM
 
 IMAGES = 64  # frames of history per image topic (6.4 s): the gate keeps the detector within 2
 

@@ -24,7 +24,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
 from alpha_matrix.core.config import ProximityDetectorParams
-from alpha_matrix.core.proximity_graph import (
+from alpha_matrix.core.suites.proximity.run import (
     SUITE,
     DetectorCore,
     ProximityScenario,
@@ -32,8 +32,8 @@ from alpha_matrix.core.proximity_graph import (
     parse_frame_tag,
     scenario_from_json,
 )
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 
 class ProximityDetectorNode(Node):

@@ -3,7 +3,7 @@
 For each proximity run on suite/request: configure the run's person (``sim/set_human``, before
 the reset), reset, plan the oracle pick-and-place from the settled observation, and keep the
 arm working until the run's last step (the task, then shuttling between two poses, as in the
-bare run core/proximity_eval.py), command by command. A command cut by a protective stop is
+bare run core/suites/proximity/eval.py), command by command. A command cut by a protective stop is
 re-issued; while stopped (commands refused) it holds ``hold_steps`` at a time, so sim time
 passes and the person keeps walking. Work goes on until the run's end step (the last command
 may run past it, as in the bare run; only steps up to the end step are scored). Then it scores the run from the detector's ``proximity/estimate`` and the
@@ -21,19 +21,25 @@ import numpy as np
 from alpha_matrix_interfaces.msg import CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
 
-from alpha_matrix.core.commands import Command, plan_to_commands
 from alpha_matrix.core.config import ProximityExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.oracle import oracle_plan
 from alpha_matrix.core.outcome import evaluate_outcome
-from alpha_matrix.core.proximity_eval import SHUTTLE
-from alpha_matrix.core.proximity_graph import SUITE, ArmAccount, ProximityScenario, compose_result, scenario_from_json
-from alpha_matrix.core.world import WorldConfig
-from alpha_matrix.nodes.common import call_service, declare_params
-from alpha_matrix.nodes.convert import poses_of
-from alpha_matrix.nodes.qos import EVENTS
-from alpha_matrix.nodes.robot_client import RobotClient
-from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.robot.commands import Command, plan_to_commands
+from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.proximity.eval import SHUTTLE
+from alpha_matrix.core.suites.proximity.run import (
+    SUITE,
+    ArmAccount,
+    ProximityScenario,
+    compose_result,
+    scenario_from_json,
+)
+from alpha_matrix.ros.common import call_service, declare_params
+from alpha_matrix.ros.convert import poses_of
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.robot_client import RobotClient
+from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone
 STATE = {CommandStatus.DONE: "DONE", CommandStatus.CANCELLED: "CANCELLED"}

@@ -1,4 +1,4 @@
-"""safety_monitor: checks every physics step of the step stream (core/safety.py).
+"""safety_monitor: checks every physics step of the step stream (core/safety/engine.py).
 
 A gating consumer: it acknowledges each StepBatch after checking it, so the bridge never
 runs more than the reaction latency ahead, and a critical event opened at step k requests a
@@ -13,11 +13,11 @@ from alpha_matrix_interfaces.srv import ProtectiveStop
 from rclpy.node import Node
 
 from alpha_matrix.core.config import SafetyMonitorParams
-from alpha_matrix.core.safety import SafetyConfig, SafetyEngine, critical_openings
-from alpha_matrix.core.safety import SafetyEvent as CoreEvent
-from alpha_matrix.core.stream import steps_from_batch
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, critical_openings
+from alpha_matrix.core.safety.engine import SafetyEvent as CoreEvent
+from alpha_matrix.core.safety.stream import steps_from_batch
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 
 class SafetyMonitor(Node):

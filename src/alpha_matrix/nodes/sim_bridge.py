@@ -21,13 +21,13 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
 from alpha_matrix.core.config import SimBridgeParams
-from alpha_matrix.core.driver import CommandEvent, DriverCore
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.gate import LookaheadGate
-from alpha_matrix.core.world import StepSample, World, WorldConfig
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.convert import object_states, point, vec3
-from alpha_matrix.nodes.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
+from alpha_matrix.core.robot.gate import LookaheadGate
+from alpha_matrix.core.sim.world import StepSample, World, WorldConfig
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.convert import object_states, point, vec3
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 
 def sim_time(step: int, dt: float) -> Time:

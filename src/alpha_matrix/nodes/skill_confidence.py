@@ -1,4 +1,4 @@
-"""skill_confidence: the VLA-confidence emulator as a service (core/confidence.py).
+"""skill_confidence: the VLA-confidence emulator as a service (core/suites/confidence/emulator.py).
 
 skill/confidence: candidate instructions + state -> confidence per candidate, with whether
 each is in the training distribution, feasible now, and why not. Stateless apart from its
@@ -12,12 +12,12 @@ from pathlib import Path
 from alpha_matrix_interfaces.srv import SkillConfidence
 from rclpy.node import Node
 
-from alpha_matrix.core.confidence import ConfidenceEmulator
-from alpha_matrix.core.confidence_scenarios import load_skills_config
 from alpha_matrix.core.config import SkillConfidenceParams
-from alpha_matrix.core.skills import SkillState
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.convert import poses_of
+from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
+from alpha_matrix.core.suites.confidence.skills import SkillState
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.convert import poses_of
 
 
 class SkillConfidenceNode(Node):

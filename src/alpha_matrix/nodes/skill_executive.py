@@ -20,19 +20,19 @@ from alpha_matrix_interfaces.srv import SkillConfidence
 from geometry_msgs.msg import Pose
 from rclpy.node import Node
 
-from alpha_matrix.core.commands import plan_to_commands
-from alpha_matrix.core.confidence_scenarios import load_skills_config, parse_goal
 from alpha_matrix.core.config import SkillExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.plan import Plan
-from alpha_matrix.core.skill_agent import Call, Decision, Query, SkillAgent, Stop, Task
-from alpha_matrix.core.skills import Skill, SkillState
-from alpha_matrix.core.suite_graph import confidence_result_dict, run_skill_task
-from alpha_matrix.nodes.common import call_service, declare_params
-from alpha_matrix.nodes.convert import point
-from alpha_matrix.nodes.qos import EVENTS
-from alpha_matrix.nodes.robot_client import RobotClient, skill_state
-from alpha_matrix.nodes.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.core.planning.plan import Plan
+from alpha_matrix.core.robot.commands import plan_to_commands
+from alpha_matrix.core.suites.confidence.agent import Call, Decision, Query, SkillAgent, Stop, Task
+from alpha_matrix.core.suites.confidence.scenarios import load_skills_config, parse_goal
+from alpha_matrix.core.suites.confidence.skills import Skill, SkillState
+from alpha_matrix.core.suites.graph import confidence_result_dict, run_skill_task
+from alpha_matrix.ros.common import call_service, declare_params
+from alpha_matrix.ros.convert import point
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.robot_client import RobotClient, skill_state
+from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 
 class ServiceScorer:

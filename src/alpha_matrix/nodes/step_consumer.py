@@ -12,8 +12,8 @@ from alpha_matrix_interfaces.srv import ProtectiveStop
 from rclpy.node import Node
 
 from alpha_matrix.core.config import StepConsumerParams
-from alpha_matrix.nodes.common import declare_params, run_node
-from alpha_matrix.nodes.qos import STEP_STREAM, STREAM
+from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.qos import STEP_STREAM, STREAM
 
 
 class StepConsumer(Node):

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from rcl_interfaces.msg import ParameterDescriptor
 
-from alpha_matrix.core.confidence_scenarios import load_skills_config
 from alpha_matrix.core.config import SuiteBridgeParams
-from alpha_matrix.core.driver import DriverCore
-from alpha_matrix.core.world import World
-from alpha_matrix.nodes.common import run_node
+from alpha_matrix.core.robot.driver import DriverCore
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
 from alpha_matrix.nodes.sim_bridge import SimBridge, _spin
+from alpha_matrix.ros.common import run_node
 
 
 class SuiteBridge(SimBridge):

@@ -20,18 +20,14 @@ from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
 from rclpy.duration import Duration
 from rclpy.node import Node
 
-from alpha_matrix.core.alert_scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.confidence_scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.graph import default_config_dir
-from alpha_matrix.core.proximity_eval import run_steps
-from alpha_matrix.core.proximity_graph import run_name
-from alpha_matrix.core.proximity_graph import scenario_json as proximity_json
-from alpha_matrix.core.proximity_scenarios import load_scenarios
 from alpha_matrix.core.records import provenance
-from alpha_matrix.core.suite_context import context_json, parse_context
-from alpha_matrix.core.suite_graph import (
+from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.context import context_json, parse_context
+from alpha_matrix.core.suites.graph import (
     SuiteRecord,
     SuiteStore,
     SuiteTiming,
@@ -39,9 +35,13 @@ from alpha_matrix.core.suite_graph import (
     confidence_scenario_json,
     episode_id,
 )
-from alpha_matrix.nodes.common import declare_params, run_node, spin_behind
-from alpha_matrix.nodes.qos import EVENTS
-from alpha_matrix.nodes.recorder_link import RecorderLink
+from alpha_matrix.core.suites.proximity.eval import run_steps
+from alpha_matrix.core.suites.proximity.run import run_name
+from alpha_matrix.core.suites.proximity.run import scenario_json as proximity_json
+from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
+from alpha_matrix.ros.common import declare_params, run_node, spin_behind
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.recorder_link import RecorderLink
 
 
 def _path(p: str) -> Path | None:

@@ -1,0 +1,123 @@
+"""The balanced fault matrix of one arm (DESIGN §6) and how it is split among workers.
+
+Order (``episode_index`` = position, 0..74): 10 control cells; then F1, F2, F3, F4, each at
+I = 0.33, 0.66, 1.00 with replicates 0..4; then 5 concurrent F1+F2 cells at I = 0.66. Every
+arm runs the same list, so episode ``i`` has the same seed and geometry in every arm: that is
+what pairs the arms. The order is part of the run's identity: never reorder it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from alpha_matrix.core import seeds
+from alpha_matrix.core.matrix.faults import (
+    CONCURRENT,
+    CONCURRENT_INTENSITY,
+    CONTROL,
+    FAULTS,
+    INTENSITIES,
+    FaultConfigError,
+    validate_intensity,
+)
+from alpha_matrix.core.records import CellRecord
+
+__all__ = [
+    "Cell",
+    "CONTROL_REPLICATES",
+    "FAULT_REPLICATES",
+    "CONCURRENT_REPLICATES",
+    "CELL_FAULTS",
+    "matrix_cells",
+    "episode_seed",
+    "parse_arms",
+    "parse_cell_fault",
+    "shard",
+    "validate_intensity",  # re-exported: one definition for the fault formulas and the CLI
+]
+
+CONTROL_REPLICATES = 10
+FAULT_REPLICATES = 5
+CONCURRENT_REPLICATES = 5
+CELL_FAULTS = (CONTROL, *FAULTS, CONCURRENT)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One episode's place in the matrix. Control: fault "none", intensity 0."""
+
+    fault: str
+    intensity: float
+    replicate: int
+
+    @property
+    def faults(self) -> tuple[str, ...]:
+        """The single faults active in this cell: () for control, ("F1", "F2") for the concurrent cell."""
+        return () if self.fault == CONTROL else tuple(self.fault.split("+"))
+
+    def record(self) -> CellRecord:
+        return CellRecord(fault=self.fault, intensity=self.intensity, replicate=self.replicate)
+
+
+def matrix_cells() -> list[Cell]:
+    """The 75 cells of one arm, in the fixed order of the module docstring."""
+    cells = [Cell(CONTROL, 0.0, r) for r in range(CONTROL_REPLICATES)]
+    cells += [Cell(f, i, r) for f in FAULTS for i in INTENSITIES for r in range(FAULT_REPLICATES)]
+    cells += [Cell(CONCURRENT, CONCURRENT_INTENSITY, r) for r in range(CONCURRENT_REPLICATES)]
+    return cells
+
+
+def episode_seed(master_seed: int, episode_index: int) -> int:
+    """The episode's seed: a function of the master seed and the index only, never of the arm."""
+    return seeds.derive_seed(master_seed, "episode", episode_index)
+
+
+def parse_arms(names: list[str], known: set[str]) -> list[str]:
+    """Arm names as given (order kept), or FaultConfigError on an empty, unknown or repeated name."""
+    if not names:
+        raise FaultConfigError("no arm given")
+    out: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if name not in known:
+            raise FaultConfigError(f"unknown arm {raw!r} (known: {', '.join(sorted(known)) or 'none'})")
+        if name in out:
+            raise FaultConfigError(f"arm {name!r} given twice")
+        out.append(name)
+    return out
+
+
+def parse_cell_fault(name: str) -> str:
+    """A cell's fault name ("none", F1..F4, "F1+F2"), or FaultConfigError."""
+    if name not in CELL_FAULTS:
+        raise FaultConfigError(f"unknown fault {name!r} (known: {', '.join(CELL_FAULTS)})")
+    return name
+
+
+def shard(cells: list[Cell], workers: int, worker: int) -> list[int]:
+    """Episode indices of ``worker`` among ``workers``: round-robin (i mod workers == worker)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise FaultConfigError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(worker, bool) or not isinstance(worker, int) or not 0 <= worker < workers:
+        raise FaultConfigError(f"worker must be in [0, {workers - 1}], got {worker!r}")
+    return list(range(worker, len(cells), workers))
+
+
+# Planner arms by name: how the runner asks for a plan. Text arms take the LLM's path (raw text,
+# parsed and validated by the executive, exposed to F4); the typed arm hands over a typed plan.
+ARMS = {"oracle": "typed", "oracle-text": "text", "llm": "text"}
+TEXT_ARMS = frozenset(name for name, kind in ARMS.items() if kind == "text")
+# The service each text arm asks (the chaos node intercepts both for F4).
+TEXT_SERVICES = {"oracle-text": "planner/get_plan_text", "llm": "llm/get_plan_text"}
+# Where each text planner publishes its own text and provenance (before any fault injection).
+TEXT_REPLIES = {"oracle-text": "planner/replies", "llm": "llm/replies"}
+
+
+def episode_id(arm: str, index: int) -> str:
+    """The id of an arm's episode at a matrix index: paired episodes share the index."""
+    return f"{arm}-{index:04d}"
+
+
+def default_run_id(arms: list[str], config_hash: str) -> str:
+    """Run id when none is given: re-running the same config resumes the same run."""
+    return f"{'+'.join(arms)}-{config_hash[:12]}"

@@ -1,0 +1,80 @@
+"""Translation between alpha_matrix_interfaces messages and the core's plain types."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from alpha_matrix_interfaces.msg import ObjectState, PlanStep
+from alpha_matrix_interfaces.msg import Plan as PlanMsg
+from geometry_msgs.msg import Point, Pose
+
+from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+
+def point(v: Sequence[float]) -> Point:
+    return Point(x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+
+def vec3(p: Point) -> Vec3:
+    return (p.x, p.y, p.z)
+
+
+def object_states(poses: Mapping[str, tuple[Vec3, Quat]]) -> list[ObjectState]:
+    out = []
+    for name, (pos, quat) in poses.items():
+        pose = Pose()
+        pose.position = point(pos)
+        pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = (float(q) for q in quat)
+        out.append(ObjectState(name=name, pose=pose))
+    return out
+
+
+def poses_of(states: Iterable[ObjectState]) -> dict[str, tuple[Vec3, Quat]]:
+    return {
+        s.name: (
+            vec3(s.pose.position),
+            (s.pose.orientation.x, s.pose.orientation.y, s.pose.orientation.z, s.pose.orientation.w),
+        )
+        for s in states
+    }
+
+
+_ACTION_CODES = {"MOVE_TO": PlanStep.MOVE_TO, "GRIP": PlanStep.GRIP, "RELEASE": PlanStep.RELEASE}
+
+
+def plan_to_msg(plan: Plan) -> PlanMsg:
+    msg = PlanMsg(schema_version=plan.schema_version, object=plan.object)
+    for s in plan.steps:
+        m = PlanStep(action=_ACTION_CODES[s.action], steps=s.steps or 0, label=s.label, width=-1.0)
+        if isinstance(s, MoveTo):
+            m.target = point(s.target)
+        elif isinstance(s, Grip):
+            m.force = s.force or 0.0
+        elif isinstance(s, Release):
+            m.width = -1.0 if s.width is None else s.width
+        msg.steps.append(m)
+    return msg
+
+
+def plan_msg_to_dict(msg: PlanMsg) -> dict:
+    """A typed plan message as plain data, to be validated by the same schema as planner text."""
+    names = {v: k for k, v in _ACTION_CODES.items()}
+    steps = []
+    for m in msg.steps:
+        action = names.get(m.action, f"UNKNOWN({m.action})")
+        d: dict = {"action": action}
+        if m.steps:
+            d["steps"] = m.steps
+        if m.label:
+            d["label"] = m.label
+        if action == "MOVE_TO":
+            d["target"] = list(vec3(m.target))
+        elif action == "GRIP" and m.force > 0.0:
+            d["force"] = m.force
+        elif action == "RELEASE" and m.width >= 0.0:
+            d["width"] = m.width
+        steps.append(d)
+    return {"schema_version": msg.schema_version, "object": msg.object, "steps": steps}

@@ -1,0 +1,69 @@
+"""What the suites' executives share: their requests in order, one result each.
+
+Each suite's executive (skill_executive, alert_executive, proximity_executive) takes the
+SuiteRequests of its own suite from suite/request, runs each in the main thread (blocking robot
+calls allowed while the executor spins behind) and publishes one SuiteResult. A scenario that
+cannot run is a result with ok false and the reason, never a dead node.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+from typing import Any
+
+import rclpy
+from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
+from rclpy.node import Node
+
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.ros.common import run_node, spin_behind
+from alpha_matrix.ros.qos import EVENTS
+
+
+class SuiteExecutive(Node):
+    suite = ""  # the suite whose requests this executive runs
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
+        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
+        self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
+
+    def _on_request(self, msg: SuiteRequest) -> None:
+        if msg.suite == self.suite:
+            self.requests.put(msg)
+
+    def serve(self) -> None:
+        robot = getattr(self, "robot", None)
+        if robot is not None:
+            robot.handshake()
+        while rclpy.ok():
+            try:
+                req = self.requests.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.result_pub.publish(self.execute(req))
+
+    def execute(self, req: SuiteRequest) -> SuiteResult:
+        res = SuiteResult(episode_id=req.episode_id)
+        try:
+            res.result_json = json.dumps(self.run_request(req), sort_keys=True, allow_nan=False)
+            res.ok = True
+        except (AlphaMatrixError, ValueError, KeyError) as err:
+            res.ok, res.message = False, str(err)
+            self.get_logger().error(f"{req.episode_id}: {err}")
+        finally:
+            self.forget(req.episode_id)
+        return res
+
+    def run_request(self, req: SuiteRequest) -> dict[str, Any]:
+        """The scenario's result (JSON-able); raise AlphaMatrixError when it cannot run."""
+        raise NotImplementedError
+
+    def forget(self, episode_id: str) -> None:
+        """Drop what was collected for a finished scenario (override when something is)."""
+
+
+def main_for(factory: type[SuiteExecutive], args: list[str] | None = None) -> int:
+    return run_node(factory, lambda node: spin_behind(node, node.serve), args)
