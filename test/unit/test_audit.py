@@ -153,11 +153,12 @@ def test_split_attempts_cuts_at_a_restarted_stream_a_second_start_and_after_a_re
 
     result = ("/episode/result", 0, make(TOPICS["/episode/result"], episode_id="a"))
     msgs = [batch("a", 1), batch("a", 11), batch("b", 1), batch("a", 1), batch("a", 21), result, batch("a", 31)]
+    msgs.append(batch("a", 61))  # after the result and not its continuation: a new attempt
     attempts = split_attempts(msgs)
     assert [(x.first_step, x.last_step, x.completed, x.gaps) for x in attempts["a"]] == [
         (1, 20, False, []),
-        (1, 30, True, [(11, 20)]),
-        (31, 40, False, []),
+        (1, 40, True, [(11, 20)]),  # 31..40 reached the bag after the result: still this attempt
+        (61, 70, False, []),
     ]
     chosen, others = audited_attempt(attempts["a"])
     assert chosen is attempts["a"][1] and len(others) == 2

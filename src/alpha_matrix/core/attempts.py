@@ -63,8 +63,9 @@ def split_attempts(
     """episode id -> its attempts in log order.
 
     A new attempt of an episode id begins where its step stream starts over (a step at or
-    before one already seen), at a second start message (``is_start``), or at a step or start
-    message after the current attempt's result. Other messages join the episode's latest
+    before one already seen), at a second start message (``is_start``), or at a start message or
+    a step after the current attempt's result (except the stream's exact continuation: a last
+    batch that reached the bag after the result). Other messages join the episode's latest
     attempt. Steps skipped within one attempt are recorded as gaps, not as a new attempt.
     """
     out: dict[str, list[Attempt]] = {}
@@ -79,7 +80,10 @@ def split_attempts(
         start = is_start is not None and is_start(topic, msg)
         if span is not None:
             first, last = span
-            if cur.completed or (cur.last_step is not None and first <= cur.last_step):
+            # After the result, only the stream's exact continuation stays in the attempt: the
+            # bridge's last batch can reach the bag after the result (another writer).
+            restarted = cur.last_step is not None and first <= cur.last_step
+            if restarted or (cur.completed and (cur.last_step is None or first != cur.last_step + 1)):
                 cur = Attempt(episode)
                 attempts.append(cur)
             elif cur.last_step is not None and first > cur.last_step + 1:
