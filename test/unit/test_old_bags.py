@@ -1,0 +1,22 @@
+"""Bags recorded by earlier versions of the code still audit clean against their records."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BAGS = Path(__file__).resolve().parents[1] / "bags"
+
+
+@pytest.mark.parametrize("run_id", ["matrix-pre-layout", "alerts-pre-layout"])
+def test_an_old_bag_audits_clean(run_id: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "alpha_matrix.cli", "audit", str(BAGS / "bags" / run_id), "--run-dir", str(BAGS / "runs" / run_id)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2/2 episodes match" in done.stdout
+    assert "interrupted" not in done.stdout
