@@ -1,6 +1,7 @@
 """ament_python package: `colcon build` on a ROS 2 install, `pip install -e .` in a plain venv."""
 
 from glob import glob
+from pathlib import Path
 
 from setuptools import find_packages, setup
 
@@ -9,6 +10,12 @@ NODES = [
     "sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos",
     "suite_bridge", "skill_confidence", "skill_executive", "alert_source", "alert_guard", "alert_executive", "suite_runner",
     "proximity_bridge", "proximity_detector", "proximity_executive",
+]
+
+# All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.
+CONFIG_FILES = [
+    (f"share/{PACKAGE}/{folder}", sorted(glob(f"{folder}/*.*")))
+    for folder in sorted({str(Path(f).parent) for f in glob("config/**/*.*", recursive=True)})
 ]
 
 setup(
@@ -21,8 +28,8 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
-        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
-    ],
+    ]
+    + CONFIG_FILES,
     install_requires=["setuptools"],
     zip_safe=False,
     entry_points={

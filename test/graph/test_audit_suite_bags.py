@@ -142,8 +142,8 @@ def test_confidence_bag_audits_clean_and_a_changed_answer_is_caught(tmp_path: Pa
 
 
 def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> None:
-    """Recorded with a copied config and the guard's L = 48 (the bridge's and the executive's stay
-    24: the guard refuses commands the executive sends once its own L has passed). The copied
+    """Recorded with a copied config and the graph's L = 48 (--set '/**.reaction_latency_steps=48':
+    the bridge, the guard and the executive all take it). The copied
     config then changes (L, policy): the audit still takes both from the bag, and says so. The
     same bag without its context falls back to today's config (L = 24), says so, and mismatches."""
     from alpha_matrix.core.graph import default_config_dir
@@ -153,7 +153,7 @@ def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> N
     (tmp_path / "al.yaml").write_text(ALERTS)
     proc = run_cli(
         ["--config", str(cfg), "suite", "alerts", "--scenarios", "al.yaml", "--run-id", "al"]
-        + ["--set", "alert_guard.reaction_latency_steps=48"],
+        + ["--set", "/**.reaction_latency_steps=48"],
         tmp_path,
         timeout=120,
     )

@@ -72,7 +72,27 @@ def test_malformed_yaml(cfg):
 
 def test_bad_value_range():
     with pytest.raises(ConfigError, match="reaction_latency_steps: Input should be greater than or equal to 1"):
-        resolve_graph(CONFIG, {"sim_bridge": {"reaction_latency_steps": 0}})
+        resolve_graph(CONFIG, {"/**": {"reaction_latency_steps": 0}})
+
+
+def test_a_shared_value_reaches_every_node_that_has_it_and_is_set_once():
+    g = resolve_graph(CONFIG, {"/**": {"reaction_latency_steps": 48}}, graph_file="graph_alerts.yaml")
+    have = {n.name: n.parameters["reaction_latency_steps"] for n in g.nodes if "reaction_latency_steps" in n.parameters}
+    assert have == {"sim_bridge": 48, "alert_guard": 48, "alert_executive": 48}
+    with pytest.raises(ConfigError, match=r"--set alert_guard.reaction_latency_steps: .* set once for the graph"):
+        resolve_graph(CONFIG, {"alert_guard": {"reaction_latency_steps": 12}}, graph_file="graph_alerts.yaml")
+
+
+def test_a_node_section_may_not_repeat_a_shared_value(cfg):
+    p = cfg / "params.yaml"
+    p.write_text(p.read_text().replace("    batch_steps: 16", "    batch_steps: 16\n    reaction_latency_steps: 24", 1))
+    with pytest.raises(ConfigError, match=r"params.yaml: sim_bridge: reaction_latency_steps is set once for the graph"):
+        resolve_graph(cfg)
+
+
+def test_a_shared_value_no_node_has_is_an_error():
+    with pytest.raises(ConfigError, match=r"/\*\*: colour: no node of the graph has this parameter"):
+        resolve_graph(CONFIG, {"/**": {"colour": "red"}})
 
 
 def test_unknown_executable(cfg):

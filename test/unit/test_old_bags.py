@@ -12,7 +12,15 @@ BAGS = Path(__file__).resolve().parents[1] / "bags"
 @pytest.mark.parametrize("run_id", ["matrix-pre-layout", "alerts-pre-layout"])
 def test_an_old_bag_audits_clean(run_id: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "alpha_matrix.cli", "audit", str(BAGS / "bags" / run_id), "--run-dir", str(BAGS / "runs" / run_id)],
+        [
+            sys.executable,
+            "-m",
+            "alpha_matrix.cli",
+            "audit",
+            str(BAGS / "bags" / run_id),
+            "--run-dir",
+            str(BAGS / "runs" / run_id),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

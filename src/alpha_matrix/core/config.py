@@ -23,15 +23,19 @@ SUITES = ("confidence", "alerts", "proximity")
 PLAN_WAIT_S = 660.0
 
 
+def reaction_latency() -> Any:
+    """The graph's L, one declaration for every node that needs it (set once per graph, under
+    ``/**`` in the params file: the bridge applies stops at k + L, executives and guards wait for them)."""
+    return Field(24, ge=1, le=2400, description="L: a stop decided at step k applies at k + L (24 = 100 ms at 240 Hz).")
+
+
 class NodeParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class SimBridgeParams(NodeParams):
     batch_steps: int = Field(16, ge=1, le=240, description="Steps per StepBatch message.")
-    reaction_latency_steps: int = Field(
-        24, ge=1, le=2400, description="L: a stop decided at step k applies at k + L (24 = 100 ms)."
-    )
+    reaction_latency_steps: int = reaction_latency()
     gating_consumers: list[str] = Field(
         default_factory=list, description="Consumers the bridge never runs more than L steps ahead of."
     )
@@ -248,7 +252,7 @@ class SkillExecutiveParams(NodeParams):
     skills_file: str = Field("", description="skills.yaml (threshold, retries, scene); empty = the package's.")
     settle_steps: int = Field(120, ge=0, le=1260, description="Settle after reset before the first observation.")
     stop_hold_steps: int = Field(60, ge=1, le=1260, description="Hold after the last skill before the final stop.")
-    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: the final stop lands at +L.")
+    reaction_latency_steps: int = reaction_latency()
     service_timeout_s: float = Field(60.0, gt=0.0)
 
 
@@ -258,13 +262,13 @@ class AlertSourceParams(NodeParams):
 
 class AlertGuardParams(NodeParams):
     alerts_file: str = Field("", description="alerts.yaml (the policy); empty = the package's config/alerts.yaml.")
-    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: stops land at decision + L.")
+    reaction_latency_steps: int = reaction_latency()
     service_timeout_s: float = Field(30.0, gt=0.0)
 
 
 class AlertExecutiveParams(NodeParams):
     settle_steps: int = Field(120, ge=0, le=1260)
-    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L: hold until a resume lands.")
+    reaction_latency_steps: int = reaction_latency()
     object: str = Field("red", description="The block of the pick-and-place task.")
     service_timeout_s: float = Field(60.0, gt=0.0)
 
@@ -317,7 +321,7 @@ class ProximityDetectorParams(NodeParams):
 
 
 class ProximityExecutiveParams(NodeParams):
-    reaction_latency_steps: int = Field(24, ge=1, le=2400, description="The bridge's L (checked against the scenario).")
+    reaction_latency_steps: int = reaction_latency()
     hold_steps: int = Field(24, ge=1, le=240, description="Hold this long while stopped, then re-issue the command.")
     object: str = Field("red", description="The block of the pick-and-place task.")
     service_timeout_s: float = Field(60.0, gt=0.0)

@@ -20,6 +20,8 @@ from alpha_matrix.core.matrix.cells import default_run_id
 from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 
+SHARED = "/**"  # the params file's section for values every node of the graph shares (ROS 2's wildcard)
+
 # Bookkeeping parameters: where and how much to run, not what. They do not enter the config hash.
 NOT_HASHED = {
     "episode_runner": {
@@ -130,6 +132,32 @@ def _resolve_prompt(config_dir: Path, values: dict[str, Any], where: str) -> dic
     return {"prompt": str(path.resolve()), "prompt_sha256": template.sha256}
 
 
+def _shared_values(
+    params_raw: dict, overrides: dict[str, dict[str, Any]], entries: list[_NodeEntry], ppath: Path
+) -> dict[str, Any]:
+    """Values declared once for the whole graph: the params file's ``/**`` section (ROS 2's
+    wildcard) and ``--set '/**.NAME=V'``. Each goes to every node that has a parameter of that
+    name; a node may not set it again (two copies of one value can disagree)."""
+    section = params_raw.pop(SHARED, None) or {}
+    if not isinstance(section, dict) or set(section) - {"ros__parameters"}:
+        raise ConfigError(f"{ppath}: {SHARED}: expected only a 'ros__parameters' mapping")
+    shared = {**(section.get("ros__parameters") or {}), **overrides.pop(SHARED, {})}
+    for key in shared:
+        users = [
+            e.name for e in entries if e.executable in PARAM_MODELS and key in PARAM_MODELS[e.executable].model_fields
+        ]
+        if not users:
+            raise ConfigError(f"{ppath}: {SHARED}: {key}: no node of the graph has this parameter")
+        for name in users:
+            node_section = (params_raw.get(name) or {}).get("ros__parameters") or {}
+            if key in node_section or key in overrides.get(name, {}):
+                where = f"{ppath}: {name}" if key in node_section else f"--set {name}.{key}"
+                raise ConfigError(
+                    f"{where}: {key} is set once for the graph, under {SHARED} (--set '{SHARED}.{key}=V')"
+                )
+    return shared
+
+
 def resolve_graph(
     config_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
@@ -154,10 +182,11 @@ def resolve_graph(
     names = [n.name for n in gfile.nodes]
     if len(set(names)) != len(names):
         raise ConfigError(f"{gpath}: duplicate node names")
+    overrides = dict(overrides or {})
+    shared = _shared_values(params_raw, overrides, gfile.nodes, ppath)
     for key in params_raw:
         if key not in names:
             raise ConfigError(f"{ppath}: {key}: no node of that name in {gpath.name}")
-    overrides = overrides or {}
     for key in overrides:
         if key not in names:
             raise ConfigError(f"override for unknown node {key!r} (nodes: {', '.join(names)})")
@@ -183,6 +212,8 @@ def resolve_graph(
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
+        model_fields = PARAM_MODELS[entry.executable].model_fields if entry.executable in PARAM_MODELS else {}
+        values.update({k: v for k, v in shared.items() if k in model_fields})
         if entry.executable == "llm_planner":
             values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
         model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")
