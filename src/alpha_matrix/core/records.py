@@ -16,13 +16,13 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from alpha_matrix.core.errors import RecordError
 
-RECORD_SCHEMA_VERSION = 2  # 2: FaultRecord.seq (faults in canonical order)
+RECORD_SCHEMA_VERSION: Final = 2  # 2: FaultRecord.seq (faults in canonical order)
 WALL_CLOCK_FIELDS = frozenset({"timing"})
 TRACKED_PACKAGES = ("alpha_matrix", "ros-rclpy", "ros-rmw-fastrtps-cpp", "pybullet", "numpy", "pydantic")
 
@@ -35,6 +35,17 @@ class _Strict(BaseModel):
 
 
 R = TypeVar("R", bound=BaseModel)
+
+
+class _Keyed(Protocol):
+    """What a run store needs of its records (every record model has it): the episode id."""
+
+    @property
+    def episode_id(self) -> str: ...
+
+
+def _episode_id(rec: BaseModel) -> str:
+    return cast(_Keyed, rec).episode_id
 
 
 class OutcomeRecord(_Strict):
@@ -207,7 +218,7 @@ def _parse_records(path: Path, raw: bytes, model: type[R]) -> dict[str, R]:
             rec = model.model_validate_json(line)
         except ValidationError as err:
             raise RecordError(f"{path}:{lineno}: invalid record ({err.errors()[0]['msg']})") from None
-        records.setdefault(rec.episode_id, rec)
+        records.setdefault(_episode_id(rec), rec)
     return records
 
 
@@ -294,7 +305,7 @@ class RunStore(Generic[R]):
 
     def append(self, record: R) -> bool:
         """Append one record durably; False (and nothing written) if its episode is already there."""
-        if record.episode_id in self.records:
+        if _episode_id(record) in self.records:
             return False
         line = canonical_json(record.model_dump(mode="json")) + "\n"
         with open(self.path, "a", encoding="utf-8") as f:
@@ -305,5 +316,5 @@ class RunStore(Generic[R]):
                 os.fsync(f.fileno())
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
-        self.records[record.episode_id] = record
+        self.records[_episode_id(record)] = record
         return True
