@@ -45,7 +45,7 @@ from alpha_matrix.core.matrix.cells import (
     shard,
     validate_intensity,
 )
-from alpha_matrix.core.matrix.faults import checked_fault_order
+from alpha_matrix.core.matrix.fault_log import checked_fault_order
 from alpha_matrix.core.matrix.summary import summarize
 from alpha_matrix.core.outcome import ZONE, evaluate_outcome
 from alpha_matrix.core.planning.guards import parse_plan_text
