@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from alpha_matrix.core.matrix.faults import fault_order_key
+from alpha_matrix.core.matrix.fault_log import fault_order_key
 from alpha_matrix.core.matrix.stats import discordant, pair_records, physical
 from alpha_matrix.core.records import RunStore
 from conftest import run_cli

@@ -34,12 +34,11 @@ from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveT
 from alpha_matrix.core.config import PLAN_WAIT_S, ChaosParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix.cells import parse_cell_fault
+from alpha_matrix.core.matrix.fault_log import FaultLog, Injection
 from alpha_matrix.core.matrix.faults import (
     CONCURRENT,
     SLIP_FORCE,
     DelayBuffer,
-    FaultLog,
-    Injection,
     SlipLatch,
     corrupt_plan_text,
     corruption_probability,

@@ -45,11 +45,12 @@ from alpha_matrix.core.matrix.cells import (
     shard,
     validate_intensity,
 )
-from alpha_matrix.core.matrix.faults import checked_fault_order
+from alpha_matrix.core.matrix.fault_log import checked_fault_order
 from alpha_matrix.core.matrix.summary import summarize
 from alpha_matrix.core.outcome import ZONE, evaluate_outcome
 from alpha_matrix.core.planning.guards import parse_plan_text
 from alpha_matrix.core.planning.plan import PlanError
+from alpha_matrix.core.planning.provenance import reply_from_msg, reply_timing, reply_to_record
 from alpha_matrix.core.records import (
     EpisodeRecord,
     FaultRecord,
@@ -84,27 +85,13 @@ def planner_record(planned: Planned) -> PlannerRecord | None:
     """Text arms: the planner's provenance and its own text (before any F4), as it published them."""
     if planned.planner is None:
         return None
-    p = planned.planner.provenance
-    return PlannerRecord(
-        backend=p.backend,
-        model=p.model,
-        digest=p.digest,
-        prompt_tokens=p.prompt_tokens,
-        completion_tokens=p.completion_tokens,
-        seed=p.seed,
-        recorded=p.recorded,
-        template_sha256=p.template_sha256,
-        template_version=p.template_version,
-        attempts=p.attempts,
-        text=planned.planner.text,
-    )
+    return reply_to_record(reply_from_msg(planned.planner.text, planned.planner.provenance))
 
 
 def planner_timing(planned: Planned) -> dict[str, float | None]:
     if planned.planner is None:
         return {}
-    p = planned.planner.provenance
-    return {"llm_latency_s": p.latency_s, "llm_eval_s": None if p.eval_duration_s < 0 else p.eval_duration_s}
+    return reply_timing(reply_from_msg(planned.planner.text, planned.planner.provenance))
 
 
 class EpisodeRunner(Node):

@@ -17,30 +17,12 @@ from rclpy.node import Node
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
-from alpha_matrix.core.planning.llm import LLMError, LLMReply
+from alpha_matrix.core.planning.llm import LLMError
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template
+from alpha_matrix.core.planning.provenance import reply_to_msg_fields
 from alpha_matrix.ros.common import declare_params, run_node
 from alpha_matrix.ros.convert import poses_of, vec3
 from alpha_matrix.ros.qos import EVENTS
-
-NOT_REPORTED = -1.0
-
-
-def provenance_msg(reply: LLMReply) -> PlannerProvenance:
-    return PlannerProvenance(
-        backend=reply.backend,
-        model=reply.model,
-        digest=reply.digest,
-        prompt_tokens=reply.prompt_tokens,
-        completion_tokens=reply.completion_tokens,
-        latency_s=reply.latency_s,
-        eval_duration_s=NOT_REPORTED if reply.eval_duration_s is None else reply.eval_duration_s,
-        seed=reply.seed,
-        recorded=reply.recorded,
-        template_sha256=reply.template_sha256,
-        template_version=reply.template_version,
-        attempts=reply.attempts,
-    )
 
 
 class LLMPlannerNode(Node):
@@ -67,7 +49,7 @@ class LLMPlannerNode(Node):
         except ConfigError as err:  # this request cannot be prompted (e.g. an object name unfit for a prompt)
             res.success, res.message = False, str(err)
             return res
-        res.success, res.text, res.provenance = True, reply.text, provenance_msg(reply)
+        res.success, res.text, res.provenance = True, reply.text, PlannerProvenance(**reply_to_msg_fields(reply))
         self.reply_pub.publish(PlannerReply(episode_id=req.episode_id, text=reply.text, provenance=res.provenance))
         return res
 

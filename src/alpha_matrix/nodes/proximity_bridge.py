@@ -33,7 +33,7 @@ from alpha_matrix.core.seeds import rng
 from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig, Frame
 from alpha_matrix.core.sim.camera_model import in_view
 from alpha_matrix.core.sim.human import Human, HumanPath
-from alpha_matrix.core.sim.world import StepSample
+from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.suites.proximity.run import frame_tag
 from alpha_matrix.core.suites.proximity.scenarios import VIEW_HEIGHTS
 from alpha_matrix.nodes.sim_bridge import SimBridge, _spin, sim_time

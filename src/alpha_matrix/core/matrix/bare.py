@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, SETTLE_STEPS, Outcome, evaluate_outcome
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.robot.commands import StepDefaults, plan_to_commands, start_command
-from alpha_matrix.core.sim.world import StepSample, World
+from alpha_matrix.core.sim.sample import StepSample
+from alpha_matrix.core.sim.world import World
 
 Hook = Callable[[World, StepSample], None]
 TARGET_BLOCK = "red"

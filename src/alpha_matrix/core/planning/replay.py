@@ -8,55 +8,15 @@ on ``/llm/replies`` (the planner's own publication, before any fault injection).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.names import RULE, is_run_id
 from alpha_matrix.core.planning.llm import LLMError, LLMReply
-from alpha_matrix.core.records import EpisodeRecord, RunStore
+from alpha_matrix.core.planning.provenance import reply_from_msg, reply_from_record
+from alpha_matrix.core.records import RunStore
 
 REPLIES_TOPIC = "/llm/replies"
-_LIVE_ONLY = -1.0  # PlannerProvenance.eval_duration_s when the server reported none
-
-
-def _from_record(rec: EpisodeRecord) -> LLMReply:
-    p = rec.planner
-    assert p is not None
-    return LLMReply(
-        text=p.text,
-        backend=p.backend,
-        model=p.model,
-        digest=p.digest,
-        prompt_tokens=p.prompt_tokens,
-        completion_tokens=p.completion_tokens,
-        latency_s=rec.timing.llm_latency_s or 0.0,
-        eval_duration_s=rec.timing.llm_eval_s,
-        seed=p.seed,
-        recorded=p.recorded,
-        attempts=p.attempts,
-        template_sha256=p.template_sha256,
-        template_version=p.template_version,
-    )
-
-
-def reply_from_msg(text: str, prov: Any) -> LLMReply:  # noqa: ANN401 - a PlannerProvenance message
-    """An LLMReply from a PlannerProvenance message (ROS or rosbags-deserialized: same fields)."""
-    return LLMReply(
-        text=text,
-        backend=prov.backend,
-        model=prov.model,
-        digest=prov.digest,
-        prompt_tokens=int(prov.prompt_tokens),
-        completion_tokens=int(prov.completion_tokens),
-        latency_s=float(prov.latency_s),
-        eval_duration_s=None if prov.eval_duration_s == _LIVE_ONLY else float(prov.eval_duration_s),
-        seed=int(prov.seed),
-        recorded=bool(prov.recorded),
-        attempts=int(prov.attempts),
-        template_sha256=prov.template_sha256,
-        template_version=prov.template_version,
-    )
 
 
 def _add(out: dict[str, LLMReply], episode_id: str, reply: LLMReply, where: Path) -> None:
@@ -82,7 +42,7 @@ def load_recorded_replies(path: Path) -> dict[str, LLMReply]:
         elif (path / "episodes.jsonl").exists():
             for rec in RunStore.read_only(path).values():
                 if rec.planner is not None and rec.planner.backend != "oracle":
-                    _add(out, rec.episode_id, _from_record(rec), path)
+                    _add(out, rec.episode_id, reply_from_record(rec), path)
         else:
             raise LLMError(f"replay: {path}: neither a run directory (episodes.jsonl) nor a bag (metadata.yaml)")
     except LLMError:

@@ -13,7 +13,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from alpha_matrix.core.sim.world import StepSample, Vec3, World
+from alpha_matrix.core.sim.sample import StepSample
+from alpha_matrix.core.sim.world import Vec3, World
 
 
 class State(IntEnum):

@@ -71,7 +71,7 @@ class StepInput:
     @classmethod
     def from_sample(cls, sample: Any, joint_names: Sequence[str], body_names: Sequence[str],
                     object_positions: Mapping[str, Sequence[float]] | None = None) -> StepInput:  # fmt: skip
-        """Build from a ``world.StepSample`` (duck-typed, so PyBullet is not imported here)."""
+        """Build from a ``sample.StepSample`` (duck-typed, so PyBullet is not imported here)."""
         arrays = (sample.contact_body_a, sample.contact_link_a, sample.contact_body_b, sample.contact_link_b)
         contacts = zip(*arrays, sample.contact_force, strict=True)
         objects = None if object_positions is None else {k: _vec(v) for k, v in object_positions.items()}

@@ -14,7 +14,7 @@ joint targets are interpolated linearly in between. Per-step IK would cap the lo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Self
 
 import numpy as np
@@ -22,19 +22,13 @@ import pybullet as p
 import pybullet_data
 
 from alpha_matrix.core.outcome import ZONE
+from alpha_matrix.core.sim.errors import WorldError
+from alpha_matrix.core.sim.kinematics import ARM_JOINTS, FINGER_JOINTS, GRASP_LINK, STATE_JOINTS, Kinematics, Move
+from alpha_matrix.core.sim.sample import StepSample, read_sample
+from alpha_matrix.core.sim.scene import load_static, spawn_blocks
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
-
-# Model facts of franka_panda/panda.urdf (not tunable).
-ARM_JOINTS = (0, 1, 2, 3, 4, 5, 6)
-FINGER_JOINTS = (9, 10)
-STATE_JOINTS = ARM_JOINTS + FINGER_JOINTS
-GRASP_LINK = 11
-
-
-class WorldError(RuntimeError):
-    """A command the world refuses (protective stop active, bad argument)."""
 
 
 @dataclass(frozen=True)
@@ -99,135 +93,6 @@ class WorldConfig:
     ik_tolerance: float = 1e-6  # m and rad
 
 
-@dataclass(frozen=True, eq=False)
-class StepSample:
-    """What one physics step produced: joint state and aggregated contacts."""
-
-    step: int
-    joint_positions: np.ndarray
-    joint_velocities: np.ndarray
-    contact_body_a: np.ndarray
-    contact_link_a: np.ndarray
-    contact_body_b: np.ndarray
-    contact_link_b: np.ndarray
-    contact_force: np.ndarray
-    grasp_position: np.ndarray  # (3,) grasp frame in world, m
-
-
-def min_jerk(s: float) -> float:
-    """Min-jerk profile on [0, 1]: zero velocity and acceleration at both ends."""
-    s = min(max(s, 0.0), 1.0)
-    return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
-
-
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ]
-    )
-
-
-def _rot_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Rotation vector (world frame) taking ``current`` to ``target`` (quaternions xyzw)."""
-    inv = np.array([-current[0], -current[1], -current[2], current[3]])
-    d = _quat_mul(target, inv)
-    if d[3] < 0.0:
-        d = -d
-    v = d[:3]
-    n = float(np.linalg.norm(v))
-    if n < 1e-12:
-        return 2.0 * v
-    return v * (2.0 * math.atan2(n, d[3]) / n)
-
-
-class _Kinematics:
-    """A kinematics-only Panda in its own DIRECT client: FK, Jacobian and DLS IK.
-
-    Never stepped, so querying it cannot disturb the dynamic world.
-    """
-
-    def __init__(self, cfg: WorldConfig) -> None:
-        self.cfg = cfg
-        self.cid = p.connect(p.DIRECT)
-        p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=self.cid)
-        self.body = p.loadURDF(cfg.panda_urdf, cfg.panda_base, useFixedBase=True, physicsClientId=self.cid)
-        info = [p.getJointInfo(self.body, j, physicsClientId=self.cid) for j in ARM_JOINTS]
-        self.lower = np.array([i[8] for i in info])
-        self.upper = np.array([i[9] for i in info])
-        self.rest = np.array(cfg.ready_pose, dtype=float)
-        self._fingers = [cfg.ready_width / 2.0] * 2
-        self._zeros = [0.0] * len(STATE_JOINTS)
-
-    def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p.resetJointStatesMultiDof(self.body, list(ARM_JOINTS), [[float(v)] for v in q], physicsClientId=self.cid)
-        s = p.getLinkState(self.body, GRASP_LINK, computeForwardKinematics=True, physicsClientId=self.cid)
-        return np.array(s[4]), np.array(s[5])
-
-    def jacobian(self, q: np.ndarray) -> np.ndarray:
-        lin, ang = p.calculateJacobian(
-            self.body,
-            GRASP_LINK,
-            [0.0, 0.0, 0.0],
-            [float(v) for v in q] + self._fingers,
-            self._zeros,
-            self._zeros,
-            physicsClientId=self.cid,
-        )
-        return np.vstack([np.asarray(lin)[:, :7], np.asarray(ang)[:, :7]])
-
-    def solve(self, pos: np.ndarray, orn: np.ndarray, seed: np.ndarray, iterations: int) -> np.ndarray:
-        """Joint angles putting the grasp frame at (pos, orn), Newton/DLS from ``seed``."""
-        cfg = self.cfg
-        q = np.clip(seed.astype(float), self.lower, self.upper)
-        eye6 = np.eye(6) * cfg.ik_damping**2
-        eye7 = np.eye(7)
-        for _ in range(iterations):
-            cp, co = self.fk(q)
-            err = np.concatenate([pos - cp, _rot_error(orn, co)])
-            if float(np.max(np.abs(err))) < cfg.ik_tolerance:
-                break
-            jac = self.jacobian(q)
-            pinv = jac.T @ np.linalg.solve(jac @ jac.T + eye6, np.eye(6))
-            dq = pinv @ err + (eye7 - pinv @ jac) @ (cfg.ik_null_gain * (self.rest - q))
-            q = np.clip(q + dq, self.lower, self.upper)
-        return q
-
-    def close(self) -> None:
-        if p.isConnected(self.cid):
-            p.disconnect(self.cid)
-
-
-@dataclass
-class _Move:
-    """A min-jerk Cartesian segment, sampled by IK at knots, joints interpolated between."""
-
-    start: np.ndarray
-    target: np.ndarray
-    start_orn: tuple[float, ...]
-    target_orn: tuple[float, ...]
-    moving: int  # steps of the moving phase
-    z_delay: float  # share of the moving phase before z starts (0 = straight line)
-    k0: int = 0
-    q0: np.ndarray = field(default_factory=lambda: np.zeros(7))
-    k1: int = 0
-    q1: np.ndarray = field(default_factory=lambda: np.zeros(7))
-
-    def pose(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        s = j / self.moving
-        sxy = min_jerk(s)
-        sz = min_jerk((s - self.z_delay) / (1.0 - self.z_delay))
-        d = self.target - self.start
-        pos = self.start + np.array([d[0] * sxy, d[1] * sxy, d[2] * sz])
-        orn = np.array(p.getQuaternionSlerp(self.start_orn, self.target_orn, sxy))
-        return pos, orn
-
-
 class World:
     """One dynamic PyBullet world in its own DIRECT client, stepped one physics step at a time."""
 
@@ -236,7 +101,7 @@ class World:
         if len(cfg.block_rgba) != len(cfg.block_names):
             raise WorldError("block_rgba and block_names differ in length")
         self._cid = p.connect(p.DIRECT)
-        self._kin = _Kinematics(cfg)
+        self._kin = Kinematics(cfg)
         self._reach_cache: dict[tuple[float, ...], float] = {}
         p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=self._cid)
         self._grasp_orn = np.array(p.getQuaternionFromEuler(cfg.grasp_euler))
@@ -246,7 +111,7 @@ class World:
         self._was_reset = False
         self._step_count = 0
         self._left = 0
-        self._move: _Move | None = None
+        self._move: Move | None = None
         self._j = 0
         self._stopped = False
         self._q_cmd = np.array(cfg.ready_pose, dtype=float)
@@ -262,62 +127,11 @@ class World:
 
     def _load_static(self) -> None:
         """Load plane, table, Panda and the shared block shapes, once per World."""
-        cfg, c = self.config, self._c()
-        p.resetSimulation(**c)
-        p.setPhysicsEngineParameter(fixedTimeStep=cfg.timestep, deterministicOverlappingPairs=1, **c)
-        p.setGravity(0.0, 0.0, cfg.gravity, **c)
-        plane = p.loadURDF(cfg.plane_urdf, **c)
-        table = p.loadURDF(cfg.table_urdf, cfg.table_position, useFixedBase=True, **c)
-        panda = p.loadURDF(cfg.panda_urdf, cfg.panda_base, useFixedBase=True, **c)
-        p.changeDynamics(table, -1, lateralFriction=cfg.table_lateral_friction, **c)
-        for j in FINGER_JOINTS:
-            p.changeDynamics(
-                panda,
-                j,
-                lateralFriction=cfg.finger_lateral_friction,
-                spinningFriction=cfg.finger_spinning_friction,
-                **c,
-            )
-        gear = p.createConstraint(
-            panda,
-            FINGER_JOINTS[0],
-            panda,
-            FINGER_JOINTS[1],
-            p.JOINT_GEAR,
-            [1.0, 0.0, 0.0],
-            [0.0, 0.0, 0.0],
-            [0.0, 0.0, 0.0],
-            **c,
-        )
-        p.changeConstraint(gear, gearRatio=cfg.gear_ratio, erp=cfg.gear_erp, maxForce=cfg.gear_max_force, **c)
-        he = [cfg.cube_half_extent] * 3
-        self._box_shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=he, **c)
-        self._box_visuals = [
-            p.createVisualShape(p.GEOM_BOX, halfExtents=he, rgbaColor=rgba, **c) for rgba in cfg.block_rgba
-        ]
-        self._plane, self._table, self._panda = plane, table, panda
-        self.joint_names = [p.getJointInfo(panda, j, **c)[1].decode() for j in STATE_JOINTS]
-        self.body_names = {plane: "plane", table: "table", panda: "panda"}
-
-    def _spawn_positions(self, rng: np.random.Generator) -> list[tuple[float, float, float]]:
-        """Rejection-sample block (x, y, yaw): apart from each other and from the zone."""
-        cfg = self.config
-        zone = np.array(cfg.zone[:2])
-        out: list[tuple[float, float, float]] = []
-        for _ in range(cfg.spawn_max_tries):
-            if len(out) == len(cfg.block_names):
-                return out
-            x = float(rng.uniform(*cfg.spawn_x))
-            y = float(rng.uniform(*cfg.spawn_y))
-            yaw = float(rng.uniform(-cfg.spawn_yaw, cfg.spawn_yaw))
-            if math.hypot(x - zone[0], y - zone[1]) < cfg.min_zone_distance:
-                continue
-            if any(math.hypot(x - ox, y - oy) < cfg.min_spacing for ox, oy, _ in out):
-                continue
-            out.append((x, y, yaw))
-        if len(out) == len(cfg.block_names):
-            return out
-        raise WorldError("could not place the blocks in the spawn region")
+        s = load_static(self.config, self._cid)
+        self._box_shape, self._box_visuals = s.box_shape, s.box_visuals
+        self._plane, self._table, self._panda = s.plane, s.table, s.panda
+        self.joint_names = s.joint_names
+        self.body_names = {s.plane: "plane", s.table: "table", s.panda: "panda"}
 
     def reset(self, seed: int) -> None:
         """Rebuild the scene from ``seed``; history-independent, does not step.
@@ -333,23 +147,7 @@ class World:
         q0 = list(cfg.ready_pose) + [cfg.ready_width / 2.0] * 2
         p.resetJointStatesMultiDof(panda, list(STATE_JOINTS), [[v] for v in q0], [[0.0]] * 9, **c)
         rng = np.random.default_rng(seed)
-        for (x, y, yaw), name, vis in zip(self._spawn_positions(rng), cfg.block_names, self._box_visuals, strict=True):
-            bid = p.createMultiBody(
-                cfg.cube_mass,
-                self._box_shape,
-                vis,
-                [x, y, cfg.spawn_z],
-                p.getQuaternionFromEuler([0.0, 0.0, yaw]),
-                **c,
-            )
-            p.changeDynamics(
-                bid,
-                -1,
-                lateralFriction=cfg.cube_lateral_friction,
-                spinningFriction=cfg.cube_spinning_friction,
-                **c,
-            )
-            self._blocks[name] = bid
+        self._blocks.update(spawn_blocks(cfg, self._cid, rng, self._box_shape, self._box_visuals))
         self.body_names = {self._plane: "plane", self._table: "table", self._panda: "panda"}
         self.body_names.update({bid: name for name, bid in self._blocks.items()})
         self._was_reset = True
@@ -420,7 +218,7 @@ class World:
         d = tgt - start
         xy_first = d[2] < 0.0 and math.hypot(d[0], d[1]) >= cfg.xy_first_min
         moving = max(1, min(steps, round(cfg.move_fraction * steps)))
-        mv = _Move(
+        mv = Move(
             start,
             tgt,
             tuple(self._orn_cmd),
@@ -491,7 +289,7 @@ class World:
     def step_count(self) -> int:
         return self._step_count
 
-    def _advance_move(self, mv: _Move) -> None:
+    def _advance_move(self, mv: Move) -> None:
         self._j += 1
         j = self._j
         if j <= mv.moving:
@@ -517,27 +315,7 @@ class World:
                 self._settle_move()
         p.stepSimulation(**c)
         self._step_count += 1
-        return self._sample()
-
-    def _sample(self) -> StepSample:
-        c = self._c()
-        js = p.getJointStates(self._panda, STATE_JOINTS, **c)
-        pos = np.array([s[0] for s in js])
-        vel = np.array([s[1] for s in js])
-        pairs: dict[tuple[int, int, int, int], float] = {}
-        for cp in p.getContactPoints(**c):
-            key = (cp[1], cp[3], cp[2], cp[4])
-            f = cp[9]
-            if f > pairs.get(key, -1.0):
-                pairs[key] = f
-        if pairs:
-            keys = np.array(list(pairs.keys()), dtype=np.int32)
-            forces = np.fromiter(pairs.values(), dtype=np.float64, count=len(pairs))
-        else:
-            keys = np.zeros((0, 4), dtype=np.int32)
-            forces = np.zeros(0, dtype=np.float64)
-        grasp = np.array(p.getLinkState(self._panda, GRASP_LINK, computeForwardKinematics=True, **c)[4])
-        return StepSample(self._step_count, pos, vel, keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3], forces, grasp)
+        return read_sample(self._cid, self._panda, self._step_count)
 
     # ---------------------------------------------------------------- queries
     def object_poses(self) -> dict[str, tuple[Vec3, Quat]]:

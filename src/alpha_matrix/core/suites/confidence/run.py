@@ -16,7 +16,8 @@ from typing import Protocol
 
 from alpha_matrix.core.outcome import SETTLE_STEPS
 from alpha_matrix.core.robot.commands import plan_to_commands, start_command
-from alpha_matrix.core.sim.world import StepSample, World
+from alpha_matrix.core.sim.sample import StepSample
+from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.confidence.agent import Call, ConfidenceLedger, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import ConfidenceScenario, SkillsSuite

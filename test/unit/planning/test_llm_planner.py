@@ -24,7 +24,7 @@ from alpha_matrix.core.planning.plan import generation_schema, plan_to_text
 from alpha_matrix.core.planning.prompt import RenderedPrompt, load_prompt, render
 from alpha_matrix.core.planning.replay import load_recorded_replies
 
-PROMPT = Path(__file__).resolve().parents[2] / "config" / "prompts" / "pick_place_v1.yaml"
+PROMPT = Path(__file__).resolve().parents[3] / "config" / "prompts" / "pick_place_v1.yaml"
 SCENE = {"red": (0.5, -0.1, 0.645), "green": (0.4, 0.2, 0.645)}
 TASK = "pick the red block and place it in the zone"
 GOOD = plan_to_text(oracle_plan("red", SCENE["red"], ZONE))

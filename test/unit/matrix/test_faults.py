@@ -6,20 +6,22 @@ import pytest
 
 from alpha_matrix.core import seeds
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.matrix.fault_log import (
+    FaultLog,
+    FaultOrderError,
+    Injection,
+    canonical_faults,
+    checked_fault_order,
+    fault_order_key,
+)
 from alpha_matrix.core.matrix.faults import (
     FAULTS,
     SLIP_FORCE,
     DelayBuffer,
-    FaultLog,
-    FaultOrderError,
-    Injection,
     SlipLatch,
-    canonical_faults,
-    checked_fault_order,
     corrupt_plan_text,
     corruption_probability,
     corruption_record,
-    fault_order_key,
     fault_parameter,
     fault_stream,
     grip_refused,

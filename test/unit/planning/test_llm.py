@@ -32,7 +32,7 @@ from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.planning.plan import PlanError, plan_json_schema, plan_to_text
 from alpha_matrix.core.planning.prompt import format_vec, load_prompt, render
 
-PROMPT = Path(__file__).resolve().parents[2] / "config" / "prompts" / "pick_place_v1.yaml"
+PROMPT = Path(__file__).resolve().parents[3] / "config" / "prompts" / "pick_place_v1.yaml"
 SCENE = {"red": (0.51234, -0.10349, 0.6451), "green": (0.4, 0.2, 0.645), "blue": (0.55, 0.05, 0.6449)}
 TASK = "pick the red block and place it in the zone"
 DIGEST = "sha256:" + "ab" * 32  # the double's default digest

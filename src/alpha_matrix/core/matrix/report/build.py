@@ -1,0 +1,78 @@
+"""Entry point: order the records, draw the plots, build the blocks and write both renderings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from alpha_matrix.core.matrix.report.blocks import PLOTS, Block, Heading, render_html, render_markdown
+from alpha_matrix.core.matrix.report.fault_sections import _f1, _f2, _f3, _f4
+from alpha_matrix.core.matrix.report.planners import _planners
+from alpha_matrix.core.matrix.report.plots import _plot_f1, _plot_f3, _plot_success
+from alpha_matrix.core.matrix.report.sections import _header, _paired, _safety, _success
+from alpha_matrix.core.records import EpisodeRecord, RunStore
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def build_report(
+    records: Sequence[EpisodeRecord], pair_arms: tuple[str, str] | None, plots: dict[str, bool]
+) -> list[Block]:
+    """The report as blocks, from records already sorted; plots says which PNGs were written."""
+    arms = sorted({r.arm for r in records})
+    blocks = _header(records, arms)
+    blocks += _success(records, arms, plots.get("success", False))
+    blocks += _paired(records, arms, pair_arms)
+    blocks.append(Heading(2, "Faults"))
+    blocks += _f1(records, plots.get("f1", False))
+    blocks += _f2(records, arms)
+    blocks += _f3(records, arms, plots.get("f3", False))
+    blocks += _f4(records, arms)
+    blocks += _planners(records, arms)
+    blocks += _safety(records, arms)
+    return blocks
+
+
+def write_report(
+    run_dir: Path, records: list[EpisodeRecord] | None = None, arms: tuple[str, str] | None = None
+) -> Path:
+    """Write report.md, report.html and plots/*.png into run_dir; returns the Markdown path.
+
+    ``arms`` picks the paired comparison (first, second); by default the first two arms in sorted order.
+    """
+    run_dir = Path(run_dir)
+    if records is None:
+        records = list(RunStore.read_only(run_dir).values())
+    ordered = sorted(records, key=lambda r: (r.arm, r.episode_index, r.episode_id))
+    present = sorted({r.arm for r in ordered})
+    if arms is not None:
+        unknown = [a for a in arms if a not in present]
+        if unknown or len(arms) != 2 or arms[0] == arms[1]:
+            raise ValueError(
+                f"arms {arms!r}: need two distinct arms of this run (it has {', '.join(present) or 'none'})"
+            )
+        pair_arms: tuple[str, str] | None = (arms[0], arms[1])
+    else:
+        pair_arms = (present[0], present[1]) if len(present) >= 2 else None
+
+    plot_dir = run_dir / PLOTS
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    plots = {
+        "success": _plot_success(ordered, present, plot_dir / "success_by_cell.png"),
+        "f1": _plot_f1(ordered, plot_dir / "f1_lag.png"),
+        "f3": _plot_f3(ordered, present, plot_dir / "f3_placement_error.png"),
+    }
+    for name, written in zip(("success_by_cell", "f1_lag", "f3_placement_error"), plots.values(), strict=True):
+        if not written:  # a plot left from an earlier version of the records would now be wrong
+            (plot_dir / f"{name}.png").unlink(missing_ok=True)
+    blocks = build_report(ordered, pair_arms, plots)
+    md_path = run_dir / "report.md"
+    _write(md_path, render_markdown(blocks))
+    title = blocks[0].text if isinstance(blocks[0], Heading) else "Matrix report"
+    _write(run_dir / "report.html", render_html(blocks, title))
+    return md_path

@@ -1,0 +1,203 @@
+"""Report sections: run header, success, paired comparison and safety events."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from alpha_matrix.core.matrix.report.blocks import NO_DATA, PLOTS, Block, Bullets, Heading, Image, Para, _table
+from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _ci, _i, _p, _rate
+from alpha_matrix.core.matrix.stats import Pair, arm_table, cell_of, discordant, pair_records, paired_test, physical
+from alpha_matrix.core.records import EpisodeRecord
+
+
+def _header(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block]:
+    run_ids = sorted({r.run_id for r in records})
+    per_arm = Counter(r.arm for r in records)
+    revisions = Counter(f"{r.provenance.code_revision}{' (dirty)' if r.provenance.code_dirty else ''}" for r in records)
+    configs = Counter(r.provenance.config_hash for r in records)
+    packages: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        for name, version in r.provenance.packages.items():
+            packages[name].add(version)
+
+    def counted(c: Counter[str]) -> str:
+        if len(c) == 1:
+            return next(iter(c))
+        return "; ".join(f"{k} ({n} episodes)" for k, n in sorted(c.items()))
+
+    items = [
+        f"Run id: {', '.join(run_ids) or NO_DATA}",
+        "Arms: " + (", ".join(f"{arm} ({per_arm[arm]} episodes)" for arm in arms) or NO_DATA),
+        f"Tasks: {', '.join(sorted({r.task for r in records})) or NO_DATA}",
+        f"Master seed: {', '.join(str(s) for s in sorted({r.master_seed for r in records})) or NO_DATA}",
+        f"Code revision: {counted(revisions) if records else NO_DATA}",
+        f"Config hash: {counted(configs) if records else NO_DATA}",
+        f"Python: {', '.join(sorted({r.provenance.python for r in records})) or NO_DATA}",
+        "Packages: " + (", ".join(f"{name} {'/'.join(sorted(v))}" for name, v in sorted(packages.items())) or NO_DATA),
+    ]
+    title = f"Matrix report: {', '.join(run_ids) or 'empty run'}"
+    return [
+        Heading(1, title),
+        Para(
+            f"Computed from the {len(records)} episode records of episodes.jsonl; every number below is "
+            "counted from them, and a table with nothing to count says so."
+        ),
+        Bullets(tuple(items)),
+    ]
+
+
+def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Success")]
+    rows = [
+        (s.arm, str(s.n), str(s.successes), _rate(s.successes, s.n), _ci(s.successes, s.n)) for s in arm_table(records)
+    ]
+    blocks.append(Para("Overall, per arm (95 % Wilson intervals):"))
+    blocks.append(_table(("arm", "n", "successes", "rate", "95 % CI"), rows) if rows else Para(NO_DATA))
+    cells = sorted({_cell_key(r) for r in records})
+    tally: dict[tuple[str, str, float], list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        c = cell_of(r)
+        tally[(r.arm, c.fault, c.intensity)][0] += 1
+        tally[(r.arm, c.fault, c.intensity)][1] += int(r.outcome.success)
+    cell_rows = []
+    for _, intensity, fault in cells:
+        for arm in arms:
+            n, k = tally.get((arm, fault, intensity), (0, 0))
+            cell_rows.append((fault, _i(intensity), arm, str(n), str(k) if n else NO_DATA, _rate(k, n), _ci(k, n)))
+    blocks.append(Para("Per cell (arm × fault × intensity):"))
+    blocks.append(
+        _table(("fault", "intensity", "arm", "n", "successes", "rate", "95 % CI"), cell_rows)
+        if cell_rows
+        else Para(NO_DATA)
+    )
+    if plot:
+        blocks.append(Image("Success rate per cell and arm with 95 % Wilson intervals", f"{PLOTS}/success_by_cell.png"))
+    return blocks
+
+
+def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], pair_arms: tuple[str, str] | None) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Paired comparison (McNemar)")]
+    if pair_arms is None:
+        return blocks + [Para(f"{NO_DATA}: a paired comparison needs two arms (found: {', '.join(arms) or 'none'}).")]
+    a, b = pair_arms
+    try:
+        pairs = pair_records(records, a, b)
+    except ValueError as err:
+        return blocks + [Para(f"Not computed: the episodes of {a} and {b} do not pair ({err}).")]
+    n_a = sum(r.arm == a for r in records)
+    n_b = sum(r.arm == b for r in records)
+    blocks.append(
+        Para(
+            f"First arm {a}, second arm {b}, paired by episode index with equal seed and cell (checked): "
+            f"{len(pairs)} pairs; unpaired episodes: {a} {n_a - len(pairs)}, {b} {n_b - len(pairs)}. "
+            f"b counts pairs in which only {a} succeeded, c those in which only {b} succeeded; χ² has the "
+            "continuity correction, the exact p is the two-sided binomial test of b on b + c."
+        )
+    )
+    subsets: list[tuple[str, list[Pair]]] = [
+        ("all cells", pairs),
+        ("physical (all but F4)", physical(pairs)),
+        ("F4 only", [p for p in pairs if p.cell is not None and p.cell.fault == "F4"]),
+    ]
+    rows = []
+    for name, subset in subsets:
+        if not subset:
+            rows.append((name, "0") + (NO_DATA,) * 7)
+            continue
+        t = paired_test(subset)
+        both = sum(p.a_success and p.b_success for p in subset)
+        neither = sum(not p.a_success and not p.b_success for p in subset)
+        rows.append(
+            (
+                name,
+                str(len(subset)),
+                str(both),
+                str(neither),
+                str(t.b),
+                str(t.c),
+                f"{t.chi2:.3f}",
+                _p(t.p_chi2),
+                _p(t.p_exact),
+            )
+        )
+    header = (
+        "subset",
+        "pairs",
+        "both succeeded",
+        "both failed",
+        f"b ({a} only)",
+        f"c ({b} only)",
+        "χ²",
+        "p (χ²)",
+        "exact p",
+    )
+    blocks.append(_table(header, rows))
+    odd = discordant(pairs)
+    blocks.append(Heading(3, "Discordant pairs"))
+    if not pairs:
+        blocks.append(Para(NO_DATA))
+    elif not odd:
+        blocks.append(Para(f"None: {a} and {b} had the same outcome in all {len(pairs)} pairs."))
+    else:
+        blocks.append(Para(f"{len(odd)} of {len(pairs)} pairs ({len(physical(odd))} in the physical subset):"))
+        blocks.append(
+            _table(
+                ("episode index", "cell", "replicate", "seed", "succeeded", "failed", "episodes"),
+                (
+                    (
+                        str(p.key),
+                        _cell_label(p.cell.fault, p.cell.intensity) if p.cell else "control",
+                        str(p.cell.replicate) if p.cell else "0",
+                        str(p.seed),
+                        a if p.a_success else b,
+                        b if p.a_success else a,
+                        f"{p.a_id}, {p.b_id}",
+                    )
+                    for p in odd
+                ),
+            )
+        )
+    return blocks
+
+
+def _safety(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Safety events")]
+    monitored = [r for r in records if r.safety is not None]
+    if not monitored:
+        return blocks + [Para(f"{NO_DATA}: no episode carries a safety monitor record.")]
+    rows = []
+    for arm in arms:
+        mine = [r for r in monitored if r.arm == arm]
+        rows.append(
+            (
+                arm,
+                str(sum(r.arm == arm for r in records)),
+                str(len(mine)),
+                str(sum(r.safety.raw_scans for r in mine if r.safety)),
+                str(sum(r.safety.steps_checked for r in mine if r.safety)),
+                str(sum(len(r.safety.events) for r in mine if r.safety)),
+            )
+        )
+    blocks.append(_table(("arm", "episodes", "monitored", "raw scans", "steps checked", "events"), rows))
+    kinds = sorted({e.kind for r in monitored if r.safety for e in r.safety.events})
+    if not kinds:
+        return blocks + [Para("No safety event was recorded in any monitored episode.")]
+    ev_rows = []
+    for k in kinds:
+        for arm in arms:
+            events = [(r, e) for r in monitored if r.arm == arm and r.safety for e in r.safety.events if e.kind == k]
+            ev_rows.append(
+                (
+                    k,
+                    arm,
+                    str(len(events)),
+                    str(len({r.episode_id for r, _ in events})),
+                    str(sum(e.scans for _, e in events)),
+                    str(sum(e.stop_requested for _, e in events)),
+                    f"{max(e.peak for _, e in events):.3f}" if events else NO_DATA,
+                )
+            )
+    header = ("kind", "arm", "events", "episodes", "scans in events", "stops requested", "max peak")
+    blocks.append(_table(header, ev_rows))
+    return blocks

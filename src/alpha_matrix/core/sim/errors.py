@@ -1,0 +1,7 @@
+"""Errors of the simulated world, raised to its callers (the bridge node turns them into replies)."""
+
+from __future__ import annotations
+
+
+class WorldError(RuntimeError):
+    """A command the world refuses (protective stop active, bad argument)."""

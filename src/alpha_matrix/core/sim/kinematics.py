@@ -1,0 +1,137 @@
+"""The Panda's kinematics apart from the dynamic world: joint indices, FK/Jacobian/IK, min-jerk segments.
+
+IK runs in a separate kinematics-only client, so solving it never disturbs the physics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pybullet as p
+import pybullet_data
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.sim.world import WorldConfig
+
+# Model facts of franka_panda/panda.urdf (not tunable).
+ARM_JOINTS = (0, 1, 2, 3, 4, 5, 6)
+FINGER_JOINTS = (9, 10)
+STATE_JOINTS = ARM_JOINTS + FINGER_JOINTS
+GRASP_LINK = 11
+
+
+def min_jerk(s: float) -> float:
+    """Min-jerk profile on [0, 1]: zero velocity and acceleration at both ends."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
+
+
+def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def _rot_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation vector (world frame) taking ``current`` to ``target`` (quaternions xyzw)."""
+    inv = np.array([-current[0], -current[1], -current[2], current[3]])
+    d = _quat_mul(target, inv)
+    if d[3] < 0.0:
+        d = -d
+    v = d[:3]
+    n = float(np.linalg.norm(v))
+    if n < 1e-12:
+        return 2.0 * v
+    return v * (2.0 * math.atan2(n, d[3]) / n)
+
+
+class Kinematics:
+    """A kinematics-only Panda in its own DIRECT client: FK, Jacobian and DLS IK.
+
+    Never stepped, so querying it cannot disturb the dynamic world.
+    """
+
+    def __init__(self, cfg: WorldConfig) -> None:
+        self.cfg = cfg
+        self.cid = p.connect(p.DIRECT)
+        p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=self.cid)
+        self.body = p.loadURDF(cfg.panda_urdf, cfg.panda_base, useFixedBase=True, physicsClientId=self.cid)
+        info = [p.getJointInfo(self.body, j, physicsClientId=self.cid) for j in ARM_JOINTS]
+        self.lower = np.array([i[8] for i in info])
+        self.upper = np.array([i[9] for i in info])
+        self.rest = np.array(cfg.ready_pose, dtype=float)
+        self._fingers = [cfg.ready_width / 2.0] * 2
+        self._zeros = [0.0] * len(STATE_JOINTS)
+
+    def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p.resetJointStatesMultiDof(self.body, list(ARM_JOINTS), [[float(v)] for v in q], physicsClientId=self.cid)
+        s = p.getLinkState(self.body, GRASP_LINK, computeForwardKinematics=True, physicsClientId=self.cid)
+        return np.array(s[4]), np.array(s[5])
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        lin, ang = p.calculateJacobian(
+            self.body,
+            GRASP_LINK,
+            [0.0, 0.0, 0.0],
+            [float(v) for v in q] + self._fingers,
+            self._zeros,
+            self._zeros,
+            physicsClientId=self.cid,
+        )
+        return np.vstack([np.asarray(lin)[:, :7], np.asarray(ang)[:, :7]])
+
+    def solve(self, pos: np.ndarray, orn: np.ndarray, seed: np.ndarray, iterations: int) -> np.ndarray:
+        """Joint angles putting the grasp frame at (pos, orn), Newton/DLS from ``seed``."""
+        cfg = self.cfg
+        q = np.clip(seed.astype(float), self.lower, self.upper)
+        eye6 = np.eye(6) * cfg.ik_damping**2
+        eye7 = np.eye(7)
+        for _ in range(iterations):
+            cp, co = self.fk(q)
+            err = np.concatenate([pos - cp, _rot_error(orn, co)])
+            if float(np.max(np.abs(err))) < cfg.ik_tolerance:
+                break
+            jac = self.jacobian(q)
+            pinv = jac.T @ np.linalg.solve(jac @ jac.T + eye6, np.eye(6))
+            dq = pinv @ err + (eye7 - pinv @ jac) @ (cfg.ik_null_gain * (self.rest - q))
+            q = np.clip(q + dq, self.lower, self.upper)
+        return q
+
+    def close(self) -> None:
+        if p.isConnected(self.cid):
+            p.disconnect(self.cid)
+
+
+@dataclass
+class Move:
+    """A min-jerk Cartesian segment, sampled by IK at knots, joints interpolated between."""
+
+    start: np.ndarray
+    target: np.ndarray
+    start_orn: tuple[float, ...]
+    target_orn: tuple[float, ...]
+    moving: int  # steps of the moving phase
+    z_delay: float  # share of the moving phase before z starts (0 = straight line)
+    k0: int = 0
+    q0: np.ndarray = field(default_factory=lambda: np.zeros(7))
+    k1: int = 0
+    q1: np.ndarray = field(default_factory=lambda: np.zeros(7))
+
+    def pose(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        s = j / self.moving
+        sxy = min_jerk(s)
+        sz = min_jerk((s - self.z_delay) / (1.0 - self.z_delay))
+        d = self.target - self.start
+        pos = self.start + np.array([d[0] * sxy, d[1] * sxy, d[2] * sz])
+        orn = np.array(p.getQuaternionSlerp(self.start_orn, self.target_orn, sxy))
+        return pos, orn
