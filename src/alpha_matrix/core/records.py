@@ -16,7 +16,7 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar, cast
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar, cast, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -240,16 +240,22 @@ def _schema_of(model: type[BaseModel]) -> int | None:
 class RunStore(Generic[R]):
     """The records of one run directory (episode records by default; suites store their own model)."""
 
+    @overload
+    def __init__(self: RunStore[EpisodeRecord], run_dir: Path, config_hash: str) -> None: ...
+    @overload
+    def __init__(
+        self, run_dir: Path, config_hash: str, model: type[R], schema_version: int = RECORD_SCHEMA_VERSION
+    ) -> None: ...
     def __init__(
         self,
         run_dir: Path,
         config_hash: str,
-        model: type[R] = EpisodeRecord,  # type: ignore[assignment]
+        model: type[Any] = EpisodeRecord,  # the overloads tie it to R
         schema_version: int = RECORD_SCHEMA_VERSION,
     ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / "episodes.jsonl"
-        self.model = model
+        self.model: type[R] = model
         manifest = run_dir / "manifest.json"
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -284,8 +290,14 @@ class RunStore(Generic[R]):
             raw = raw[:end]
         self.records = _parse_records(self.path, raw, self.model)
 
+    @overload
     @staticmethod
-    def read_only(run_dir: Path, model: type[R] = EpisodeRecord) -> dict[str, R]:  # type: ignore[assignment]
+    def read_only(run_dir: Path) -> dict[str, EpisodeRecord]: ...
+    @overload
+    @staticmethod
+    def read_only(run_dir: Path, model: type[R]) -> dict[str, R]: ...
+    @staticmethod
+    def read_only(run_dir: Path, model: type[Any] = EpisodeRecord) -> dict[str, Any]:
         """The records of a run directory, without creating or repairing anything."""
         path = run_dir / "episodes.jsonl"
         if not path.exists():

@@ -16,12 +16,18 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.llm import LLMError, LLMReply
 from alpha_matrix.core.planning.prompt import RenderedPrompt
+
+if TYPE_CHECKING:  # llama-cpp-python is optional at run time, imported where used
+    from llama_cpp._internals import LlamaTokenDataArray
+    from llama_cpp.llama_cpp import llama_sampler_p
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_MAX_TOKENS = 400  # a 16-action plan with targets fits in ~350 tokens
@@ -99,12 +105,14 @@ class LlamaCppBackend:
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
             llm = self._llm
-            special = {
-                "eos_token": llm.detokenize([llm.token_eos()], special=True).decode("utf-8", "replace"),
-                "bos_token": llm.detokenize([llm.token_bos()], special=True).decode("utf-8", "replace"),
-            }
-            messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
-            formatted = Jinja2ChatFormatter(template=self._template, **special)(messages=messages)
+            eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", "replace")
+            bos = llm.detokenize([llm.token_bos()], special=True).decode("utf-8", "replace")
+            messages: list[ChatCompletionRequestMessage] = [
+                {"role": "system", "content": prompt.system},
+                {"role": "user", "content": prompt.user},
+            ]
+            formatter = Jinja2ChatFormatter(template=self._template, eos_token=eos, bos_token=bos)
+            formatted = formatter(messages=messages)
             text, add_bos = formatted.prompt, not formatted.added_special
         else:  # Gemma's turns; Gemma has no system role: its text opens the user turn
             text = f"<start_of_turn>user\n{prompt.system}\n\n{prompt.user}<end_of_turn>\n<start_of_turn>model\n"
@@ -137,7 +145,7 @@ class LlamaCppBackend:
                 logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
                 token = int(np.argmax(logits))
                 if grammar is not None:
-                    one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+                    one[0] = lib.llama_token_data(token, 0.0, 0.0)
                     single.size, single.selected = 1, -1
                     lib.llama_sampler_apply(grammar, ctypes.byref(single))
                     if not np.isfinite(one[0].logit):  # rejected: the best the grammar allows
@@ -154,7 +162,9 @@ class LlamaCppBackend:
         return out
 
     @staticmethod
-    def _best_allowed(grammar: object, logits: np.ndarray, shortlist: object, every: object) -> int:
+    def _best_allowed(
+        grammar: llama_sampler_p, logits: np.ndarray, shortlist: LlamaTokenDataArray, every: LlamaTokenDataArray
+    ) -> int:
         """The highest-logit token the grammar accepts: among the top ``SHORTLIST`` first (the
         answer whenever one of them is allowed), else over the whole vocabulary."""
         from llama_cpp import llama_cpp as lib

@@ -50,7 +50,7 @@ def oracle_plan(block: str, block_position: Vec3, zone: Vec3, config: OracleConf
     bx, by, bz = (float(v) for v in block_position)
     zx, zy, zz = (float(v) for v in zone)
     gz = bz + c.grasp_dz
-    steps = [
+    steps: list[MoveTo | Grip | Release] = [
         MoveTo(action="MOVE_TO", target=(bx, by, gz + c.hover_height), steps=c.hover_steps, label="hover"),
         MoveTo(action="MOVE_TO", target=(bx, by, gz), steps=c.descend_steps, label="grasp"),
         Grip(action="GRIP", steps=c.grip_steps, label="grip"),

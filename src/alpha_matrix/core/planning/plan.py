@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-PLAN_SCHEMA_VERSION = 1
+PLAN_SCHEMA_VERSION: Final = 1
 MAX_PLAN_STEPS = 16
 
 Vec3 = tuple[float, float, float]
@@ -89,17 +89,22 @@ def plan_json_schema() -> dict:
 _NOT_FOR_DECODING = frozenset({"$defs", "discriminator", "title", "description", "default"})
 
 
-def _inline(node: object, defs: dict) -> object:
+def _inline(node: object, defs: dict[str, Any]) -> object:
     if isinstance(node, dict):
-        if "$ref" in node:
-            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-        return {k: _inline(v, defs) for k, v in node.items() if k not in _NOT_FOR_DECODING}
+        return _inline_object(node, defs)
     if isinstance(node, list):
         return [_inline(v, defs) for v in node]
     return node
 
 
-def generation_schema() -> dict:
+def _inline_object(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """A schema object with its ``$ref`` resolved (a definition is itself an object) and annotations dropped."""
+    if "$ref" in node:
+        return _inline_object(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    return {k: _inline(v, defs) for k, v in node.items() if k not in _NOT_FOR_DECODING}
+
+
+def generation_schema() -> dict[str, Any]:
     """``plan_json_schema`` made self-contained for constrained decoding (Ollama ``format``, llama.cpp).
 
     Schema-to-grammar converters handle ``$ref``/``$defs`` and pydantic's ``discriminator``
@@ -107,4 +112,4 @@ def generation_schema() -> dict:
     Decoding to this schema only shapes the text: the executive still validates it with ``Plan``.
     """
     schema = plan_json_schema()
-    return _inline(schema, schema.get("$defs", {}))
+    return _inline_object(schema, schema.get("$defs", {}))

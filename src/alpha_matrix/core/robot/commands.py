@@ -40,11 +40,12 @@ def plan_to_commands(plan: Plan, defaults: StepDefaults = StepDefaults()) -> lis
     out: list[Command] = []
     for i, st in enumerate(plan.steps):
         if isinstance(st, MoveTo):
+            x, y, z = st.target
             out.append(
                 Command(
                     "move",
                     st.steps or defaults.move_steps,
-                    target=tuple(float(v) for v in st.target),
+                    target=(float(x), float(y), float(z)),
                     source_index=i,
                 )
             )

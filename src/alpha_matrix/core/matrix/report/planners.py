@@ -67,7 +67,13 @@ def _planners(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Blo
             "tokens/s: completion tokens over generation time, prompt processing included)."
         )
     )
-    header = ("arm", "plans", "prompt tokens (median)", "completion tokens (median)", "latency median (s)")
+    header: tuple[str, ...] = (
+        "arm",
+        "plans",
+        "prompt tokens (median)",
+        "completion tokens (median)",
+        "latency median (s)",
+    )
     blocks.append(_table(header + ("latency max (s)", "tokens/s", "re-asks"), cost_rows))
     blocks.append(
         Para(
