@@ -32,7 +32,7 @@ def _overrides(episodes: str, run_id: str) -> dict:
     return {"episode_runner": runner} if runner else {}
 
 
-def _nodes(context, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - launch API
+def _nodes(context, *args, **kwargs):  # launch API
     config_dir = LaunchConfiguration("config_dir").perform(context)
     episodes = LaunchConfiguration("episodes").perform(context)
     overrides = _overrides(episodes, LaunchConfiguration("run_id").perform(context))

@@ -54,7 +54,7 @@ def interface_msg_dir() -> Path:
     raise BagError(f"cannot find the {INTERFACE_PACKAGE} .msg files (is the interface package built?)")
 
 
-def make_typestore():  # noqa: ANN201 - rosbags Typestore
+def make_typestore():  # returns a rosbags Typestore
     """ROS 2 kilted standard types plus this project's messages, registered from their .msg text."""
     store = get_typestore(Stores.ROS2_KILTED)
     types: dict[str, Any] = {}
@@ -238,7 +238,7 @@ def read_bag(bag_dir: Path, bad_splits: list[BadSplit] | None = None) -> Iterato
             if not path.is_file():
                 raise FileNotFoundError("listed in metadata.yaml, not on disk")
             messages = _read_split(path)
-        except Exception as err:  # noqa: BLE001 - any reader failure is a corrupt or truncated split
+        except Exception as err:  # any reader failure is a corrupt or truncated split
             reason = f"{type(err).__name__}: {err}"
             if collector is None:
                 raise BagError(f"{bag_dir}: unreadable bag ({path.name}: {reason})") from None

@@ -108,7 +108,7 @@ def default_config_dir() -> Path:
         from ament_index_python.packages import get_package_share_directory
 
         return Path(get_package_share_directory("alpha_matrix")) / "config"
-    except Exception:  # noqa: BLE001 - any failure means: not found
+    except Exception:  # any failure means: not found
         raise ConfigError("cannot find config/graph.yaml; pass --config DIR") from None
 
 

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from alpha_matrix.core.errors import AlphaMatrixError
+
 PLAN_SCHEMA_VERSION: Final = 1
 MAX_PLAN_STEPS = 16
 
@@ -67,7 +69,7 @@ class Plan(BaseModel):
     steps: list[PlanStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
 
 
-class PlanError(ValueError):
+class PlanError(AlphaMatrixError, ValueError):
     """A planner output that is not a valid plan. ``reason`` is one line, fit for a record."""
 
     def __init__(self, kind: str, reason: str) -> None:

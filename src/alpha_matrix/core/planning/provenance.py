@@ -30,7 +30,7 @@ SHARED: dict[str, type] = {
 }
 
 
-def _copy(source: Any) -> dict[str, Any]:  # noqa: ANN401 - an LLMReply or a PlannerRecord
+def _copy(source: Any) -> dict[str, Any]:  # an LLMReply or a PlannerRecord
     return {name: getattr(source, name) for name in SHARED}
 
 
@@ -40,7 +40,7 @@ def reply_to_msg_fields(reply: LLMReply) -> dict[str, Any]:
     return {**_copy(reply), "latency_s": reply.latency_s, "eval_duration_s": eval_s}
 
 
-def reply_from_msg(text: str, prov: Any) -> LLMReply:  # noqa: ANN401 - a PlannerProvenance message
+def reply_from_msg(text: str, prov: Any) -> LLMReply:  # a PlannerProvenance message
     """An LLMReply from a PlannerProvenance message (ROS or rosbags-deserialized: same fields)."""
     return LLMReply(
         text=text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from alpha_matrix.core.errors import AlphaMatrixError
 
-class WorldError(RuntimeError):
+
+class WorldError(AlphaMatrixError, RuntimeError):
     """A command the world refuses (protective stop active, bad argument)."""
