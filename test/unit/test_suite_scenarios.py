@@ -11,7 +11,8 @@ import yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.alerts.policy import AlertClass
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.suites.confidence.scenarios import config_dir, load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.common import config_dir
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
 
 CONFIG = config_dir()
 SKILLS = yaml.safe_load((CONFIG / "skills.yaml").read_text())

@@ -16,7 +16,7 @@ from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Response, Severity, StatusConfig
-from alpha_matrix.core.suites.confidence.scenarios import config_dir, raise_validation
+from alpha_matrix.core.suites.common import config_dir, raise_validation
 
 
 class _Strict(BaseModel):

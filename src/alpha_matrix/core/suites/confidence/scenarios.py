@@ -22,26 +22,13 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.oracle import OracleConfig
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.confidence.agent import Goal, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceConfig, ReachEnvelope, Region, TrainingEntry
 from alpha_matrix.core.suites.confidence.skills import VERBS, SceneGeometry, Skill, place
 
 _WORLD = WorldConfig()
 _ORACLE = OracleConfig()
-
-
-def config_dir() -> Path:
-    from alpha_matrix.core.graph import default_config_dir
-
-    return default_config_dir()
-
-
-def raise_validation(path: Path, err: ValidationError) -> None:
-    """The first pydantic error as one ConfigError line: 'file: key.path: message'."""
-    first = err.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-    raise ConfigError(f"{path}: {key}: {msg}") from None
 
 
 class _Strict(BaseModel):
