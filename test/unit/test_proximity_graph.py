@@ -20,19 +20,17 @@ from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.proximity.eval import run_steps
 from alpha_matrix.core.suites.proximity.metrics import FrameRow, score_run
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig
+from alpha_matrix.core.suites.proximity.report import acceptance, render_proximity_lines, summarize_proximity
 from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,
-    acceptance,
     camera_info_from_k,
     compose_result,
     frame_tag,
     parse_frame_tag,
-    render_proximity_lines,
     run_name,
     scenario_from_json,
     scenario_json,
-    summarize_proximity,
 )
 from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 

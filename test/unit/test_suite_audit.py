@@ -22,20 +22,19 @@ from alpha_matrix.core.outcome import SETTLE_STEPS
 from alpha_matrix.core.robot.commands import plan_to_commands, start_command
 from alpha_matrix.core.sim.camera_model import CELL_CAMERA
 from alpha_matrix.core.sim.world import World
-from alpha_matrix.core.suites.audit import (
-    audit_confidence_bag,
-    audit_proximity_bag,
-    bag_suite,
-    first_difference,
-    format_suite_table,
-)
+from alpha_matrix.core.suites.audit_common import bag_suite, first_difference, format_suite_table
 from alpha_matrix.core.suites.confidence.agent import Call, Query, Stop
+from alpha_matrix.core.suites.confidence.audit import audit_confidence_bag
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
-from alpha_matrix.core.suites.confidence.run import observe_state
-from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.confidence.run import confidence_result_dict, observe_state, run_skill_task
+from alpha_matrix.core.suites.confidence.scenarios import (
+    confidence_scenario_json,
+    load_confidence_scenarios,
+    load_skills_config,
+)
 from alpha_matrix.core.suites.confidence.skills import SkillState
 from alpha_matrix.core.suites.context import ConfidenceContext, ProximityContext, RecordedFile, context_json
-from alpha_matrix.core.suites.graph import confidence_result_dict, confidence_scenario_json, run_skill_task
+from alpha_matrix.core.suites.proximity.audit import audit_proximity_bag
 from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,
@@ -424,11 +423,14 @@ def _bag(path: Path, episode, context: str = CONF_CONTEXT) -> Path:  # noqa: ANN
     return path
 
 
-def test_a_bag_without_context_falls_back_to_todays_config_and_says_so(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_a_bag_without_context_is_a_problem_not_todays_config(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
     (a,) = audit_confidence_bag(_bag(tmp_path / "c", confidence_episode, ""))
-    assert a.ok, a.problems
-    assert a.context.startswith("today's config (the bag records no context): skills skills.yaml")
-    assert "note: audited with today's config" in format_suite_table("confidence", [a])
+    assert a.problems == (
+        "suite/request carries no context_json, so the run's skills file cannot be known"
+        " (never taken from today's config)",
+    )
+    assert a.context == "" and "today's config (" not in format_suite_table("confidence", [a])
+    # Proximity needs no file: L is in the bag's own scenario (reaction_steps), and the audit says so.
     _write_bag(tmp_path / "p", context="")
     (p,) = audit_proximity_bag(tmp_path / "p")
     assert p.ok and "reaction_steps" in p.context

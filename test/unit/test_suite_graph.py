@@ -12,28 +12,25 @@ from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.outcome import Outcome
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, alert_from_result, compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, ReasonCode, RobotStatus, Severity, StatusConfig
-from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
-from alpha_matrix.core.suites.confidence.run import run_confidence_task
-from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
-from alpha_matrix.core.suites.graph import (
-    AlertEvent,
-    GuardCore,
-    SuiteRecord,
-    SuiteStore,
-    SuiteTiming,
-    WorldSkillRobot,
-    alert_from_result,
+from alpha_matrix.core.suites.alerts.scenarios import (
     alert_scenario_from_json,
     alert_scenario_json,
-    compose_alert_result,
+    load_alert_policy,
+    load_alert_scenarios,
+)
+from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.run import (
+    WorldSkillRobot,
     confidence_from_result,
     confidence_result_dict,
-    render_report,
+    run_confidence_task,
     run_skill_task,
-    summarize_records,
 )
+from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
+from alpha_matrix.core.suites.report import render_report, summarize_records
 
 L = 24
 
@@ -106,7 +103,7 @@ def test_guard_warns_without_stopping(policy) -> None:
     warn = Alert("bl", AlertClass.BATTERY_LOW, Severity.WARNING, 40, {"battery_pct": 19.0})
     g = _run_guard(policy, [("alert", AlertEvent(warn, 40, False)), ("status", (_status(48), 1))])
     assert g.stop_requests == [] and g.admit("move_to", 49).accepted
-    assert g.rows[0].actual == "warn" and g.rows[0].correct
+    assert g.account.rows[0].actual == "warn" and g.account.rows[0].correct
 
 
 def test_alert_scenario_json_round_trip() -> None:
