@@ -58,9 +58,9 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     graph_file = f"graph_{args.suite}.yaml"
     _config_file_overrides(args.suite, resolve_graph(config, overrides, graph_file=graph_file), config, overrides)
     graph = resolve_graph(config, overrides, graph_file=graph_file)
-    config_file = registry.spec(args.suite).config_file
-    file_param = graph.node("suite_runner").parameters[config_file[0]] if config_file else ""
-    registry.scenario_requests(args.suite, scenarios, Path(file_param) if file_param else None)
+    registry.scenario_requests(
+        args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
+    )
     ctx = registry.graph_context(args.suite, graph)
     runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:

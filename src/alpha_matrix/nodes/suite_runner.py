@@ -38,9 +38,8 @@ def _path(p: str) -> Path | None:
 
 def load_suite(params: SuiteRunnerParams) -> list[registry.ScenarioRequest]:
     """(name, seed, scenario JSON) per scenario, in file order."""
-    config_file = registry.spec(params.suite).config_file
-    file_param = getattr(params, config_file[0]) if config_file else ""
-    return registry.scenario_requests(params.suite, _path(params.scenarios), _path(file_param))
+    config_file = registry.runner_config_file(params.suite, params.model_dump())
+    return registry.scenario_requests(params.suite, _path(params.scenarios), config_file)
 
 
 class SuiteRunner(Node):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -70,3 +71,11 @@ def test_the_light_modules_reach_no_simulator() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_runner_names_the_config_file_or_leaves_the_package_s() -> None:
+    assert registry.runner_config_file("alerts", {"alerts_file": "/x/alerts.yaml", "skills_file": "/y"}) == Path(
+        "/x/alerts.yaml"
+    )
+    assert registry.runner_config_file("confidence", {"skills_file": ""}) is None
+    assert registry.runner_config_file("proximity", {"skills_file": "/y"}) is None

@@ -14,7 +14,7 @@ strings of this file, never built from input.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -111,6 +111,13 @@ def spec(name: str) -> SuiteSpec:
 
 
 # ----------------------------------------------------------------------------- typed entry points
+def runner_config_file(suite: str, runner_params: Mapping[str, Any]) -> Path | None:
+    """The suite's config file as suite_runner's parameters name it; None: the package's (or none)."""
+    config_file = spec(suite).config_file
+    value = str(runner_params.get(config_file[0], "")) if config_file else ""
+    return Path(value) if value else None
+
+
 def scenario_requests(suite: str, scenarios: Path | None, config_file: Path | None) -> list[ScenarioRequest]:
     """Validate the scenario file (with the config file the suite's nodes read) and encode every scenario."""
     return spec(suite).piece("scenarios")(scenarios, config_file)  # type: ignore[no-any-return]
@@ -152,6 +159,7 @@ __all__ = [
     "graph_context",
     "progress_line",
     "report_lines",
+    "runner_config_file",
     "scenario_requests",
     "spec",
     "suite_of_topics",
