@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import sys
 
-from alpha_matrix.core.suites.alerts.run import run_alert_suite, summarize_alerts
+from alpha_matrix.core.suites.alerts.report import summarize_alerts
+from alpha_matrix.core.suites.alerts.run import run_alert_suite
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.suites.confidence.run import run_confidence_suite, summarize
+from alpha_matrix.core.suites.confidence.report import summarize
+from alpha_matrix.core.suites.confidence.run import run_confidence_suite
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
 
 

@@ -263,7 +263,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Exit 0 all match, 1 a mismatch or an unreadable split, 2 a user error (no such bag, bad args)."""
     from alpha_matrix.core.bag import bag_metadata, tolerate_bad_splits
     from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, unbacked_records, window_sweep
-    from alpha_matrix.core.suites.audit import audit_suite_bag, bag_suite, format_suite_table
+    from alpha_matrix.core.suites.audit_common import audit_suite_bag, bag_suite, format_suite_table
 
     bag = Path(args.bag)
     bags = _audit_bags(bag)

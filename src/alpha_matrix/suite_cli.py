@@ -14,13 +14,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.core.config import SUITES
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.names import name_part
+from alpha_matrix.core.suites import registry
 
-# The suites' modules (scenario loaders, records, reports) load the simulation (pybullet):
-# they are imported by the suite command only, so every other command starts light.
+# The suites' pieces (scenario loaders, records, reports) load the simulation (pybullet): the
+# registry imports them only when the suite command uses them, so every other command starts light.
 
 
 def _sha256(path: Path) -> str:
@@ -30,15 +30,14 @@ def _sha256(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
 
 
-# The file parameter of each suite's nodes: empty means the package's config/<file>; a --config
-# run points every node at its own directory's file instead, so the whole graph reads one file.
-_CONFIG_FILES = {"confidence": ("skills_file", "skills.yaml"), "alerts": ("alerts_file", "alerts.yaml")}
-
-
 def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: dict[str, dict[str, Any]]) -> None:
-    if suite not in _CONFIG_FILES:
+    """The suite's config file parameter (registry) is empty by default, meaning the package's
+    config/<file>; a --config run points every node at its own directory's file instead, so the
+    whole graph reads one file."""
+    config_file = registry.spec(suite).config_file
+    if config_file is None:
         return
-    param, name = _CONFIG_FILES[suite]
+    param, name = config_file
     for node in graph.nodes:
         if param in node.parameters and not node.parameters[param]:
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
@@ -46,13 +45,10 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
 
 def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     """Resolve the suite's graph, validate the scenario file with the files its nodes read
-    (nothing started), and give the runner the suite's context (core/suite_context), computed
+    (nothing started), and give the runner the suite's context (core/suites/context.py), computed
     once from the resolved graph so --config and --set are honoured and the bag carries it."""
     from alpha_matrix.cli import _parse_sets
-    from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-    from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
-    from alpha_matrix.core.suites.context import context_json, graph_context
-    from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
+    from alpha_matrix.core.suites.context import context_json
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
@@ -62,14 +58,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     graph_file = f"graph_{args.suite}.yaml"
     _config_file_overrides(args.suite, resolve_graph(config, overrides, graph_file=graph_file), config, overrides)
     graph = resolve_graph(config, overrides, graph_file=graph_file)
-    params = graph.node("suite_runner").parameters
-    if args.suite == "proximity":
-        load_scenarios(scenarios)
-    elif args.suite == "confidence":
-        load_confidence_scenarios(scenarios, load_skills_config(Path(params["skills_file"])))
-    else:
-        load_alert_scenarios(scenarios, load_alert_policy(Path(params["alerts_file"])))
-    runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(graph_context(args.suite, graph)))
+    registry.scenario_requests(
+        args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
+    )
+    ctx = registry.graph_context(args.suite, graph)
+    runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
     graph = resolve_graph(config, overrides, graph_file=graph_file)
@@ -84,7 +77,8 @@ def cmd_suite(args: argparse.Namespace) -> int:
     from alpha_matrix.cli import _first_domain, check_environment
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.names import check_run_id
-    from alpha_matrix.core.suites.graph import SuiteStore, summarize_records, write_report
+    from alpha_matrix.core.suites.records import SuiteStore
+    from alpha_matrix.core.suites.report import summarize_records, write_report
     from alpha_matrix.launcher import graph_env, guarded, run_graph
 
     if args.run_id is not None:
@@ -109,7 +103,7 @@ def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "suite", help="run a safety suite (confidence | alerts | proximity) through the ROS graph"
     )
-    p.add_argument("suite", choices=SUITES)
+    p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
     p.add_argument(
         "--run-id",

@@ -145,7 +145,7 @@ def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> N
     """Recorded with a copied config and the graph's L = 48 (--set '/**.reaction_latency_steps=48':
     the bridge, the guard and the executive all take it). The copied
     config then changes (L, policy): the audit still takes both from the bag, and says so. The
-    same bag without its context falls back to today's config (L = 24), says so, and mismatches."""
+    same bag without its context is not audited with today's config: its episode is a problem."""
     from alpha_matrix.core.graph import default_config_dir
 
     cfg = tmp_path / "cfg"
@@ -176,5 +176,8 @@ def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> N
 
     copy_bag_with(bag, tmp_path / "old" / "al", forget)
     old = _audit(tmp_path, tmp_path / "old" / "al", "--no-records")
-    assert "note: audited with today's config (the bag records no context): alert_guard L=24" in old.stdout
     assert old.returncode == 1 and "MISMATCH in alerts-battery_critical_descend" in old.stdout, old.stdout
+    assert "suite/request carries no context_json, so the run's alert_guard policy file and L cannot be known" in (
+        old.stdout
+    )
+    assert "note: audited with today's config" not in old.stdout

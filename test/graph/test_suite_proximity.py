@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from alpha_matrix.core.suites.graph import SuiteStore
+from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli, wait_until
 
 FIXED = """seed: 42

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.core.sim.world import World
-from alpha_matrix.core.suites.confidence.run import run_confidence_task
+from alpha_matrix.core.suites.alerts.guard import alert_from_result
+from alpha_matrix.core.suites.confidence.run import confidence_from_result, run_confidence_task
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
-from alpha_matrix.core.suites.graph import SuiteStore, alert_from_result, confidence_from_result
+from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli
 
 CONFIDENCE = """seed: 42

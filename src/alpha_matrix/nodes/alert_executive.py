@@ -21,8 +21,9 @@ from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.alerts.guard import compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
-from alpha_matrix.core.suites.graph import alert_scenario_from_json, compose_alert_result, last_event_step
+from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, last_event_step
 from alpha_matrix.ros.common import call_service, declare_params
 from alpha_matrix.ros.convert import poses_of
 from alpha_matrix.ros.robot_client import RobotClient

@@ -28,10 +28,10 @@ from std_srvs.srv import Trigger
 
 from alpha_matrix.core.config import AlertGuardParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, StopRequest
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity
 from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
-from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, load_alert_policy
-from alpha_matrix.core.suites.graph import AlertEvent, GuardCore, StopRequest, alert_scenario_from_json
+from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, alert_scenario_from_json, load_alert_policy
 from alpha_matrix.ros.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 

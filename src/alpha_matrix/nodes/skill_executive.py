@@ -25,9 +25,9 @@ from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.planning.plan import Plan
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.suites.confidence.agent import Call, Decision, Query, SkillAgent, Stop, Task
+from alpha_matrix.core.suites.confidence.run import confidence_result_dict, run_skill_task
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config, parse_goal
 from alpha_matrix.core.suites.confidence.skills import Skill, SkillState
-from alpha_matrix.core.suites.graph import confidence_result_dict, run_skill_task
 from alpha_matrix.ros.common import call_service, declare_params
 from alpha_matrix.ros.convert import point
 from alpha_matrix.ros.qos import EVENTS

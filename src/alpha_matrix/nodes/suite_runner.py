@@ -2,9 +2,10 @@
 
 For each scenario of the file not yet in the run directory: publish it on suite/request (the
 suite's executive and helper nodes pick it up), wait for suite/result, append one record
-(core/suite_graph.SuiteStore: append-only, idempotent, resumable), print one progress line.
-Every request carries the suite's context (core/suite_context, computed by the CLI from the
+(core/suites/records.SuiteStore: append-only, idempotent, resumable), print one progress line.
+Every request carries the suite's context (core/suites/context.py, computed by the CLI from the
 resolved graph): the bag then holds what its audit needs. Exits 0 when every scenario is recorded.
+The suite's pieces (scenarios, progress line) come from core/suites/registry.py.
 """
 
 from __future__ import annotations
@@ -22,23 +23,10 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.records import provenance
-from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.context import context_json, parse_context
-from alpha_matrix.core.suites.graph import (
-    SuiteRecord,
-    SuiteStore,
-    SuiteTiming,
-    alert_scenario_json,
-    confidence_scenario_json,
-    episode_id,
-)
-from alpha_matrix.core.suites.proximity.eval import run_steps
-from alpha_matrix.core.suites.proximity.run import run_name
-from alpha_matrix.core.suites.proximity.run import scenario_json as proximity_json
-from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
+from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
 from alpha_matrix.ros.common import declare_params, run_node, spin_behind
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.recorder_link import RecorderLink
@@ -48,22 +36,10 @@ def _path(p: str) -> Path | None:
     return Path(p) if p else None
 
 
-def load_suite(params: SuiteRunnerParams) -> list[tuple[str, int, str]]:
+def load_suite(params: SuiteRunnerParams) -> list[registry.ScenarioRequest]:
     """(name, seed, scenario JSON) per scenario, in file order."""
-    if params.suite == "confidence":
-        skills = load_skills_config(_path(params.skills_file))
-        return [
-            (s.task.name, s.seed, confidence_scenario_json(s))
-            for s in load_confidence_scenarios(_path(params.scenarios), skills)
-        ]
-    if params.suite == "proximity":
-        scen = load_scenarios(_path(params.scenarios) or default_config_dir() / "scenarios" / "proximity.yaml")
-        return [
-            (run_name(r.name, r.threshold), r.seed, proximity_json(r, scen.settings, run_steps(r, scen.settings)))
-            for r in scen.runs
-        ]
-    policy = load_alert_policy(_path(params.alerts_file))
-    return [(s.name, s.seed, alert_scenario_json(s)) for s in load_alert_scenarios(_path(params.scenarios), policy)]
+    config_file = registry.runner_config_file(params.suite, params.model_dump())
+    return registry.scenario_requests(params.suite, _path(params.scenarios), config_file)
 
 
 class SuiteRunner(Node):
@@ -121,7 +97,7 @@ class SuiteRunner(Node):
             res = self._wait_result(eid)
             wall = time.monotonic() - t0
             record = SuiteRecord(
-                suite=p.suite,  # type: ignore[arg-type]
+                suite=p.suite,
                 run_id=p.run_id,
                 episode_id=eid,
                 index=index,
@@ -157,21 +133,7 @@ class SuiteRunner(Node):
     def _line(r: SuiteRecord) -> str:
         if not r.ok:
             return f"NOT RUN: {r.message}"
-        d = r.result
-        if r.suite == "confidence":
-            goals = " ".join(f"{o}:{s}" for o, s in d["goal_status"].items())
-            return f"calls={d['calls']} checked={d['checked']} below={d['below_threshold']} steps={d['steps']} {goals}"
-        if r.suite == "proximity":
-            m, t = d["metrics"], d["task"]
-            return (
-                f"breaches={m['breaches']} missed={m['missed_breaches']} stops={m['stop_requests']} "
-                f"false={m['false_stops']} correct={m['frames_correct']}/{m['frames_scored']} "
-                f"interrupted={t['interrupted']} continued={t['continued_after_resume']}/{t['resumes']} "
-                f"plan={'done' if t['plan_complete'] else 'open'}"
-            )
-        refused = [c for c in d["commands"] if not c["accepted"]]
-        acts = " ".join(f"{a['cls']}->{a['actual']}{'' if a['correct'] else '(WRONG)'}" for a in d["alerts"]) or "-"
-        return f"refused={len(refused)} resumes={sum(ok for _, ok in d['resumes'])}/{len(d['resumes'])} {acts}"
+        return registry.progress_line(r.suite, r.result)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -1,9 +1,10 @@
 """A suite run's context: what an audit of its bag needs besides the scenario, as the run used it.
 
 Computed once when the suite's graph is resolved (``suite_cli.suite_graph``), from the resolved
-nodes' parameters, so ``--config`` and ``--set`` are honoured; ``suite_runner`` sends it in every
-``SuiteRequest.context_json``, so the bag carries it. An audit then never reads today's config,
-which may have changed since the bag was recorded (a policy edited, another L).
+nodes' parameters, so ``--config`` and ``--set`` are honoured (each suite's ``graph_context``, in
+its scenarios module); ``suite_runner`` sends it in every ``SuiteRequest.context_json``, so the
+bag carries it. An audit never reads today's config, which may have changed since the bag was
+recorded (a policy edited, another L): a bag without the context its audit needs is a problem.
 
 * alerts: the policy file ``alert_guard`` reads (sha256 + text) and its reaction latency L.
 * confidence: the skills file ``skill_confidence`` reads (sha256 + text); the executive and
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.suites.registry import SUITES
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
@@ -94,9 +96,6 @@ _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
 )
 
 
-_SUITES = ("alerts", "confidence", "proximity")
-
-
 def context_json(ctx: SuiteContext) -> str:
     return canonical_json(ctx.model_dump(mode="json"))
 
@@ -107,7 +106,7 @@ def parse_context(text: str, suite: str) -> SuiteContext:
         ctx = _ADAPTER.validate_json(text)
     except ValidationError as err:
         first = err.errors()[0]
-        loc = first["loc"][1:] if first["loc"] and first["loc"][0] in _SUITES else first["loc"]  # the union's tag
+        loc = first["loc"][1:] if first["loc"] and first["loc"][0] in SUITES else first["loc"]  # the union's tag
         key = ".".join(str(p) for p in loc) or "context"
         msg = first["msg"].removeprefix("Value error, ")
         raise ValueError(f"invalid context_json: {key}: {msg}") from None
@@ -116,43 +115,12 @@ def parse_context(text: str, suite: str) -> SuiteContext:
     return ctx
 
 
-def _file(graph: Graph, node: str, param: str, default_name: str) -> Path:
+def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
     """A node's file parameter as the node resolves it: empty means the package's config file."""
     from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
 
     value = graph.node(node).parameters.get(param, "")
     return Path(value) if value else default_config_dir() / default_name
-
-
-def graph_context(suite: str, graph: Graph) -> SuiteContext:
-    """The context of a resolved suite graph, read from its nodes' parameters and files."""
-    if suite == "alerts":
-        guard = graph.node("alert_guard").parameters
-        policy = RecordedFile.read(_file(graph, "alert_guard", "alerts_file", "alerts.yaml"))
-        return AlertsContext(policy=policy, reaction_latency_steps=int(guard["reaction_latency_steps"]))
-    if suite == "confidence":
-        skills = RecordedFile.read(_file(graph, "skill_confidence", "skills_file", "skills.yaml"))
-        for other in ("skill_executive", "sim_bridge"):
-            if "skills_file" in graph.node(other).parameters:
-                theirs = RecordedFile.read(_file(graph, other, "skills_file", "skills.yaml"))
-                if theirs.sha256 != skills.sha256:
-                    raise ConfigError(
-                        f"{other}.skills_file ({theirs.path}) differs from skill_confidence's ({skills.path}):"
-                        " the suite's nodes must read one skills file"
-                    )
-        return ConfidenceContext(skills=skills)
-    if suite == "proximity":
-        return ProximityContext(
-            reaction_latency_steps=int(graph.node("sim_bridge").parameters["reaction_latency_steps"])
-        )
-    raise ConfigError(f"no context for suite {suite!r}")
-
-
-def todays_context(suite: str) -> SuiteContext:
-    """The context today's package config would give a run: for bags recorded without one."""
-    from alpha_matrix.core.graph import resolve_graph  # noqa: PLC0415
-
-    return graph_context(suite, resolve_graph(graph_file=f"graph_{suite}.yaml"))
 
 
 __all__ = [
@@ -162,7 +130,6 @@ __all__ = [
     "RecordedFile",
     "SuiteContext",
     "context_json",
-    "graph_context",
+    "node_file",
     "parse_context",
-    "todays_context",
 ]

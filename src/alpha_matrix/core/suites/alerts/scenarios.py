@@ -1,22 +1,32 @@
-"""Loaders of ``config/alerts.yaml`` (the policy) and ``config/scenarios/alerts.yaml``.
+"""What an alerts run is asked to do: the policy file, the scenario file, and the request.
 
-pydantic only at the boundary; one ConfigError line naming file and key for any problem:
-unknown keys or alert classes, bad severities, steps outside the episode, clears before raises.
+* Loaders of ``config/alerts.yaml`` (the policy) and ``config/scenarios/alerts.yaml``: pydantic
+  only at the boundary; one ConfigError line naming file and key for any problem: unknown keys
+  or alert classes, bad severities, steps outside the episode, clears before raises.
+* A scenario <-> JSON for ``SuiteRequest.scenario_json``, and the context the request carries
+  (``graph_context``: alert_guard's policy file and its reaction latency L, as resolved).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import json
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Response, Severity, StatusConfig
-from alpha_matrix.core.suites.confidence.scenarios import config_dir, raise_validation
+from alpha_matrix.core.suites.common import config_dir, raise_validation
+from alpha_matrix.core.suites.context import AlertsContext, RecordedFile, node_file
+from alpha_matrix.core.suites.registry import ScenarioRequest
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
 
 
 class _Strict(BaseModel):
@@ -152,3 +162,66 @@ def load_alert_scenarios(path: Path | None = None, suite: AlertSuite | None = No
             AlertScenario(s.name, seed, tuple(alerts), status, s.max_steps, s.status_every, s.retry_every, s.phase)
         )
     return out
+
+
+# ----------------------------------------------------------------------------- the request
+def alert_scenario_json(s: AlertScenario) -> str:
+    return canonical_json(
+        {
+            "name": s.name,
+            "seed": s.seed,
+            "phase": s.phase,
+            "max_steps": s.max_steps,
+            "status_every": s.status_every,
+            "retry_every": s.retry_every,
+            "status": asdict(s.status),
+            "alerts": [
+                {
+                    "id": a.alert_id,
+                    "class": a.cls.value,
+                    "severity": a.severity.value,
+                    "at_step": a.at_step,
+                    "cleared_at_step": a.cleared_at_step,
+                    "payload": a.payload,
+                }
+                for a in s.alerts
+            ],
+        }
+    )
+
+
+def alert_scenario_from_json(text: str) -> AlertScenario:
+    d = json.loads(text)
+    alerts = tuple(
+        Alert(
+            a["id"], AlertClass(a["class"]), Severity(a["severity"]), a["at_step"], a["payload"], a["cleared_at_step"]
+        )
+        for a in d["alerts"]
+    )
+    return AlertScenario(
+        d["name"],
+        d["seed"],
+        alerts,
+        StatusConfig(**d["status"]),
+        d["max_steps"],
+        d["status_every"],
+        d["retry_every"],
+        d["phase"],
+    )
+
+
+def last_event_step(s: AlertScenario) -> int:
+    return max([a.at_step for a in s.alerts] + [a.cleared_at_step or 0 for a in s.alerts], default=0)
+
+
+def scenario_requests(scenarios: Path | None, alerts_file: Path | None) -> list[ScenarioRequest]:
+    """Every scenario of the file, validated against the policy file, as the runner sends it."""
+    policy = load_alert_policy(alerts_file)
+    return [ScenarioRequest(s.name, s.seed, alert_scenario_json(s)) for s in load_alert_scenarios(scenarios, policy)]
+
+
+def graph_context(graph: Graph) -> AlertsContext:
+    """The policy file alert_guard reads and its L, from the resolved graph."""
+    guard = graph.node("alert_guard").parameters
+    policy = RecordedFile.read(node_file(graph, "alert_guard", "alerts_file", "alerts.yaml"))
+    return AlertsContext(policy=policy, reaction_latency_steps=int(guard["reaction_latency_steps"]))

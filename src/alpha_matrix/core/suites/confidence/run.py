@@ -1,24 +1,28 @@
-"""Bare evaluation of confidence gating: a multi-step task on a real World, no ROS.
+"""The confidence-gated skill loop, once, over any robot: a World here, the ROS graph in skill_executive.
 
-The loop is the one a ROS executive runs, with the service calls replaced by direct calls:
-agent decision -> (emulator | skill compiled to commands on the physics) -> next frame. The
-ledger sees every emulator answer and every call before it runs, and refuses a call that
-breaks the rules (it is never executed; the episode fails). Goals are judged physically from
-the final poses, after the robot has been stopped.
+``run_skill_task`` is the loop a ROS executive runs: agent decision -> (scorer | skill compiled to
+commands on the robot) -> next frame. The ledger sees every answer and every call before it
+runs, and refuses a call that breaks the rules (it is never executed; the episode fails). The
+robot is always stopped at the end; goals are judged physically from the final poses.
+
+The robot is a ``SkillRobot``: ``WorldSkillRobot`` on a bare World (the bare suite,
+``run_confidence_task``), or the executive's robot behind the driver contract. The scorer is a
+``Scorer``: the ``ConfidenceEmulator`` directly, or the skill_confidence service.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
 
 from alpha_matrix.core.outcome import SETTLE_STEPS
+from alpha_matrix.core.planning.plan import Plan
 from alpha_matrix.core.robot.commands import plan_to_commands, start_command
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.world import World
-from alpha_matrix.core.suites.confidence.agent import Call, ConfidenceLedger, Query, SkillAgent, Stop, Task
+from alpha_matrix.core.suites.confidence.agent import Call, ConfidenceLedger, Decision, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import ConfidenceScenario, SkillsSuite
 from alpha_matrix.core.suites.confidence.skills import (
@@ -28,14 +32,24 @@ from alpha_matrix.core.suites.confidence.skills import (
     compile_skill,
     infer_holding,
     place_target,
+    skill_succeeded,
 )
-from alpha_matrix.core.suites.confidence.skills import skill_succeeded as _succeeded
 
 STOP_HOLD_STEPS = 60  # settle after the final stop before the poses are judged
 
 
 class Scorer(Protocol):
     def confidences(self, candidates: Sequence[Skill], state: SkillState, query_index: int) -> list[float]: ...
+
+
+class SkillRobot(Protocol):
+    """What the skill loop needs from the robot: the driver contract, seen as skill frames."""
+
+    def start(self) -> tuple[SkillState, int]: ...  # reset + settle: (state, step)
+
+    def execute(self, plan: Plan) -> tuple[SkillState, int]: ...  # run the commands: (state after, last step)
+
+    def finish(self, hold_steps: int) -> tuple[SkillState, int, bool]: ...  # hold, then stop: (state, steps, stopped)
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,103 @@ class ConfidenceResult:
         return sum(r.succeeded for r in self.rows)
 
 
+def confidence_result_dict(r: ConfidenceResult) -> dict[str, Any]:
+    """The result as a record (``suite/result``): everything but the wall time."""
+    d = asdict(r)
+    del d["wall_time_s"]
+    return d
+
+
+def confidence_from_result(d: dict[str, Any]) -> ConfidenceResult:
+    rows = tuple(SubStepRow(**r) for r in d["rows"])
+    fields = {k: v for k, v in d.items() if k != "rows"}
+    fields["violations"] = tuple(fields["violations"])
+    return ConfidenceResult(rows=rows, wall_time_s=0.0, **fields)
+
+
+# ----------------------------------------------------------------------------- the loop
+def run_skill_task(
+    task: Task,
+    seed: int,
+    suite: SkillsSuite,
+    expected: dict[str, bool],
+    scorer: Scorer,
+    robot: SkillRobot,
+    hold_steps: int = STOP_HOLD_STEPS,
+    agent: SkillAgent | None = None,
+    on_answer: Callable[[Query, list[float], Decision, int], None] | None = None,
+) -> ConfidenceResult:
+    """Run ``task`` with the gating agent on ``robot``, every query answered by ``scorer``.
+
+    Every query goes to ``scorer`` and into the ledger; every call passes the ledger before it is
+    compiled and executed; the robot is always stopped at the end; goals are judged physically.
+    ``on_answer(query, scores, next decision, step)`` sees every answer and what the agent made of
+    it (the executive records them on skill/queries); it cannot change the run.
+    """
+    t0 = time.perf_counter()
+    geo, cfg = suite.geometry, suite.confidence
+    agent = agent or SkillAgent(task, geo, cfg.threshold, suite.max_attempts)
+    ledger = ConfidenceLedger(cfg.threshold)
+    state, step = robot.start()
+    decision = agent.observe(state)
+    rows: list[SubStepRow] = []
+    while not isinstance(decision, Stop):
+        if isinstance(decision, Query):
+            scores = scorer.confidences(decision.candidates, decision.state, decision.index)
+            ledger.record_query([c.text for c in decision.candidates], scores, decision.hypothetical)
+            query, decision = decision, agent.on_confidence(scores)
+            if on_answer is not None:
+                on_answer(query, list(scores), decision, step)
+            continue
+        assert isinstance(decision, Call)
+        call, start = decision, step + 1
+        violation = ledger.admit(call.skill.text)
+        if violation:
+            rows.append(
+                SubStepRow(
+                    task.name, seed, len(rows), call.skill.text, call.query_index, call.confidence, call.rank,
+                    start, step, False, violation,
+                )
+            )  # fmt: skip
+            decision = Stop(f"rule violation: {violation}")
+            break
+        target = place_target(call.skill, state, geo)
+        state, step = robot.execute(compile_skill(call.skill, state, geo))
+        ok = skill_succeeded(call.skill, target, state, geo)
+        rows.append(
+            SubStepRow(
+                task.name, seed, len(rows), call.skill.text, call.query_index, call.confidence, call.rank,
+                start, step, ok, "",
+            )
+        )  # fmt: skip
+        ledger.skill_finished()
+        decision = agent.observe(state)
+    final, steps, stopped = robot.finish(hold_steps)
+    if stopped:
+        ledger.record_stop()
+    achieved = {
+        g.obj: any(skill_succeeded(t, place_target(t, final, geo), final, geo) for t in g.targets) for g in task.goals
+    }
+    return ConfidenceResult(
+        task.name,
+        seed,
+        tuple(rows),
+        {g.goal.obj: g.status.value for g in agent.goals},
+        achieved,
+        dict(expected),
+        ledger.queries,
+        ledger.calls,
+        ledger.checked,
+        ledger.below_threshold,
+        tuple(ledger.violations),
+        decision.reason,
+        stopped,
+        steps,
+        time.perf_counter() - t0,
+    )
+
+
+# ----------------------------------------------------------------------------- on a bare World
 def observe_state(world: World, sample: StepSample, geo: SceneGeometry) -> SkillState:
     """What the policy sees after a skill: positions, finger opening, and what they hold."""
     positions = {n: tuple(float(c) for c in pose[0]) for n, pose in world.object_poses().items()}
@@ -96,11 +207,36 @@ def observe_state(world: World, sample: StepSample, geo: SceneGeometry) -> Skill
     return SkillState(positions, infer_holding(positions, grasp, width, geo), width)
 
 
-def _run_until_idle(world: World) -> StepSample:
-    sample = world.step()
-    while world.busy:
-        sample = world.step()
-    return sample
+class WorldSkillRobot:
+    """``SkillRobot`` on a bare World: every command run to completion, the stop applied at once."""
+
+    def __init__(self, world: World, seed: int, geo: SceneGeometry) -> None:
+        self.world, self.seed, self.geo = world, seed, geo
+
+    def _idle(self) -> SkillState:
+        sample = self.world.step()
+        while self.world.busy:
+            sample = self.world.step()
+        return observe_state(self.world, sample, self.geo)
+
+    def start(self) -> tuple[SkillState, int]:
+        self.world.reset(self.seed)
+        self.world.start_hold(SETTLE_STEPS)
+        return self._idle(), self.world.step_count
+
+    def execute(self, plan: Plan) -> tuple[SkillState, int]:
+        state = None
+        for cmd in plan_to_commands(plan):
+            start_command(self.world, cmd)
+            state = self._idle()
+        assert state is not None
+        return state, self.world.step_count
+
+    def finish(self, hold_steps: int) -> tuple[SkillState, int, bool]:
+        self.world.start_hold(hold_steps)
+        state = self._idle()
+        self.world.protective_stop()  # a protective stop that refuses further motion
+        return state, self.world.step_count, self.world.stopped
 
 
 def run_confidence_task(
@@ -116,129 +252,18 @@ def run_confidence_task(
 
     ``scorer`` and ``agent`` replace the emulator and the agent (tests: a rogue agent must fail).
     """
-    t0 = time.perf_counter()
     own = world is None
     world = world or World(suite.world_config())
     try:
-        return _run(task, seed, suite, world, expected or {}, scorer, agent, t0)
+        scorer = scorer or ConfidenceEmulator(suite.confidence, seed, episode_id=task.name)
+        robot = WorldSkillRobot(world, seed, suite.geometry)
+        return run_skill_task(task, seed, suite, expected or {}, scorer, robot, agent=agent)
     finally:
         if own:
             world.close()
-
-
-def _run(task, seed, suite, world, expected, scorer, agent, t0) -> ConfidenceResult:  # noqa: ANN001
-    geo, cfg = suite.geometry, suite.confidence
-    scorer = scorer or ConfidenceEmulator(cfg, seed, episode_id=task.name)
-    agent = agent or SkillAgent(task, geo, cfg.threshold, suite.max_attempts)
-    ledger = ConfidenceLedger(cfg.threshold)
-    world.reset(seed)
-    world.start_hold(SETTLE_STEPS)
-    sample = _run_until_idle(world)
-    state = observe_state(world, sample, geo)
-    decision = agent.observe(state)
-    rows: list[SubStepRow] = []
-    while not isinstance(decision, Stop):
-        if isinstance(decision, Query):
-            scores = scorer.confidences(decision.candidates, decision.state, decision.index)
-            ledger.record_query([c.text for c in decision.candidates], scores, decision.hypothetical)
-            decision = agent.on_confidence(scores)
-            continue
-        assert isinstance(decision, Call)
-        row, sample = _execute(task.name, seed, len(rows), decision, state, world, geo, ledger)
-        rows.append(row)
-        if row.violation:
-            decision = Stop(f"rule violation: {row.violation}")
-            break
-        state = observe_state(world, sample, geo)
-        ledger.skill_finished()
-        decision = agent.observe(state)
-    # Always stop the robot at the end: hold, then a protective stop that refuses further motion.
-    world.start_hold(STOP_HOLD_STEPS)
-    sample = _run_until_idle(world)
-    world.protective_stop()
-    ledger.record_stop()
-    final = observe_state(world, sample, geo)
-    achieved = {
-        g.obj: any(_succeeded(t, place_target(t, final, geo), final, geo) for t in g.targets) for g in task.goals
-    }
-    return ConfidenceResult(
-        task.name,
-        seed,
-        tuple(rows),
-        {g.goal.obj: g.status.value for g in agent.goals},
-        achieved,
-        dict(expected),
-        ledger.queries,
-        ledger.calls,
-        ledger.checked,
-        ledger.below_threshold,
-        tuple(ledger.violations),
-        decision.reason,
-        world.stopped,
-        world.step_count,
-        time.perf_counter() - t0,
-    )
-
-
-def _execute(name, seed, index, call, state, world, geo, ledger) -> tuple[SubStepRow, StepSample | None]:  # noqa: ANN001
-    start = world.step_count + 1
-    violation = ledger.admit(call.skill.text)
-    if violation:
-        return SubStepRow(
-            name,
-            seed,
-            index,
-            call.skill.text,
-            call.query_index,
-            call.confidence,
-            call.rank,
-            start,
-            start - 1,
-            False,
-            violation,
-        ), None
-    target = place_target(call.skill, state, geo)
-    sample = None
-    for cmd in plan_to_commands(compile_skill(call.skill, state, geo)):
-        start_command(world, cmd)
-        sample = _run_until_idle(world)
-    after = observe_state(world, sample, geo)
-    ok = _succeeded(call.skill, target, after, geo)
-    row = SubStepRow(
-        name,
-        seed,
-        index,
-        call.skill.text,
-        call.query_index,
-        call.confidence,
-        call.rank,
-        start,
-        world.step_count,
-        ok,
-        "",
-    )
-    return row, sample
 
 
 def run_confidence_suite(scenarios: Sequence[ConfidenceScenario], suite: SkillsSuite) -> list[ConfidenceResult]:
     """Every scenario on one shared World (reset per task: history-independent)."""
     with World(suite.world_config()) as world:
         return [run_confidence_task(s.task, s.seed, suite, world, s.expected) for s in scenarios]
-
-
-def summarize(results: Sequence[ConfidenceResult]) -> dict[str, float | int]:
-    """Suite metrics (seed 003 §4): task completion, confidence-check rate, sub-step completion."""
-    calls = sum(r.calls for r in results)
-    rows = [row for r in results for row in r.rows]
-    return {
-        "tasks": len(results),
-        "task_completion": sum(r.task_completed for r in results) / max(1, len(results)),
-        "skill_calls": calls,
-        "confidence_check_rate": sum(r.checked for r in results) / calls if calls else 1.0,
-        "calls_below_threshold": sum(r.below_threshold for r in results),
-        "rule_violations": sum(len(r.violations) for r in results),
-        "substep_completion": sum(row.succeeded for row in rows) / max(1, len(rows)),
-        "replanned_calls": sum(row.rank > 0 for row in rows),
-        "queries": sum(r.queries for r in results),
-        "robot_stopped_at_end": sum(r.robot_stopped for r in results),
-    }

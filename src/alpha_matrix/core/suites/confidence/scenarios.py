@@ -1,4 +1,6 @@
-"""Loaders of ``config/skills.yaml`` and ``config/scenarios/confidence.yaml``.
+"""What a confidence run is asked to do: loaders of ``config/skills.yaml`` and
+``config/scenarios/confidence.yaml``, a scenario as ``SuiteRequest`` JSON, and the context the
+request carries (``graph_context``: the one skills file the suite's nodes read).
 
 pydantic lives only here, at the file boundary; everything returned is a plain dataclass. Every
 problem is one ``ConfigError`` line naming the file and the key: unknown keys, thresholds
@@ -13,35 +15,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.oracle import OracleConfig
+from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.confidence.agent import Goal, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceConfig, ReachEnvelope, Region, TrainingEntry
 from alpha_matrix.core.suites.confidence.skills import VERBS, SceneGeometry, Skill, place
+from alpha_matrix.core.suites.context import ConfidenceContext, RecordedFile, node_file
+from alpha_matrix.core.suites.registry import ScenarioRequest
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
 
 _WORLD = WorldConfig()
 _ORACLE = OracleConfig()
-
-
-def config_dir() -> Path:
-    from alpha_matrix.core.graph import default_config_dir
-
-    return default_config_dir()
-
-
-def raise_validation(path: Path, err: ValidationError) -> None:
-    """The first pydantic error as one ConfigError line: 'file: key.path: message'."""
-    first = err.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-    raise ConfigError(f"{path}: {key}: {msg}") from None
 
 
 class _Strict(BaseModel):
@@ -270,12 +265,51 @@ def load_confidence_scenarios(path: Path | None = None, suite: SkillsSuite | Non
     return out
 
 
+# --------------------------------------------------------------------------- the request
+def confidence_scenario_json(s: ConfidenceScenario) -> str:
+    return canonical_json(
+        {
+            "name": s.task.name,
+            "instruction": s.task.instruction,
+            "goals": [g.text for g in s.task.goals],
+            "expected": s.expected,
+            "seed": s.seed,
+        }
+    )
+
+
+def scenario_requests(scenarios: Path | None, skills_file: Path | None) -> list[ScenarioRequest]:
+    """Every task of the file, validated against the skills file, as the runner sends it."""
+    skills = load_skills_config(skills_file)
+    return [
+        ScenarioRequest(s.task.name, s.seed, confidence_scenario_json(s))
+        for s in load_confidence_scenarios(scenarios, skills)
+    ]
+
+
+def graph_context(graph: Graph) -> ConfidenceContext:
+    """The skills file skill_confidence reads; the executive and the bridge must read the same content."""
+    skills = RecordedFile.read(node_file(graph, "skill_confidence", "skills_file", "skills.yaml"))
+    for other in ("skill_executive", "sim_bridge"):
+        if "skills_file" in graph.node(other).parameters:
+            theirs = RecordedFile.read(node_file(graph, other, "skills_file", "skills.yaml"))
+            if theirs.sha256 != skills.sha256:
+                raise ConfigError(
+                    f"{other}.skills_file ({theirs.path}) differs from skill_confidence's ({skills.path}):"
+                    " the suite's nodes must read one skills file"
+                )
+    return ConfidenceContext(skills=skills)
+
+
 __all__ = [
     "ConfidenceScenario",
     "SkillsSuite",
     "Skill",
+    "confidence_scenario_json",
+    "graph_context",
     "load_confidence_scenarios",
     "load_skills_config",
     "parse_goal",
+    "scenario_requests",
     "static_expectation",
 ]

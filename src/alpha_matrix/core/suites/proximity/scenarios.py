@@ -4,6 +4,9 @@ Every problem is one ``ConfigError`` line naming the file and the key: unknown k
 values (speed or threshold <= 0, negative hold time), and impossible paths, checked along the
 whole path at 10 Hz: the person would stand inside the table/robot footprint (or start inside
 the robot), or would leave the camera's view or depth range.
+
+Also the request: every run as ``SuiteRequest`` JSON (``scenario_requests``, encoded by
+``proximity/run.scenario_json``) and the context it carries (``graph_context``: sim_bridge's L).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -21,9 +24,16 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.sim.camera import CameraConfig, camera_info
 from alpha_matrix.core.sim.camera_model import in_view
 from alpha_matrix.core.sim.human import HumanPath, path_state
+from alpha_matrix.core.suites.common import config_dir
+from alpha_matrix.core.suites.context import ProximityContext
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig
-from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings
+from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_steps
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig, SsmParams
+from alpha_matrix.core.suites.proximity.run import run_name, scenario_json
+from alpha_matrix.core.suites.registry import ScenarioRequest
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
 
 PostureName = Literal["upright", "crouching", "arm_raised", "reaching"]
 LightingName = Literal["default", "dim", "bright", "side", "warm"]
@@ -181,3 +191,20 @@ def load_scenarios(
     policy = PolicyConfig(mode=pol.mode, margin=pol.margin, hold_time_s=pol.hold_time_s, ssm=ssm)
     settings = replace(EvalSettings(camera=cam, detector=det, policy=policy), reaction_steps=pol.reaction_steps)
     return ScenarioSet(runs, settings, tuple(float(t) for t in model.thresholds))
+
+
+# ----------------------------------------------------------------------------- the request
+def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) -> list[ScenarioRequest]:
+    """Every (path, threshold) run of the file as the runner sends it (the suite reads no other file)."""
+    scen = load_scenarios(scenarios or config_dir() / "scenarios" / "proximity.yaml")
+    return [
+        ScenarioRequest(
+            run_name(r.name, r.threshold), r.seed, scenario_json(r, scen.settings, run_steps(r, scen.settings))
+        )
+        for r in scen.runs
+    ]
+
+
+def graph_context(graph: Graph) -> ProximityContext:
+    """sim_bridge's L: a stop decided on the frame of step s is in effect at s + L."""
+    return ProximityContext(reaction_latency_steps=int(graph.node("sim_bridge").parameters["reaction_latency_steps"]))

@@ -10,9 +10,10 @@ import pytest
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.sim.camera import LIGHTING
 from alpha_matrix.core.sim.human import POSTURES
+from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.proximity.scenarios import LightingName, PostureName, load_scenarios
 
-SHIPPED = Path(__file__).resolve().parents[2] / "config" / "scenarios" / "proximity.yaml"
+SHIPPED = config_dir() / "scenarios" / "proximity.yaml"
 GOOD_APPROACH = "{name: a, angle_deg: 180, start_distance: 4.0, stop_distance: 0.8, speed: 1.0}"
 
 

@@ -17,22 +17,21 @@ from alpha_matrix.core.sim.camera import Camera, CameraConfig, camera_info
 from alpha_matrix.core.sim.camera_model import CELL_CAMERA, world_from_camera
 from alpha_matrix.core.sim.human import Human, HumanPath
 from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.proximity.eval import run_steps
 from alpha_matrix.core.suites.proximity.metrics import FrameRow, score_run
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig
+from alpha_matrix.core.suites.proximity.report import acceptance, render_proximity_lines, summarize_proximity
 from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,
-    acceptance,
     camera_info_from_k,
     compose_result,
     frame_tag,
     parse_frame_tag,
-    render_proximity_lines,
     run_name,
     scenario_from_json,
     scenario_json,
-    summarize_proximity,
 )
 from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 
@@ -61,7 +60,7 @@ def test_the_mount_is_one_configuration_for_camera_and_detector() -> None:
 
 
 def test_scenario_json_carries_the_run_and_its_scoring() -> None:
-    scen = load_scenarios(__import__("pathlib").Path(__file__).parents[2] / "config/scenarios/proximity.yaml")
+    scen = load_scenarios(config_dir() / "scenarios" / "proximity.yaml")
     run = scen.runs[1]
     sc = scenario_from_json(scenario_json(run, scen.settings, run_steps(run, scen.settings)))
     assert sc.run == run_name(run.name, run.threshold) == "a01-2m"
@@ -122,7 +121,7 @@ def test_detector_core_calibrates_then_decides_per_frame(settled: World) -> None
 
 
 def _scenario(threshold: float = 1.0):
-    scen = load_scenarios(__import__("pathlib").Path(__file__).parents[2] / "config/scenarios/proximity.yaml")
+    scen = load_scenarios(config_dir() / "scenarios" / "proximity.yaml")
     run = scen.runs[0]
     return scenario_from_json(scenario_json(run, scen.settings, 600)), scen
 

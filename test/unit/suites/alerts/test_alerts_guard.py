@@ -1,38 +1,34 @@
-"""The ROS-free parts of the suites through the graph: guard ordering and admission, the skill
-loop over any robot (equal to the bare suite on a World), scenario JSON, the record store."""
+"""The alert guard's core: step-ordered merge of alerts and statuses, latency-aware admission,
+the account both runners keep (rows, stop windows, resumes), and the scenario JSON."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import pytest
 
-from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.outcome import Outcome
-from alpha_matrix.core.records import provenance
-from alpha_matrix.core.sim.world import World
-from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, ReasonCode, RobotStatus, Severity, StatusConfig
-from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
-from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
-from alpha_matrix.core.suites.confidence.run import run_confidence_task
-from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
-from alpha_matrix.core.suites.graph import (
+from alpha_matrix.core.suites.alerts.guard import (
+    AlertAccount,
     AlertEvent,
     GuardCore,
-    SuiteRecord,
-    SuiteStore,
-    SuiteTiming,
-    WorldSkillRobot,
     alert_from_result,
+    compose_alert_result,
+)
+from alpha_matrix.core.suites.alerts.policy import (
+    Alert,
+    AlertClass,
+    AlertMonitor,
+    ReasonCode,
+    RobotStatus,
+    Severity,
+    StatusConfig,
+)
+from alpha_matrix.core.suites.alerts.scenarios import (
     alert_scenario_from_json,
     alert_scenario_json,
-    compose_alert_result,
-    confidence_from_result,
-    confidence_result_dict,
-    render_report,
-    run_skill_task,
-    summarize_records,
+    load_alert_policy,
+    load_alert_scenarios,
 )
 
 L = 24
@@ -106,7 +102,7 @@ def test_guard_warns_without_stopping(policy) -> None:
     warn = Alert("bl", AlertClass.BATTERY_LOW, Severity.WARNING, 40, {"battery_pct": 19.0})
     g = _run_guard(policy, [("alert", AlertEvent(warn, 40, False)), ("status", (_status(48), 1))])
     assert g.stop_requests == [] and g.admit("move_to", 49).accepted
-    assert g.rows[0].actual == "warn" and g.rows[0].correct
+    assert g.account.rows[0].actual == "warn" and g.account.rows[0].correct
 
 
 def test_alert_scenario_json_round_trip() -> None:
@@ -115,39 +111,14 @@ def test_alert_scenario_json_round_trip() -> None:
         assert alert_scenario_from_json(alert_scenario_json(s)) == s
 
 
-def test_skill_loop_over_a_world_equals_the_bare_suite() -> None:
-    suite = load_skills_config()
-    s = next(x for x in load_confidence_scenarios(suite=suite) if x.task.name == "far_then_alternative")
-    with World(suite.world_config()) as world:
-        bare = run_confidence_task(s.task, s.seed, suite, world, s.expected)
-        scorer = ConfidenceEmulator(suite.confidence, s.seed, episode_id=s.task.name)
-        looped = run_skill_task(
-            s.task, s.seed, suite, s.expected, scorer, WorldSkillRobot(world, s.seed, suite.geometry)
-        )
-    assert confidence_result_dict(looped) == confidence_result_dict(bare)
-    assert confidence_from_result(json.loads(json.dumps(confidence_result_dict(bare)))).check_rate == 1.0
-
-
-def _record(eid: str, index: int) -> SuiteRecord:
-    result = {
-        "name": eid, "seed": 1, "alerts": [], "commands": [], "resumes": [],
-        "outcome": asdict(Outcome(True, 0.0, 10, "")), "steps": 10, "battery_pct": 99.0,
-    }  # fmt: skip
-    return SuiteRecord(
-        suite="alerts", run_id="r", episode_id=eid, index=index, scenario=eid, seed=1, ok=True, message="",
-        result=result, provenance=provenance("h"), timing=SuiteTiming(started_at="now", wall_s=0.1),
-    )  # fmt: skip
-
-
-def test_suite_store_is_idempotent_resumable_and_refuses_another_config(tmp_path) -> None:
-    store = SuiteStore(tmp_path / "run", "h")
-    assert store.append(_record("a", 0)) and not store.append(_record("a", 0))
-    with open(store.path, "a") as f:
-        f.write('{"cut short')
-    again = SuiteStore(tmp_path / "run", "h")
-    assert list(again.records) == ["a"] and store.path.read_text().endswith("\n")
-    with pytest.raises(RecordError, match="made with config"):
-        SuiteStore(tmp_path / "run", "other")
-    s = summarize_records("alerts", SuiteStore.read_only(tmp_path / "run"))
-    assert s["scenarios"] == 1 and s["task_success"] == 1
-    assert "correct response rate" in render_report("alerts", "r", SuiteStore.read_only(tmp_path / "run"))
+@pytest.mark.parametrize("latency", [0, 24])
+def test_the_account_closes_a_stop_window_where_the_resume_lands(policy, latency: int) -> None:
+    monitor, account = AlertMonitor(policy), AlertAccount(policy, latency)
+    a = _estop(40, 100)
+    account.note(monitor.on_alert(a, 40), a, monitor, stopped=True)
+    resume = monitor.on_clear("es", 100)
+    assert resume is not None and resume.action == "resume"
+    account.note(resume, None, monitor, stopped=False)
+    assert account.windows == {"es": [40, 100 + latency]} and account.resume_steps == [100]
+    (row,) = account.rows
+    assert (row.expected, row.actual, row.robot_stopped_after, row.correct) == ("stop", "stop", True, True)

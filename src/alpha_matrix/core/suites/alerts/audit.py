@@ -1,0 +1,151 @@
+"""Audit of an alerts bag by replay: the guard's decisions recomputed from the recorded inputs.
+
+Per episode, the recorded ``robot/alerts`` and ``robot/status`` go through the same
+``GuardCore`` as the live ``alert_guard``, with the scenario's status model (in the recorded
+request) and the policy file and L recorded in the request's context -- never today's config;
+a request without a context is a problem of the episode. Each recorded command is admitted at
+its recorded step after every status before that step (as the guard does: the robot is idle
+when it asks). Alert responses, stop/resume requests, stop windows and every admission must
+equal the recorded result's, re-composed with ``compose_alert_result``; the result must equal
+the run's JSONL record, if given.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose_alert_result
+from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Severity
+from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
+from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
+from alpha_matrix.core.suites.audit_common import (
+    FileLoads,
+    SuiteAudit,
+    as_json,
+    compare_records,
+    episode_attempts,
+    first_difference,
+    read_records,
+    request_context,
+    unbacked_records,
+)
+from alpha_matrix.core.suites.context import AlertsContext
+
+SUITE = "alerts"
+
+
+@dataclass
+class AlertEpisode:
+    request: Any = None  # SuiteRequest
+    interrupted: int = 0  # other attempts of this episode id in the bag
+    alerts: list[Any] = field(default_factory=list)
+    statuses: list[Any] = field(default_factory=list)
+    result: Any = None
+
+    @property
+    def scenario_json(self) -> str | None:
+        return self.request.scenario_json if self.request is not None else None
+
+
+def _episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == SUITE else None
+    if topic in ("/robot/alerts", "/robot/status", "/suite/result"):
+        return msg.episode_id
+    return None
+
+
+def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
+    out = {}
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
+        ep = out[ep_id] = AlertEpisode(interrupted=others)
+        for topic, _ts, msg in msgs:
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/robot/alerts":
+                ep.alerts.append(msg)
+            elif topic == "/robot/status":
+                ep.statuses.append(msg)
+            elif topic == "/suite/result":
+                ep.result = msg
+        # Statuses by step (one writer: strictly increasing). Alerts by step, stable: same-step
+        # alerts keep their publication order (one writer, in order), which the guard also sees.
+        ep.statuses.sort(key=lambda m: int(m.step))
+        ep.alerts.sort(key=lambda m: int(m.step))
+    return out
+
+
+def replay_guard(ep: AlertEpisode, commands: list[dict[str, Any]], policy: AlertPolicy, latency: int) -> dict[str, Any]:
+    """The guard's account of one episode, replayed with the live node's GuardCore.
+
+    Alerts are only acted on when a status covering their step is credited, so giving the core
+    every alert first changes nothing; statuses go in their recorded order. A command the
+    robot would start at step s is admitted once every status before s is processed and
+    before any later one, as the live guard does (the robot is idle while it asks).
+    """
+    sc = alert_scenario_from_json(ep.scenario_json or "")
+    core = GuardCore(policy, sc.status, latency)
+    for m in ep.alerts:  # as alert_guard._feed builds them
+        alert = Alert(
+            m.alert_id, AlertClass(m.alert_class), Severity(m.severity), int(m.step), json.loads(m.payload_json or "{}")
+        )
+        core.on_alert(AlertEvent(alert, int(m.step), bool(m.cleared)))
+    todo = sorted(commands, key=lambda c: c["step"])  # stable: same-step commands keep their order
+    for m in ep.statuses:
+        while todo and todo[0]["step"] <= int(m.step):
+            c = todo.pop(0)
+            core.admit(c["command"], int(c["step"]))
+        core.on_status(
+            CoreStatus(int(m.step), m.battery_pct, tuple(m.joint_temp_c), tuple(m.actuator_ok)), m.alerts_issued
+        )
+    for c in todo:
+        core.admit(c["command"], int(c["step"]))
+    return core.export()
+
+
+def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    eps = load_alerts(bag_dir)
+    records = read_records(run_dir)
+    policies = FileLoads(load_alert_policy)
+    out = []
+    for ep_id in sorted(e for e in eps if e):
+        ep = eps[ep_id]
+        problems: list[str] = []
+        recorded_n = replayed_n = 0
+        ctx, where, problem = request_context(SUITE, ep.request, needs="alert_guard policy file and L")
+        if ep.scenario_json is None:
+            problems.append("no recorded suite/request for this episode")
+        elif problem:
+            problems.append(problem)
+        elif ep.result is None:
+            problems.append("no recorded suite/result (run interrupted?)")
+        elif ep.result.ok and isinstance(ctx, AlertsContext):
+            rec = json.loads(ep.result.result_json)
+            try:
+                policy = policies(ctx.policy).policy
+            except ConfigError as err:
+                policy, problems = None, [*problems, f"recorded policy: {err}"]
+            if policy is not None:
+                account = replay_guard(ep, rec["commands"], policy, ctx.reaction_latency_steps)
+                replay = as_json(
+                    compose_alert_result(
+                        rec["name"], rec["seed"], account, rec["steps"], rec["plan_complete"], Outcome(**rec["outcome"])
+                    )
+                )
+                recorded_n = len(rec["alerts"]) + len(rec["commands"]) + len(rec["stop_requests"])
+                replayed_n = len(replay["alerts"]) + len(replay["commands"]) + len(replay["stop_requests"])
+                d = first_difference(rec, replay)
+                if d:
+                    problems.append(f"suite/result differs from the guard's replay at {d}")
+        problems += compare_records(ep_id, ep.result, records, run_dir)
+        inputs = len(ep.alerts) + len(ep.statuses)
+        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
+    return out + unbacked_records(records, eps, run_dir)
+
+
+__all__ = ["AlertEpisode", "audit_alerts_bag", "load_alerts", "replay_guard"]

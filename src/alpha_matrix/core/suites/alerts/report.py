@@ -1,0 +1,82 @@
+"""The alerts suite's metrics, its part of the report, and the runner's progress line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
+from alpha_matrix.core.suites.alerts.policy import ReasonCode
+from alpha_matrix.core.suites.records import SuiteRecord
+from alpha_matrix.core.suites.report import pct
+
+
+def summarize_alerts(results: Sequence[AlertResult]) -> dict[str, float | int]:
+    alerts = [a for r in results for a in r.alerts]
+    refused = [c for r in results for c in r.refused]
+    resumes = [ok for r in results for _, ok in r.resumes]
+    return {
+        "scenarios": len(results),
+        "alerts": len(alerts),
+        "correct_response_rate": sum(a.correct for a in alerts) / max(1, len(alerts)),
+        "commands": sum(len(r.commands) for r in results),
+        "commands_refused": len(refused),
+        "refusals_with_typed_reason": sum(c.reason_code != ReasonCode.ACCEPTED and bool(c.message) for c in refused),
+        "wrongly_refused": sum(r.wrongly_refused for r in results),
+        "wrongly_admitted": sum(r.wrongly_admitted for r in results),
+        "resumes": len(resumes),
+        "resumed_after_clear": sum(resumes),
+        "task_success": sum(r.outcome.success for r in results),
+    }
+
+
+def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``summarize_alerts`` of recorded results, with the rates the report prints."""
+    out: dict[str, Any] = dict(summarize_alerts([alert_from_result(r) for r in results]))
+    out["refusal_typed_rate"] = (
+        out["refusals_with_typed_reason"] / out["commands_refused"] if out["commands_refused"] else 1.0
+    )
+    out["resume_rate"] = out["resumed_after_clear"] / out["resumes"] if out["resumes"] else 1.0
+    return out
+
+
+def report_lines(records: Sequence[SuiteRecord], s: dict[str, Any]) -> list[str]:
+    lines = [
+        "Hardware alerts (DESIGN §7 item 3): `alert_source` publishes alerts and robot status per step batch;",
+        "`alert_guard` sits between the executive and the robot (remapping only), stops and resumes the",
+        "robot at decision step + L, and refuses every command while stopped with a typed reason code.",
+        "",
+        "| metric | value |",
+        "|---|---|",
+        f"| scenarios | {s['scenarios']} |",
+        f"| alerts | {s['alerts']} |",
+        f"| correct response rate | {pct(s['correct_response_rate'])} |",
+        f"| commands | {s['commands']} |",
+        f"| commands refused while stopped | {s['commands_refused']} |",
+        f"| refusals with a typed reason | {s['refusals_with_typed_reason']} ({pct(s['refusal_typed_rate'])}) |",
+        f"| wrongly refused / wrongly admitted | {s['wrongly_refused']} / {s['wrongly_admitted']} |",
+        f"| resumes after clear | {s['resumed_after_clear']} / {s['resumes']} |",
+        f"| task success (pick and place) | {s['task_success']} / {s['scenarios']} |",
+        f"| scenarios not run | {s['not_run']} |",
+        "",
+        "| scenario | alerts (class -> response) | refused | reason codes | resumes | success |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in records:
+        if not r.ok:
+            lines.append(f"| {r.scenario} | not run: {r.message} | | | | |")
+            continue
+        a = alert_from_result(r.result)
+        acts = ", ".join(f"{x.cls} -> {x.actual}{'' if x.correct else ' (WRONG)'}" for x in a.alerts) or "-"
+        codes = ", ".join(sorted({c.reason_code for c in a.refused})) or "-"
+        res = f"{sum(ok for _, ok in a.resumes)}/{len(a.resumes)}"
+        lines.append(
+            f"| {r.scenario} | {acts} | {len(a.refused)} | {codes} | {res} | {'yes' if a.outcome.success else 'no'} |"
+        )
+    return lines
+
+
+def progress_line(d: dict[str, Any]) -> str:
+    refused = [c for c in d["commands"] if not c["accepted"]]
+    acts = " ".join(f"{a['cls']}->{a['actual']}{'' if a['correct'] else '(WRONG)'}" for a in d["alerts"]) or "-"
+    return f"refused={len(refused)} resumes={sum(ok for _, ok in d['resumes'])}/{len(d['resumes'])} {acts}"

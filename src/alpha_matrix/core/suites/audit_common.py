@@ -1,0 +1,224 @@
+"""What every suite audit shares: the verdict, the bag's attempts, the recorded context, the table.
+
+Each suite's audit lives with the suite (``<suite>/audit.py``); ``audit_suite_bag`` picks it
+through the registry. A suite audit replays the recorded inputs of every episode through the
+same core code as the live nodes and compares every recorded decision and the result.
+
+Context: every ``SuiteRequest`` carries the run's context (core/suites/context.py: policy file,
+L, skills file, as the resolved graph gave them), so an audit reads nothing from today's config.
+A bag whose request carries no context cannot be audited where the audit needs one: that is a
+problem of the episode, never a silent default (``request_context``).
+
+Attempts: a suite run killed mid-scenario and resumed leaves the partial scenario and its
+re-run in the bag under one episode id. ``core/attempts.split_attempts`` separates them (the
+robot's step stream starting over, or a second request); the attempt that produced the result
+is audited, the others are counted (``SuiteAudit.interrupted_attempts``).
+
+Order: every list is sorted by a total key from the messages (steps, query indices), never
+taken in the order the recorder happened to log two topics.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
+from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.context import SuiteContext, parse_context
+from alpha_matrix.core.suites.registry import audit_suite_bag
+
+NOT_TODAY = " (never taken from today's config)"
+
+
+@dataclass(frozen=True)
+class SuiteAudit:
+    episode_id: str
+    inputs: int  # messages replayed: depth frames, or alerts + statuses, or queries
+    recorded: int  # recorded decisions (estimates, or alert rows + admissions, or answers)
+    replayed: int
+    problems: tuple[str, ...]
+    interrupted_attempts: int = 0  # earlier, unfinished runs of this scenario in the bag (not audited)
+    context: str = ""  # where the audit's policy, L or skills came from (one line)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def bag_suite(bag_dir: Path) -> str | None:
+    """The suite whose topics the bag holds (registry marker topics), else None."""
+    meta = bag_dir / "metadata.yaml"
+    try:
+        info = yaml.safe_load(meta.read_text())["rosbag2_bagfile_information"]
+        topics = {t["topic_metadata"]["name"] for t in info["topics_with_message_count"]}
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None  # the matrix audit reports a missing or broken bag
+    return registry.suite_of_topics(topics)
+
+
+def first_difference(recorded: Any, replayed: Any, path: str = "") -> str | None:
+    """Path and values of the first difference between two JSON-like values, or None."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for k in sorted(set(recorded) | set(replayed)):
+            if k not in recorded or k not in replayed:
+                return f"{path}{k}: only in the {'replay' if k in replayed else 'recording'}"
+            d = first_difference(recorded[k], replayed[k], f"{path}{k}.")
+            if d:
+                return d
+        return None
+    if isinstance(recorded, list) and isinstance(replayed, list):
+        for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+            d = first_difference(a, b, f"{path}{i}.")
+            if d:
+                return d
+        if len(recorded) != len(replayed):
+            return f"{path.rstrip('.')}: {len(recorded)} recorded, {len(replayed)} replayed"
+        return None
+    if recorded != replayed:
+        return f"{path.rstrip('.')}: recorded {recorded!r}, replay {replayed!r}"
+    return None
+
+
+def as_json(d: Any) -> Any:
+    """``d`` as it reads back from JSON (tuples become lists), to compare with a recorded result."""
+    return json.loads(json.dumps(d, sort_keys=True, allow_nan=False))
+
+
+# ----------------------------------------------------------------------------- records of the run
+def read_records(run_dir: Path | None) -> dict[str, Any]:
+    """episode id -> SuiteRecord of the run directory (none without one)."""
+    if run_dir is None:
+        return {}
+    from alpha_matrix.core.suites.records import SuiteStore  # noqa: PLC0415
+
+    return {r.episode_id: r for r in SuiteStore.read_only(run_dir)}
+
+
+def compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: Path | None) -> list[str]:
+    """The JSONL record against the recorded suite/result (already compared with the replay)."""
+    if run_dir is None:
+        return []
+    rec = records.get(ep_id)
+    if rec is None:
+        return [f"no JSONL record in {run_dir}"]
+    if result is None:
+        return []
+    if rec.ok != bool(result.ok):
+        return [f"JSONL ok={rec.ok}, suite/result ok={bool(result.ok)}"]
+    d = first_difference(rec.result, json.loads(result.result_json) if result.ok else {})
+    return [f"JSONL record differs from suite/result at {d}"] if d else []
+
+
+def unbacked_records(records: dict[str, Any], episodes: Iterable[str], run_dir: Path | None) -> list[SuiteAudit]:
+    """A verdict for every JSONL record whose episode is not in the bag."""
+    if run_dir is None:
+        return []
+    return [
+        SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",))
+        for ep_id in sorted(set(records) - set(episodes))
+    ]
+
+
+# ----------------------------------------------------------------------------- the bag
+def episode_attempts(bag_dir: Path, episode_of: Callable[[str, Any], str | None]) -> dict[str, tuple[list[Msg], int]]:
+    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds).
+
+    core/attempts.split_attempts cuts on the robot's step stream starting over and on a second
+    suite/request; the attempt audited is the last with a suite/result (the runner records that
+    one), else the last (reported as interrupted).
+    """
+
+    def of(topic: str, msg: Any) -> str | None:
+        return msg.episode_id or None if topic == STEP_TOPIC else episode_of(topic, msg)
+
+    split = split_attempts(
+        read_bag(bag_dir), episode_of=of, is_start=lambda t, _m: t == "/suite/request", result_topic="/suite/result"
+    )
+    out = {}
+    for ep_id, attempts in split.items():
+        chosen = audited_attempt(attempts)[0] or attempts[-1]
+        msgs = [m for m in chosen.messages if m[0] != STEP_TOPIC]
+        if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
+            out[ep_id] = (msgs, len(attempts) - 1)
+    return out
+
+
+def request_context(suite: str, request: Any, needs: str | None) -> tuple[SuiteContext | None, str, str | None]:
+    """(context, where it came from, problem) for one episode's recorded request.
+
+    ``needs``: what the audit takes from the context (for the problem line when the request
+    carries none); None when the audit can do without it (then the context is None, no problem).
+    """
+    if request is None:
+        return None, "", None
+    text = getattr(request, "context_json", "")  # absent from bags of older interfaces
+    if not text:
+        if needs is None:
+            return None, "", None
+        return None, "", f"suite/request carries no context_json, so the run's {needs} cannot be known{NOT_TODAY}"
+    try:
+        ctx = parse_context(text, suite)
+    except ValueError as err:
+        return None, "", f"suite/request: {err}"
+    return ctx, f"from the bag: {ctx.describe()}", None
+
+
+class FileLoads:
+    """Recorded files loaded once per content (sha256), through the live nodes' own loaders."""
+
+    def __init__(self, load: Callable[[Path], Any]) -> None:
+        self.load, self.cache = load, {}
+
+    def __call__(self, recorded: Any) -> Any:
+        if recorded.sha256 not in self.cache:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = recorded.write_to(Path(tmp))
+                try:
+                    self.cache[recorded.sha256] = self.load(path)
+                except ConfigError as err:  # name the recorded file, not the temporary copy
+                    raise ConfigError(str(err).replace(str(path), recorded.path)) from None
+        return self.cache[recorded.sha256]
+
+
+# ----------------------------------------------------------------------------- the table
+def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
+    head = registry.spec(suite).audit_unit + " rec/replay"
+    lines = [f"{'episode':<44} {'inputs':>6} {head:>20}  verdict"]
+    for a in audits:
+        verdict = "match" if a.ok else "MISMATCH: " + "; ".join(a.problems)
+        lines.append(f"{a.episode_id:<44} {a.inputs:>6} {f'{a.recorded}/{a.replayed}':>20}  {verdict}")
+    lines.append("")
+    for where in sorted({a.context for a in audits if a.context}):
+        n = sum(a.context == where for a in audits)
+        lines.append(f"context {where} ({n} episode{'s' if n != 1 else ''})")
+    interrupted = [a for a in audits if a.interrupted_attempts]
+    if interrupted:
+        n = sum(a.interrupted_attempts for a in interrupted)
+        eps = ", ".join(f"{a.episode_id} ({a.interrupted_attempts})" for a in interrupted)
+        lines.append(f"interrupted attempts: {n} (a run killed mid-scenario, re-run on resume; not audited): {eps}")
+    return "\n".join(lines).rstrip("\n")
+
+
+__all__ = [
+    "FileLoads",
+    "SuiteAudit",
+    "as_json",
+    "audit_suite_bag",
+    "bag_suite",
+    "compare_records",
+    "episode_attempts",
+    "first_difference",
+    "format_suite_table",
+    "read_records",
+    "request_context",
+    "unbacked_records",
+]

@@ -1,0 +1,273 @@
+"""Audit of a proximity bag by replay: the detector's decisions and the run's score, recomputed.
+
+Per episode, the recorded depth frames go through the same ``DetectorCore``
+(``ProximityDetector`` + ``StopPolicy``) as the live detector node, with the policy of the
+episode's recorded ``SuiteRequest`` and the intrinsics of its first recorded ``CameraInfo``
+(exactly what the node uses, so no config drift); every replayed estimate must equal the
+recorded ``proximity/estimate`` (detected, distance, confidence, blobs, action, stop state,
+limit: exact, the code is deterministic). The run is then re-scored from the recorded
+``sim/proximity_truth`` and estimates with the executive's own ``compose_result`` and must
+equal the recorded ``suite/result`` and, if given, the run's JSONL record. Each stop/resume
+decision must also be in effect on the robot L steps later (the truth's ``stopped``), with
+sim_bridge's L from the recorded context; a bag recorded before contexts existed uses the L
+in its own recorded scenario (``reaction_steps``), and the audit says so. Nothing is read from
+today's config.
+
+The arm's account (commands, refusals, whether the block was placed) is taken from the
+recorded result: it is the executive's own bookkeeping, not a decision replayed here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from alpha_matrix.core.attempts import Msg
+from alpha_matrix.core.suites.audit_common import (
+    SuiteAudit,
+    as_json,
+    compare_records,
+    episode_attempts,
+    first_difference,
+    read_records,
+    request_context,
+    unbacked_records,
+)
+from alpha_matrix.core.suites.context import ProximityContext
+from alpha_matrix.core.suites.proximity.run import (
+    SUITE,
+    ArmAccount,
+    DetectorCore,
+    ProximityScenario,
+    camera_info_from_k,
+    compose_result,
+    parse_frame_tag,
+    scenario_from_json,
+)
+
+ESTIMATE_FIELDS = (
+    "detected",
+    "distance",
+    "confidence",
+    "blob_count",
+    "action",
+    "stop_requested",
+    "limit",
+    "human_speed",
+)
+
+
+@dataclass
+class ProximityEpisode:
+    request: Any = None  # SuiteRequest
+    interrupted: int = 0  # other attempts of this episode id in the bag
+    scenario: ProximityScenario | None = None
+    info: Any = None  # first CameraInfo of the episode
+    pending: list[tuple[int, np.ndarray]] = field(default_factory=list)  # frames before request + info
+    core: DetectorCore | None = None
+    frames: int = 0
+    replayed: list[dict[str, Any]] = field(default_factory=list)
+    recorded: list[dict[str, Any]] = field(default_factory=list)
+    truth: list[Any] = field(default_factory=list)
+    result: Any = None
+    problems: list[str] = field(default_factory=list)
+
+    def feed(self, step: int, depth: np.ndarray) -> None:
+        self.pending.append((step, depth))
+        self.flush()
+
+    def flush(self) -> None:
+        """Replay the buffered frames once the run's request and intrinsics are in (as the node)."""
+        if self.scenario is None or self.info is None:
+            return
+        if self.core is None:
+            info = camera_info_from_k(self.info.width, self.info.height, self.info.k)
+            self.core = DetectorCore(info, self.scenario.policy)
+        for k, frame in self.pending:
+            self.frames += 1
+            try:
+                est = self.core.on_frame(k, frame)
+            except ValueError as err:  # a frame out of step order
+                self.problems.append(f"frame of step {k}: {err}")
+                continue
+            if est is not None:
+                d, dec = est.detection, est.decision
+                self.replayed.append(
+                    {
+                        "step": k,
+                        "detected": d.detected,
+                        "distance": float(d.distance),
+                        "confidence": float(d.confidence),
+                        "blob_count": d.blob_count,
+                        "action": dec.action,
+                        "stop_requested": dec.stop_requested,
+                        "limit": float(dec.limit),
+                        "human_speed": float(dec.human_speed),
+                    }
+                )
+        self.pending = []
+
+
+def _estimate_dict(msg: Any) -> dict[str, Any]:
+    return {
+        "step": int(msg.step),
+        "detected": bool(msg.detected),
+        "distance": float(msg.distance),
+        "confidence": float(msg.confidence),
+        "blob_count": int(msg.blob_count),
+        "action": msg.action,
+        "stop_requested": bool(msg.stop_requested),
+        "limit": float(msg.limit),
+        "human_speed": float(msg.human_speed),
+    }
+
+
+def _fmt_estimate(e: dict[str, Any] | None) -> str:
+    if e is None:
+        return "none"
+    return f"detected={e['detected']} distance={e['distance']:.4f} action={e['action']} stop={e['stop_requested']}"
+
+
+def _episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == SUITE else None
+    if topic in ("/camera/depth/camera_info", "/camera/depth/image_raw"):
+        return parse_frame_tag(msg.header.frame_id)[0]
+    if topic in ("/proximity/estimate", "/sim/proximity_truth", "/suite/result"):
+        return msg.episode_id
+    return None
+
+
+def _episode(msgs: list[Msg]) -> ProximityEpisode:
+    ep = ProximityEpisode()
+    frames: list[tuple[int, np.ndarray]] = []
+    for topic, _ts, msg in msgs:
+        if topic == "/suite/request":
+            ep.request = msg
+            ep.scenario = scenario_from_json(msg.scenario_json)
+        elif topic == "/camera/depth/camera_info":
+            if ep.info is None:
+                ep.info = msg
+        elif topic == "/camera/depth/image_raw":
+            _, step = parse_frame_tag(msg.header.frame_id)
+            if msg.encoding != "32FC1":
+                ep.problems.append(f"frame of step {step}: encoding {msg.encoding!r}, not 32FC1")
+                continue
+            frames.append((step, np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(msg.height, msg.width)))
+        elif topic == "/proximity/estimate":
+            ep.recorded.append(_estimate_dict(msg))
+        elif topic == "/sim/proximity_truth":
+            ep.truth.append(msg)
+        elif topic == "/suite/result":
+            ep.result = msg
+    # One writer each, so log order is step order; sorted anyway, by a total key.
+    ep.recorded.sort(key=lambda e: e["step"])
+    ep.truth.sort(key=lambda m: int(m.first_step))
+    for step, depth in sorted(frames, key=lambda f: f[0]):
+        ep.feed(step, depth)
+    return ep
+
+
+def load_proximity(bag_dir: Path) -> dict[str, ProximityEpisode]:
+    out = {}
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
+        out[ep_id] = _episode(msgs)
+        out[ep_id].interrupted = others
+    return out
+
+
+def _truth_arrays(msgs: list[Any], end_step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """As the executive builds them (proximity_executive._truth); also the last step covered."""
+    n = end_step + 1
+    gt, seen, stopped = np.full(n, np.inf), np.zeros(n, bool), np.zeros(n, bool)
+    last = 0
+    for m in msgs:
+        a, b = int(m.first_step), min(int(m.first_step) + len(m.distance), n)
+        last = max(last, int(m.first_step) + len(m.distance) - 1)
+        if a >= b:
+            continue
+        gt[a:b] = np.asarray(m.distance)[: b - a]
+        seen[a:b] = np.asarray(m.in_view, bool)[: b - a]
+        stopped[a:b] = np.asarray(m.stopped, bool)[: b - a]
+    gt[0] = gt[1]
+    return gt, seen, stopped, last
+
+
+def _arm_from(task: dict[str, Any]) -> ArmAccount:
+    return ArmAccount(
+        commands=[tuple(c) for c in task["commands"]],  # type: ignore[misc]
+        refused_while_stopped=int(task["refused_while_stopped"]),
+        plan_done=int(task["plan_done"]),
+        holds_while_stopped=int(task["holds_while_stopped"]),
+    )
+
+
+def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, latency: int | None) -> list[str]:
+    problems = list(ep.problems)
+    sc = ep.scenario
+    if sc is None:
+        return [*problems, "no recorded suite/request for this episode"]
+    if ep.info is None:
+        problems.append("no recorded camera_info: frames not replayed")
+    if ep.pending:
+        problems.append(f"{len(ep.pending)} frames never replayed")
+    # 1. Every decision of the detector, replayed from its inputs.
+    rec_by_step = {e["step"]: e for e in ep.recorded}
+    rep_by_step = {e["step"]: e for e in ep.replayed}
+    if len(rec_by_step) != len(ep.recorded):
+        problems.append("the bag holds two estimates for one step")
+    for step in sorted(set(rec_by_step) | set(rep_by_step)):
+        a, b = rec_by_step.get(step), rep_by_step.get(step)
+        if a is None or b is None or any(a[k] != b[k] for k in ESTIMATE_FIELDS):
+            problems.append(f"estimate of step {step}: recorded {_fmt_estimate(a)}, replay {_fmt_estimate(b)}")
+            break
+    # 2. The run's score, from the recorded truth and estimates, with the executive's own code.
+    if ep.result is None:
+        return [*problems, "no recorded suite/result (run interrupted?)"]
+    if not ep.result.ok:
+        return problems  # the executive could not run it: nothing was scored
+    recorded = json.loads(ep.result.result_json)
+    gt, in_view, stopped, last = _truth_arrays(ep.truth, sc.end_step)
+    if last < sc.end_step:
+        return [*problems, f"sim/proximity_truth ends at step {last}, the run at {sc.end_step}"]
+    estimates = [{k: v for k, v in e.items() if k != "human_speed"} for e in ep.recorded]
+    rescored = compose_result(
+        sc, gt, in_view, stopped, estimates, _arm_from(recorded["task"]), recorded["task"]["placed"]
+    )
+    rescored = as_json({**rescored, "last_step": recorded.get("last_step")})
+    d = first_difference(recorded, rescored)
+    if d:
+        problems.append(f"suite/result differs from the re-score at {d}")
+    # 3. Each stop/resume is in effect on the robot L steps after the frame it was decided on
+    # (the bridge's L from the recorded context; the scenario's for a bag recorded without one).
+    for e in ep.recorded:
+        at = e["step"] + (sc.reaction_steps if latency is None else latency)
+        if e["action"] != "none" and at <= sc.end_step and bool(stopped[at]) != (e["action"] == "stop"):
+            problems.append(f"{e['action']} decided at step {e['step']} is not in effect at step {at}")
+            break
+    return problems
+
+
+def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    eps = load_proximity(bag_dir)
+    records = read_records(run_dir)
+    out = []
+    for ep_id in sorted(e for e in eps if e):
+        ep = eps[ep_id]
+        ctx, where, problem = request_context(SUITE, ep.request, needs=None)
+        problems = [problem] if problem else []
+        latency = ctx.reaction_latency_steps if isinstance(ctx, ProximityContext) else None
+        if ep.request is not None and ctx is None and not problem:  # recorded before contexts existed
+            where = "from the bag: L = the scenario's reaction_steps (no recorded context)"
+        problems += _audit_proximity_episode(ep_id, ep, latency) + compare_records(ep_id, ep.result, records, run_dir)
+        out.append(
+            SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.interrupted, where)
+        )
+    return out + unbacked_records(records, eps, run_dir)
+
+
+__all__ = ["ESTIMATE_FIELDS", "ProximityEpisode", "audit_proximity_bag", "load_proximity"]

@@ -1,0 +1,167 @@
+"""The safety suites by name: the one switch. A suite is one entry here (and its package).
+
+Each entry names the suite's pieces by module path, and a piece is imported only when it is
+used: this module imports no suite. That keeps it light for whoever needs only the names (the
+CLI's argument parser, the record model) and keeps every suite's dependencies -- the simulator
+for scenario loaders and bare runs -- out of processes that must not have them (the proximity
+detector node must not be able to reach pybullet; see suites/proximity/run.py).
+
+A suite name from outside (the command line, a node parameter, a bag, a record) is only ever
+looked up in ``SUITES``; an unknown one is a one-line ConfigError. The module paths are fixed
+strings of this file, never built from input.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from alpha_matrix.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
+    from alpha_matrix.core.suites.audit_common import SuiteAudit
+    from alpha_matrix.core.suites.context import SuiteContext
+    from alpha_matrix.core.suites.records import SuiteRecord
+
+
+class ScenarioRequest(NamedTuple):
+    """One scenario as the runner sends it on suite/request."""
+
+    name: str
+    seed: int
+    scenario_json: str
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """One suite: facts about its graph and bags, and its pieces as ``"module:function"``."""
+
+    name: str
+    marker_topic: str  # with /suite/request in a bag: the bag is this suite's (one suite per topic)
+    audit_unit: str  # what its audit counts, recorded/replayed
+    config_file: tuple[str, str] | None  # (file parameter of its nodes, default file in config/), if any
+    # (scenarios file | None = the package's, config file | None = the package's) -> [ScenarioRequest]
+    scenarios: str
+    context: str  # (resolved Graph) -> SuiteContext: what the bag must carry for its audit
+    summarize: str  # (results of the scenarios run, as recorded) -> summary dict
+    report: str  # (records, summary) -> the report's body lines
+    progress: str  # (one recorded result) -> the runner's one-line progress
+    audit: str  # (bag dir, run dir | None) -> [SuiteAudit]
+
+    def piece(self, which: str) -> Callable[..., Any]:
+        """The function behind one of the fields above, imported now."""
+        module, _, attr = getattr(self, which).partition(":")
+        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+
+
+_P = "alpha_matrix.core.suites"
+
+SUITES: dict[str, SuiteSpec] = {
+    "confidence": SuiteSpec(
+        name="confidence",
+        marker_topic="/skill/queries",
+        audit_unit="answers",
+        config_file=("skills_file", "skills.yaml"),
+        scenarios=f"{_P}.confidence.scenarios:scenario_requests",
+        context=f"{_P}.confidence.scenarios:graph_context",
+        summarize=f"{_P}.confidence.report:summarize_results",
+        report=f"{_P}.confidence.report:report_lines",
+        progress=f"{_P}.confidence.report:progress_line",
+        audit=f"{_P}.confidence.audit:audit_confidence_bag",
+    ),
+    "alerts": SuiteSpec(
+        name="alerts",
+        marker_topic="/robot/alerts",
+        audit_unit="decisions",
+        config_file=("alerts_file", "alerts.yaml"),
+        scenarios=f"{_P}.alerts.scenarios:scenario_requests",
+        context=f"{_P}.alerts.scenarios:graph_context",
+        summarize=f"{_P}.alerts.report:summarize_results",
+        report=f"{_P}.alerts.report:report_lines",
+        progress=f"{_P}.alerts.report:progress_line",
+        audit=f"{_P}.alerts.audit:audit_alerts_bag",
+    ),
+    "proximity": SuiteSpec(
+        name="proximity",
+        marker_topic="/proximity/estimate",
+        audit_unit="estimates",
+        config_file=None,  # the detector's policy travels in the scenario, its intrinsics on CameraInfo
+        scenarios=f"{_P}.proximity.scenarios:scenario_requests",
+        context=f"{_P}.proximity.scenarios:graph_context",
+        summarize=f"{_P}.proximity.report:summarize_proximity",
+        report=f"{_P}.proximity.report:report_lines",
+        progress=f"{_P}.proximity.report:progress_line",
+        audit=f"{_P}.proximity.audit:audit_proximity_bag",
+    ),
+}
+
+SUITE_NAMES = tuple(SUITES)
+
+
+def spec(name: str) -> SuiteSpec:
+    """The entry of ``name``; ConfigError (one line) for a name that is not a suite."""
+    try:
+        return SUITES[name]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown suite {name!r} (known: {', '.join(SUITES)})") from None
+
+
+# ----------------------------------------------------------------------------- typed entry points
+def runner_config_file(suite: str, runner_params: Mapping[str, Any]) -> Path | None:
+    """The suite's config file as suite_runner's parameters name it; None: the package's (or none)."""
+    config_file = spec(suite).config_file
+    value = str(runner_params.get(config_file[0], "")) if config_file else ""
+    return Path(value) if value else None
+
+
+def scenario_requests(suite: str, scenarios: Path | None, config_file: Path | None) -> list[ScenarioRequest]:
+    """Validate the scenario file (with the config file the suite's nodes read) and encode every scenario."""
+    return spec(suite).piece("scenarios")(scenarios, config_file)  # type: ignore[no-any-return]
+
+
+def graph_context(suite: str, graph: Graph) -> SuiteContext:
+    return spec(suite).piece("context")(graph)  # type: ignore[no-any-return]
+
+
+def summarize_results(suite: str, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return dict(spec(suite).piece("summarize")(results))
+
+
+def report_lines(suite: str, records: Sequence[SuiteRecord], summary: dict[str, Any]) -> list[str]:
+    return list(spec(suite).piece("report")(records, summary))
+
+
+def progress_line(suite: str, result: dict[str, Any]) -> str:
+    return str(spec(suite).piece("progress")(result))
+
+
+def audit_suite_bag(suite: str, bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    return list(spec(suite).piece("audit")(bag_dir, run_dir))
+
+
+def suite_of_topics(topics: set[str]) -> str | None:
+    """The suite whose bag holds these topics, or None (not a suite bag)."""
+    if "/suite/request" not in topics:
+        return None
+    return next((s.name for s in SUITES.values() if s.marker_topic in topics), None)
+
+
+__all__ = [
+    "SUITES",
+    "SUITE_NAMES",
+    "ScenarioRequest",
+    "SuiteSpec",
+    "audit_suite_bag",
+    "graph_context",
+    "progress_line",
+    "report_lines",
+    "runner_config_file",
+    "scenario_requests",
+    "spec",
+    "suite_of_topics",
+    "summarize_results",
+]

@@ -1,0 +1,81 @@
+"""The one suite switch: every suite a registry entry whose pieces resolve, names refused
+in one line, marker topics that tell the bags apart, and no simulator behind the light modules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from alpha_matrix.core.config import SUITES, SuiteRunnerParams
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.common import config_dir
+
+PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit")
+
+
+def test_the_registry_is_the_config_s_list_of_suites() -> None:
+    assert registry.SUITE_NAMES == SUITES
+    assert all(name == s.name for name, s in registry.SUITES.items())
+
+
+@pytest.mark.parametrize("name", ["lidar", "", "confidence;rm", "__class__"])
+def test_an_unknown_suite_is_one_line(name: str) -> None:
+    with pytest.raises(ConfigError, match=r"^unknown suite .* \(known: confidence, alerts, proximity\)$"):
+        registry.spec(name)
+
+
+@pytest.mark.parametrize("suite", registry.SUITE_NAMES)
+def test_every_piece_resolves_and_every_config_file_is_a_runner_parameter(suite: str) -> None:
+    s = registry.spec(suite)
+    for piece in PIECES:
+        assert callable(s.piece(piece)), piece
+    if s.config_file is not None:
+        param, name = s.config_file
+        assert param in SuiteRunnerParams.model_fields and (config_dir() / name).is_file()
+
+
+@pytest.mark.parametrize("suite", registry.SUITE_NAMES)
+def test_the_marker_topic_is_recorded_by_its_suite_only(suite: str) -> None:
+    def recorded(name: str) -> set[str]:
+        params = yaml.safe_load((config_dir() / f"params_{name}.yaml").read_text())
+        return {t.split("=")[0] for t in params["recorder"]["ros__parameters"]["topics"]}
+
+    topics = recorded(suite)
+    assert registry.suite_of_topics(topics) == suite
+    assert registry.suite_of_topics(topics - {"/suite/request"}) is None
+    for other in registry.SUITE_NAMES:
+        if other != suite:
+            assert registry.spec(suite).marker_topic not in recorded(other)
+
+
+@pytest.mark.parametrize("suite", registry.SUITE_NAMES)
+def test_the_shipped_scenarios_encode(suite: str) -> None:
+    requests = registry.scenario_requests(suite, None, None)
+    assert requests and len({r.name for r in requests}) == len(requests)
+    assert all(r.scenario_json.startswith("{") for r in requests)
+
+
+def test_the_light_modules_reach_no_simulator() -> None:
+    """The registry, records, contexts and the cores the nodes import load no pybullet or world."""
+    code = (
+        "import sys\n"
+        "import alpha_matrix.core.suites.registry, alpha_matrix.core.suites.records\n"
+        "import alpha_matrix.core.suites.context, alpha_matrix.core.suites.audit_common\n"
+        "import alpha_matrix.core.suites.proximity.run, alpha_matrix.core.suites.alerts.guard\n"
+        "print(sorted(m for m in ('pybullet', 'alpha_matrix.core.sim.world') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_runner_names_the_config_file_or_leaves_the_package_s() -> None:
+    assert registry.runner_config_file("alerts", {"alerts_file": "/x/alerts.yaml", "skills_file": "/y"}) == Path(
+        "/x/alerts.yaml"
+    )
+    assert registry.runner_config_file("confidence", {"skills_file": ""}) is None
+    assert registry.runner_config_file("proximity", {"skills_file": "/y"}) is None
