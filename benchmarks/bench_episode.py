@@ -26,7 +26,7 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
-from alpha_matrix.cli import _parse_sets
+from alpha_matrix.cli.common import parse_sets
 from alpha_matrix.core.graph import resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
@@ -123,7 +123,7 @@ def main() -> int:
     args = ap.parse_args()
     seeds = [episode_seed(42, i) for i in range(args.episodes)]
     bare, bare_steps = bench_bare(seeds)
-    graph, graph_steps, mem, ok, nodes = bench_graph(args.episodes, _parse_sets(args.set), args.domain_id, args.safety)
+    graph, graph_steps, mem, ok, nodes = bench_graph(args.episodes, parse_sets(args.set), args.domain_id, args.safety)
     b, g = statistics.mean(bare), statistics.mean(graph)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
     print(f"graph: {what}; episodes: {args.episodes} (same seeds both ways), graph successes {ok}/{args.episodes}")

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from alpha_matrix.cli.suite import suite_graph
 from alpha_matrix.core.graph import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
-from alpha_matrix.suite_cli import suite_graph
 from conftest import CONFIG, Captured, next_domain_id, run_cli, start_cli, wait_until
 
 GRAPH_UP_S = 120.0

@@ -1,6 +1,6 @@
 """A suite run's context: what an audit of its bag needs besides the scenario, as the run used it.
 
-Computed once when the suite's graph is resolved (``suite_cli.suite_graph``), from the resolved
+Computed once when the suite's graph is resolved (``cli.suite.suite_graph``), from the resolved
 nodes' parameters, so ``--config`` and ``--set`` are honoured (each suite's ``graph_context``, in
 its scenarios module); ``suite_runner`` sends it in every ``SuiteRequest.context_json``, so the
 bag carries it. An audit never reads today's config, which may have changed since the bag was

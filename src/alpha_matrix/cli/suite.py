@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.cli.common import check_environment, first_domain, parse_sets
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.names import name_part
@@ -47,12 +48,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     """Resolve the suite's graph, validate the scenario file with the files its nodes read
     (nothing started), and give the runner the suite's context (core/suites/context.py), computed
     once from the resolved graph so --config and --set are honoured and the bag carries it."""
-    from alpha_matrix.cli import _parse_sets
     from alpha_matrix.core.suites.context import context_json
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
-    overrides: dict[str, dict[str, Any]] = _parse_sets(list(args.set))
+    overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     graph_file = f"graph_{args.suite}.yaml"
@@ -74,7 +74,6 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
 
 def cmd_suite(args: argparse.Namespace) -> int:
-    from alpha_matrix.cli import _first_domain, check_environment
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.names import check_run_id
     from alpha_matrix.core.suites.records import SuiteStore
@@ -88,7 +87,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     graph, run_dir = suite_graph(args)
     check_environment()
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
-    with guarded(graph, 1, _first_domain(args), what="suite") as domains:
+    with guarded(graph, 1, first_domain(args), what="suite") as domains:
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
             return code
@@ -99,10 +98,8 @@ def cmd_suite(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        "suite", help="run a safety suite (confidence | alerts | proximity) through the ROS graph"
-    )
+def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("suite", help="run a safety suite (confidence | alerts | proximity) through the ROS graph")
     p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
     p.add_argument(
@@ -118,4 +115,3 @@ def add_suite_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
     )
     p.set_defaults(func=cmd_suite)
-    return p

@@ -1,0 +1,60 @@
+"""alpha-matrix: run the graph from the plain-Python environment.
+
+  alpha-matrix run        start the graph, run a batch of episodes (or the matrix), print the summary
+  alpha-matrix suite S    run a safety suite (confidence | alerts | proximity) through its graph
+  alpha-matrix launch     start the graph and keep it up (Ctrl-C stops it)
+  alpha-matrix graph      print the resolved graph (nodes, parameters, command lines)
+  alpha-matrix audit      replay a bag through the core evaluation and compare every verdict
+  alpha-matrix report     write the report from a run directory's records
+  alpha-matrix calibrate  violent-contact threshold from a bag of nominal episodes
+
+Exit codes, the same for every command: 0 done (audit: everything matches); 1 a finding (an
+audit mismatch or unreadable split, a run whose graph lost a node); 2 a user error (bad
+arguments or config, no such bag, a held run id or busy domain), one line on stderr, never a
+traceback; 130 interrupted. Each subcommand module registers its own parser (``register``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from alpha_matrix.cli import audit, launch, report, run, suite
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+
+COMMANDS = (run, suite, launch, audit, report)  # each: register(subparsers, graph_opts)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    # --set also after the command (alpha-matrix run --set ...), added to any given before it.
+    graph_opts = argparse.ArgumentParser(add_help=False)
+    graph_opts.add_argument(
+        "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
+    )
+    for command in COMMANDS:
+        command.register(sub, graph_opts)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    args.set = args.set + getattr(args, "set_after", [])
+    if getattr(args, "window", None) == []:
+        args.window = [1, 5, 10, 15, 30, 60]
+    try:
+        if args.config is not None and not args.config.is_dir():  # every command: never silently the default
+            what = "not a directory" if args.config.exists() else "no such directory"
+            raise ConfigError(f"--config {args.config}: {what}")
+        return args.func(args)
+    except AlphaMatrixError as err:
+        print(f"alpha-matrix: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,77 @@
+"""What the commands share: --set parsing, the environment check, the resolved graph, the domain."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from typing import Any
+
+import yaml
+
+from alpha_matrix.core.config import LLMPlannerParams
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+from alpha_matrix.core.graph import SHARED, Graph, resolve_graph
+from alpha_matrix.core.planning.llm_planner import concrete_backend
+
+
+def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``--set NODE.PARAM=VALUE`` (or ``'/**.PARAM=VALUE'``, a value the whole graph shares)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        node, dot, param = key.partition(".")
+        if not sep or not dot or not node or not param:
+            raise ConfigError(
+                f"--set {item!r}: expected NODE.PARAM=VALUE (or '{SHARED}.PARAM=VALUE' for the whole graph)"
+            )
+        try:
+            out.setdefault(node, {})[param] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ConfigError(f"--set {item!r}: value is not valid YAML") from None
+    return out
+
+
+def check_environment() -> None:
+    """Fail early, with the fix, when the ROS environment or the interface build is missing."""
+    if importlib.util.find_spec("rclpy") is None:
+        raise AlphaMatrixError("rclpy is not importable: run scripts/setup.sh (or source a ROS 2 install)")
+    if importlib.util.find_spec("alpha_matrix_interfaces") is None:
+        raise AlphaMatrixError(
+            "alpha_matrix_interfaces is not built: run scripts/setup.sh (or colcon build and source install/setup.bash)"
+        )
+
+
+def graph_for(
+    args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()
+) -> Graph:
+    overrides = parse_sets(args.set)
+    for node, values in (extra or {}).items():
+        overrides.setdefault(node, {}).update(values)
+    if getattr(args, "replay_from", None):
+        overrides.setdefault("llm_planner", {}).update(replay_from=args.replay_from, backend="replay")
+    if getattr(args, "llm_backend", None):
+        overrides.setdefault("llm_planner", {})["backend"] = args.llm_backend
+    graph = resolve_graph(args.config, overrides, exclude=exclude)
+    planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
+    if not planners:
+        return graph
+    # "auto" is decided here, once, so the config hash (and the run id) name the backend that
+    # actually runs: a resumed run cannot silently switch models.
+    for node in planners:
+        chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
+        args._auto_backend = chosen
+        print(f"{node.name}: backend auto -> {chosen}", file=sys.stderr, flush=True)
+        overrides.setdefault(node.name, {})["backend"] = chosen
+    return resolve_graph(args.config, overrides, exclude=exclude)
+
+
+def first_domain(args: argparse.Namespace) -> int | None:
+    """The first graph's domain: --domain-id, else $ROS_DOMAIN_ID, else 0 for one graph and
+    the pool (1..101) for --workers."""
+    from alpha_matrix.core.domains import default_domain
+
+    if args.domain_id is None and getattr(args, "workers", 1) > 1 and not os.environ.get("ROS_DOMAIN_ID", "").strip():
+        return None
+    return default_domain(args.domain_id)

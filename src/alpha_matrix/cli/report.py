@@ -1,0 +1,33 @@
+"""alpha-matrix report: report.md/.html and plots from a run directory's records alone."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.matrix.report import write_report
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "episodes.jsonl").exists():
+        raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
+    arms = tuple(a.strip() for a in args.arms.split(",")) if args.arms else None
+    if arms is not None and len(arms) != 2:
+        raise ConfigError("--arms takes exactly two arms, e.g. oracle,oracle-text")
+    try:
+        path = write_report(run_dir, arms=arms)
+    except ValueError as err:
+        raise AlphaMatrixError(f"{run_dir}: {err}") from None
+    print(f"report: {path} (and report.html, plots/)")
+    return 0
+
+
+def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
+    rep = sub.add_parser("report", help="write report.md/.html and plots from a run directory's JSONL alone")
+    rep.add_argument("run_dir", help="e.g. runs/<run_id>")
+    rep.add_argument("--arms", default=None, help="the two arms to pair, e.g. oracle,oracle-text")
+    rep.set_defaults(func=cmd_report)
