@@ -9,6 +9,8 @@ run: setup
 test: setup
 	.venv/bin/ruff check --no-cache src test benchmarks launch scripts
 	.venv/bin/ruff format --no-cache --check src test benchmarks launch scripts
+	.venv/bin/lint-imports --no-cache
+	.venv/bin/mypy
 	.venv/bin/python -m pytest
 
 # kill -9 of every node type mid-run, resume, audit (about 4 min): see README, "Two runs, signals and crashes"
