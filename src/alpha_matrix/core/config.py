@@ -15,9 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import bag_name_param, run_id_param
-
-# The safety suites (alpha-matrix suite NAME), each with config/graph_<name>.yaml.
-SUITES = ("confidence", "alerts", "proximity")
+from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
 PLAN_WAIT_S = 660.0
@@ -274,7 +272,7 @@ class AlertExecutiveParams(NodeParams):
 
 
 class SuiteRunnerParams(NodeParams):
-    suite: str = Field("confidence", pattern=f"^({'|'.join(SUITES)})$")
+    suite: str = Field("confidence", pattern=f"^({'|'.join(SUITE_NAMES)})$")  # each has config/graph_<name>.yaml
     scenarios: str = Field("", description="Scenario file; empty = the package's config/scenarios/<suite>.yaml.")
     scenarios_sha256: str = Field("", description="Set by the CLI: content hash of the scenario file (hashed).")
     skills_file: str = Field("", description="confidence: skills.yaml; empty = the package's.")

@@ -45,7 +45,7 @@ def test_a_record_names_a_registered_suite() -> None:
         SuiteRecord.model_validate({**fields, "suite": "lidar"})
 
 
-def test_a_not_run_scenario_is_counted_and_listed(tmp_path) -> None:  # noqa: ANN001
+def test_a_not_run_scenario_is_counted_and_listed(tmp_path) -> None:
     store = SuiteStore(tmp_path / "run", "h")
     store.append(_record("a", 0))
     store.append(_record("b", 1).model_copy(update={"ok": False, "message": "no result within 300 s", "result": {}}))

@@ -98,7 +98,7 @@ def read_records(run_dir: Path | None) -> dict[str, Any]:
     """episode id -> SuiteRecord of the run directory (none without one)."""
     if run_dir is None:
         return {}
-    from alpha_matrix.core.suites.records import SuiteStore  # noqa: PLC0415
+    from alpha_matrix.core.suites.records import SuiteStore
 
     return {r.episode_id: r for r in SuiteStore.read_only(run_dir)}
 
@@ -176,7 +176,8 @@ class FileLoads:
     """Recorded files loaded once per content (sha256), through the live nodes' own loaders."""
 
     def __init__(self, load: Callable[[Path], Any]) -> None:
-        self.load, self.cache = load, {}
+        self.load = load
+        self.cache: dict[str, Any] = {}
 
     def __call__(self, recorded: Any) -> Any:
         if recorded.sha256 not in self.cache:

@@ -12,7 +12,7 @@ from alpha_matrix.core.errors import ConfigError
 
 def config_dir() -> Path:
     """The package's config/ (lazy: core.graph is only needed when a default file is read)."""
-    from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
+    from alpha_matrix.core.graph import default_config_dir
 
     return default_config_dir()
 

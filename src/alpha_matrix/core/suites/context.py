@@ -117,7 +117,7 @@ def parse_context(text: str, suite: str) -> SuiteContext:
 
 def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
     """A node's file parameter as the node resolves it: empty means the package's config file."""
-    from alpha_matrix.core.graph import default_config_dir  # noqa: PLC0415
+    from alpha_matrix.core.graph import default_config_dir
 
     value = graph.node(node).parameters.get(param, "")
     return Path(value) if value else default_config_dir() / default_name

@@ -8,7 +8,7 @@ suite/result); everything but ``timing`` is deterministic for a seed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -16,7 +16,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import Provenance, RunStore
 from alpha_matrix.core.suites.registry import spec
 
-SUITE_SCHEMA_VERSION = 1
+SUITE_SCHEMA_VERSION: Final = 1
 
 
 class _Strict(BaseModel):

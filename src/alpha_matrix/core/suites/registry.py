@@ -55,7 +55,7 @@ class SuiteSpec:
     def piece(self, which: str) -> Callable[..., Any]:
         """The function behind one of the fields above, imported now."""
         module, _, attr = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), attr)
 
 
 _P = "alpha_matrix.core.suites"
@@ -120,11 +120,11 @@ def runner_config_file(suite: str, runner_params: Mapping[str, Any]) -> Path | N
 
 def scenario_requests(suite: str, scenarios: Path | None, config_file: Path | None) -> list[ScenarioRequest]:
     """Validate the scenario file (with the config file the suite's nodes read) and encode every scenario."""
-    return spec(suite).piece("scenarios")(scenarios, config_file)  # type: ignore[no-any-return]
+    return spec(suite).piece("scenarios")(scenarios, config_file)
 
 
 def graph_context(suite: str, graph: Graph) -> SuiteContext:
-    return spec(suite).piece("context")(graph)  # type: ignore[no-any-return]
+    return spec(suite).piece("context")(graph)
 
 
 def summarize_results(suite: str, results: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def _write_bag(
     with tempfile.TemporaryDirectory() as tmp:
         suite = load_alert_policy(policy.write_to(Path(tmp)))
     store = make_typestore()
-    T = store.types  # noqa: N806
+    T = store.types
     w = SplitBagWriter(bag, TOPICS)
 
     def put(topic: str, ts: int, **fields: object) -> None:

@@ -45,10 +45,10 @@ CONF_EP = "confidence-sort_one"
 class _RecordingRobot:
     """The driver contract on a bare World, keeping a CommandStatus-like record of every command."""
 
-    def __init__(self, world: World, seed: int, geo) -> None:  # noqa: ANN001
+    def __init__(self, world: World, seed: int, geo) -> None:
         self.world, self.seed, self.geo, self.statuses = world, seed, geo, []
 
-    def _run(self, start_fn) -> SkillState:  # noqa: ANN001
+    def _run(self, start_fn) -> SkillState:
         start = self.world.step_count + 1
         start_fn()
         sample = self.world.step()
@@ -69,7 +69,7 @@ class _RecordingRobot:
         state = self._run(lambda: self.world.start_hold(SETTLE_STEPS))
         return state, self.world.step_count
 
-    def execute(self, plan) -> tuple[SkillState, int]:  # noqa: ANN001
+    def execute(self, plan) -> tuple[SkillState, int]:
         for cmd in plan_to_commands(plan):
             state = self._run(lambda cmd=cmd: start_command(self.world, cmd))
         return state, self.world.step_count
@@ -91,7 +91,7 @@ def confidence_episode():
     emulator = ConfidenceEmulator(suite.confidence, sc.seed, episode_id=sc.task.name)
     queries = []
 
-    def record(q: Query, _scores, then, step: int) -> None:  # noqa: ANN001
+    def record(q: Query, _scores, then, step: int) -> None:
         answers = emulator.score(list(q.candidates), q.state, q.index)
         queries.append(
             {
@@ -117,10 +117,10 @@ SKILLS = RecordedFile.read(config_dir() / "skills.yaml")
 CONF_CONTEXT = context_json(ConfidenceContext(skills=SKILLS))
 
 
-def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_CONTEXT) -> None:  # noqa: ANN001
+def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_CONTEXT) -> None:
     sc, queries, statuses, result = episode
     store = make_typestore()
-    T = store.types  # noqa: N806
+    T = store.types
     w = SplitBagWriter(bag, CONF_TOPICS)
     change = change or (lambda _t, m: m)
     events = []
@@ -173,7 +173,7 @@ def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_C
     w.close()
 
 
-def test_confidence_bag_audits_clean(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_confidence_bag_audits_clean(tmp_path: Path, confidence_episode) -> None:
     _write_confidence_bag(tmp_path / "c", confidence_episode)
     assert bag_suite(tmp_path / "c") == "confidence"
     (a,) = audit_confidence_bag(tmp_path / "c")
@@ -184,8 +184,8 @@ def test_confidence_bag_audits_clean(tmp_path: Path, confidence_episode) -> None
     assert "answers rec/replay" in format_suite_table("confidence", [a])
 
 
-def test_a_changed_confidence_is_named_by_query_and_candidate(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
-    def nudge(topic: str, msg):  # noqa: ANN001, ANN202
+def test_a_changed_confidence_is_named_by_query_and_candidate(tmp_path: Path, confidence_episode) -> None:
+    def nudge(topic: str, msg):
         if topic == "/skill/queries" and msg.query_index == 0:
             msg.confidence[0] += 1e-9
         return msg
@@ -195,8 +195,8 @@ def test_a_changed_confidence_is_named_by_query_and_candidate(tmp_path: Path, co
     assert len(a.problems) == 1 and a.problems[0].startswith("query 0: pick(red): recorded (0.")
 
 
-def test_a_lookahead_passed_off_as_a_check_is_caught(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
-    def relabel(topic: str, msg):  # noqa: ANN001, ANN202
+def test_a_lookahead_passed_off_as_a_check_is_caught(tmp_path: Path, confidence_episode) -> None:
+    def relabel(topic: str, msg):
         if topic == "/skill/queries" and msg.hypothetical:
             msg.hypothetical = False
         return msg
@@ -206,11 +206,11 @@ def test_a_lookahead_passed_off_as_a_check_is_caught(tmp_path: Path, confidence_
     assert a.problems == ("query 1: the state sent is not the robot's at step 120",)
 
 
-def test_an_unchecked_skill_and_a_missing_stop_break_the_rules(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_an_unchecked_skill_and_a_missing_stop_break_the_rules(tmp_path: Path, confidence_episode) -> None:
     _, queries, statuses, _ = confidence_episode
     place = next(q for q in queries if q["next_skill"].startswith("place"))
 
-    def drop(topic: str, msg):  # noqa: ANN001, ANN202 - the check before the place, and the final stop
+    def drop(topic: str, msg):  # the check before the place, and the final stop
         if topic == "/skill/queries" and msg.query_index == place["query_index"]:
             return None
         return None if topic == "/robot/command_status" and msg.state == 3 else msg
@@ -226,11 +226,11 @@ def test_an_unchecked_skill_and_a_missing_stop_break_the_rules(tmp_path: Path, c
     assert a.problems[2].startswith("suite/result differs from the replay at ")
 
 
-def test_an_executed_call_below_threshold_is_a_rule_breach(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_an_executed_call_below_threshold_is_a_rule_breach(tmp_path: Path, confidence_episode) -> None:
     _, queries, _, _ = confidence_episode
     place = next(q for q in queries if q["next_skill"].startswith("place"))
 
-    def reask(topic: str, msg):  # noqa: ANN001, ANN202 - the place checked on an invented unsure candidate
+    def reask(topic: str, msg):  # the place checked on an invented unsure candidate
         if topic == "/skill/queries" and msg.query_index == place["query_index"]:
             msg.next_skill = "place(red, zone_far)"
         return msg
@@ -240,12 +240,12 @@ def test_an_executed_call_below_threshold_is_a_rule_breach(tmp_path: Path, confi
     assert a.problems[0] == "rule broken: place(red, zone_far): called without a confidence check"
 
 
-def _bag(path: Path, episode, context: str = CONF_CONTEXT) -> Path:  # noqa: ANN001
+def _bag(path: Path, episode, context: str = CONF_CONTEXT) -> Path:
     _write_confidence_bag(path, episode, context=context)
     return path
 
 
-def test_the_audit_uses_the_recorded_context(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_the_audit_uses_the_recorded_context(tmp_path: Path, confidence_episode) -> None:
     (a,) = audit_confidence_bag(_bag(tmp_path / "c", confidence_episode))
     assert a.ok and a.context == f"from the bag: skills skills.yaml sha256 {SKILLS.sha256[:12]}"
     assert f"context from the bag: skills skills.yaml sha256 {SKILLS.sha256[:12]} (1 episode)" in format_suite_table(
@@ -263,7 +263,7 @@ def test_the_audit_uses_the_recorded_context(tmp_path: Path, confidence_episode)
                           f"{SKILLS.path}: sha256 does not match the recorded text",)  # fmt: skip
 
 
-def test_a_bag_without_context_is_a_problem_not_todays_config(tmp_path: Path, confidence_episode) -> None:  # noqa: ANN001
+def test_a_bag_without_context_is_a_problem_not_todays_config(tmp_path: Path, confidence_episode) -> None:
     (a,) = audit_confidence_bag(_bag(tmp_path / "c", confidence_episode, ""))
     assert a.problems == (
         "suite/request carries no context_json, so the run's skills file cannot be known"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.confidence.agent import (
     AgentError,
     Call,
@@ -40,7 +41,7 @@ def symbolic_effect(state: SkillState, call: Call) -> SkillState:
     return SkillState(pos, None, 0.08)
 
 
-def drive(agent: SkillAgent, scorer, state: SkillState, limit: int = 200):  # noqa: ANN001
+def drive(agent: SkillAgent, scorer, state: SkillState, limit: int = 200):
     """Run the agent symbolically; return (decisions, ledger)."""
     ledger = ConfidenceLedger(TH)
     decisions = []
@@ -62,7 +63,7 @@ def drive(agent: SkillAgent, scorer, state: SkillState, limit: int = 200):  # no
     raise AssertionError("agent did not stop")
 
 
-def table_scorer(low: set[str]):  # noqa: ANN201
+def table_scorer(low: set[str]):
     return lambda q: [0.1 if c.text in low else 0.9 for c in q.candidates]
 
 
@@ -140,6 +141,7 @@ def test_agent_protocol_errors() -> None:
     with pytest.raises(AgentError):
         agent.on_confidence([0.9, 0.9])
     assert isinstance(q, Query)
+    assert issubclass(AgentError, AlphaMatrixError) and issubclass(AgentError, RuntimeError)  # old handlers still match
 
 
 def test_physical_task_is_deterministic_and_gated() -> None:
@@ -155,7 +157,7 @@ def test_physical_task_is_deterministic_and_gated() -> None:
 class RogueAgent(SkillAgent):
     """Calls pick(yellow) without ever asking: the ledger must refuse it and fail the episode."""
 
-    def observe(self, state: SkillState):  # noqa: ANN201
+    def observe(self, state: SkillState):
         return Call(pick("yellow"), -1, 1.0, 0)
 
 

@@ -36,7 +36,7 @@ def far_then_alternative():
         yield suite, s, world
 
 
-def test_the_bare_suite_is_the_loop_on_a_world_robot(far_then_alternative) -> None:  # noqa: ANN001
+def test_the_bare_suite_is_the_loop_on_a_world_robot(far_then_alternative) -> None:
     suite, s, world = far_then_alternative
     bare = run_confidence_task(s.task, s.seed, suite, world, s.expected)
     seen = []
@@ -50,7 +50,7 @@ def test_the_bare_suite_is_the_loop_on_a_world_robot(far_then_alternative) -> No
     assert confidence_from_result(json.loads(json.dumps(confidence_result_dict(bare)))).check_rate == 1.0
 
 
-def test_a_robot_that_does_not_stop_fails_the_task(far_then_alternative) -> None:  # noqa: ANN001
+def test_a_robot_that_does_not_stop_fails_the_task(far_then_alternative) -> None:
     suite, s, world = far_then_alternative
     scorer = ConfidenceEmulator(suite.confidence, s.seed, episode_id=s.task.name)
     r = run_skill_task(s.task, s.seed, suite, s.expected, scorer, _NeverStops(world, s.seed, suite.geometry))

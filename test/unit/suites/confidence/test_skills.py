@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Release
 from alpha_matrix.core.suites.confidence.skills import (
@@ -43,6 +44,7 @@ def test_place_needs_exactly_one_target() -> None:
         place("red", "zone_a", on="blue")
     with pytest.raises(SkillError):
         place("red")
+    assert issubclass(SkillError, AlphaMatrixError) and issubclass(SkillError, ValueError)  # old handlers still match
 
 
 def test_pick_and_place_reuse_the_oracle_geometry() -> None:

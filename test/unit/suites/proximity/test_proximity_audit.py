@@ -50,16 +50,16 @@ SCENARIO = {
 PROX_CONTEXT = context_json(ProximityContext(reaction_latency_steps=24))
 
 
-def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None, context: str = PROX_CONTEXT) -> None:  # noqa: ANN001
+def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None, context: str = PROX_CONTEXT) -> None:
     """One episode: request, frames + info, the live core's estimates, truth, and the scored result.
 
     ``frames``: only that many, then stop (a run killed mid-scenario); ``t0``: log-time offset."""
     store = make_typestore()
-    T = store.types  # noqa: N806
+    T = store.types
     w = SplitBagWriter(bag, TOPICS)
     change = change or (lambda _t, m: m)
 
-    def put(topic: str, ts: int, msg) -> None:  # noqa: ANN001
+    def put(topic: str, ts: int, msg) -> None:
         w.write(topic, t0 + ts, store.serialize_cdr(change(topic, msg), TOPICS[topic]))
 
     sc_json = json.dumps(SCENARIO, sort_keys=True)
@@ -131,7 +131,7 @@ def test_clean_bag_audits_clean(tmp_path: Path) -> None:
 
 
 def test_a_changed_estimate_is_named_by_episode_and_step(tmp_path: Path) -> None:
-    def nudge(topic: str, msg):  # noqa: ANN001, ANN202
+    def nudge(topic: str, msg):
         if topic == "/proximity/estimate" and msg.step == 8 * EVERY:
             msg.detected, msg.distance, msg.action, msg.stop_requested = True, 0.9, "stop", True
         return msg
@@ -145,7 +145,7 @@ def test_a_changed_estimate_is_named_by_episode_and_step(tmp_path: Path) -> None
 
 
 def test_a_changed_result_is_named_by_field(tmp_path: Path) -> None:
-    def lie(topic: str, msg):  # noqa: ANN001, ANN202
+    def lie(topic: str, msg):
         if topic == "/suite/result":
             d = json.loads(msg.result_json)
             d["metrics"]["missed_breaches"] = 1

@@ -34,17 +34,17 @@ class _Strict(BaseModel):
 
 
 class _Status(_Strict):
-    battery_start_pct: float = Field(100.0, ge=0.0, le=100.0)
-    idle_drain_pct_per_s: float = Field(0.01, ge=0.0)
-    motion_drain_pct_per_rad: float = Field(0.2, ge=0.0)
-    battery_low_pct: float = Field(20.0, gt=0.0, le=100.0)
-    battery_critical_pct: float = Field(8.0, gt=0.0, le=100.0)
+    battery_start_pct: float = Field(default=100.0, ge=0.0, le=100.0)
+    idle_drain_pct_per_s: float = Field(default=0.01, ge=0.0)
+    motion_drain_pct_per_rad: float = Field(default=0.2, ge=0.0)
+    battery_low_pct: float = Field(default=20.0, gt=0.0, le=100.0)
+    battery_critical_pct: float = Field(default=8.0, gt=0.0, le=100.0)
     ambient_c: float = 30.0
     temp_start_c: float = 35.0
-    heat_c_per_rad: float = Field(1.5, ge=0.0)
-    cooling_per_s: float = Field(0.01, ge=0.0)
+    heat_c_per_rad: float = Field(default=1.5, ge=0.0)
+    cooling_per_s: float = Field(default=0.01, ge=0.0)
     overtemperature_c: float = 70.0
-    hysteresis: float = Field(1.0, ge=0.0)
+    hysteresis: float = Field(default=1.0, ge=0.0)
 
     @model_validator(mode="after")
     def _order(self) -> _Status:

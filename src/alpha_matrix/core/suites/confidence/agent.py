@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.confidence.skills import (
     SceneGeometry,
     Skill,
     SkillState,
+    Vec3,
     pick,
     place,
     place_target,
@@ -89,7 +91,7 @@ class _Goal:
     note: str = ""
 
 
-class AgentError(RuntimeError):
+class AgentError(AlphaMatrixError, RuntimeError):
     """The driver called the agent out of protocol (a bug in the wrapper, not in the robot)."""
 
 
@@ -103,7 +105,7 @@ class SkillAgent:
         self._query: Query | None = None
         self._n_queries = 0
         self._call: Call | None = None
-        self._call_target = None
+        self._call_target: Vec3 | None = None
         self._pick_query: Query | None = None
         self._pick_queue: list[tuple[int, float]] = []  # (candidate index, score) of confident picks
         self._pick_chosen: tuple[int, float] = (0, 0.0)
@@ -121,14 +123,14 @@ class SkillAgent:
             raise AgentError("observe() while stopped or while a query is unanswered")
         self.state = state
         if self._call is not None:
-            self._finish_call(state)
+            self._finish_call(state, self._call)
         for g in self._pending():
             if state.holding != g.goal.obj and self._achieved(g.goal, state):
                 g.status, g.note = GoalStatus.DONE, "achieved"
         if state.holding is not None:
-            g = self._goal_of(state.holding)
-            if g is not None and g.status == GoalStatus.PENDING:
-                return self._ask(g.goal.targets, state, "place")
+            held = self._goal_of(state.holding)
+            if held is not None and held.status == GoalStatus.PENDING:
+                return self._ask(held.goal.targets, state, "place")
             return self._ask((self._putback(state.holding),), state, "putback")
         return self._plan_pick()
 
@@ -141,17 +143,18 @@ class SkillAgent:
         if q.purpose == "pick":
             for i, cand in enumerate(q.candidates):
                 if i not in ok:
-                    self._goal_of(cand.obj).low_at = self.version
+                    self._goal(cand.obj).low_at = self.version
             self._pick_query, self._pick_queue = q, [(i, scores[i]) for i in ok]
             return self._next_lookahead()
         if q.purpose == "lookahead":
             obj = q.candidates[0].obj
             if not ok:
-                self._goal_of(obj).low_at = self.version
+                self._goal(obj).low_at = self.version
                 return self._next_lookahead()
             i, s = self._pick_chosen
-            self._origin[obj] = self.state.positions[obj][:2]
-            return self._start(Call(self._pick_query.candidates[i], self._pick_query.index, s, i))
+            self._origin[obj] = self._observed().positions[obj][:2]
+            picks = self._picks()
+            return self._start(Call(picks.candidates[i], picks.index, s, i))
         if ok:
             i = ok[0]
             return self._start(Call(q.candidates[i], q.index, scores[i], i))
@@ -168,6 +171,25 @@ class SkillAgent:
             (g for g in self.goals if g.goal.obj == obj), None
         )
 
+    def _goal(self, obj: str) -> _Goal:
+        """The goal of a candidate's object: every candidate comes from a goal."""
+        g = self._goal_of(obj)
+        if g is None:
+            raise AgentError(f"no goal moves {obj!r}")
+        return g
+
+    def _observed(self) -> SkillState:
+        """The state of the last observe(): every query and call follows one."""
+        if self.state is None:
+            raise AgentError("no state observed yet")
+        return self.state
+
+    def _picks(self) -> Query:
+        """The pick query whose confident candidates are being looked ahead."""
+        if self._pick_query is None:
+            raise AgentError("a look-ahead without a pick query")
+        return self._pick_query
+
     def _ready(self, goal: Goal) -> bool:
         """Stacking waits until the block below will not move again (its own goal is settled)."""
         busy = {g.goal.obj for g in self._pending()}
@@ -177,8 +199,7 @@ class SkillAgent:
         return any(skill_succeeded(t, place_target(t, state, self.geo), state, self.geo) for t in goal.targets)
 
     def _putback(self, obj: str) -> Skill:
-        assert self.state is not None
-        xy = self._origin.get(obj) or self.state.positions[obj][:2]
+        xy = self._origin.get(obj) or self._observed().positions[obj][:2]
         return place(obj, at=xy)
 
     def _ask(self, candidates: tuple[Skill, ...], state: SkillState, purpose: str, hypothetical: bool = False) -> Query:
@@ -190,7 +211,7 @@ class SkillAgent:
         for _ in range(2):
             ready = [g for g in self._pending() if g.low_at != self.version and self._ready(g.goal)]
             if ready:
-                return self._ask(tuple(pick(g.goal.obj) for g in ready), self.state, "pick")
+                return self._ask(tuple(pick(g.goal.obj) for g in ready), self._observed(), "pick")
             # Nothing left to try in this state, and nothing will change it: the unsure goals are
             # skipped, which may free goals that were waiting to stack on them.
             for g in self._pending():
@@ -206,19 +227,20 @@ class SkillAgent:
         if not self._pick_queue:
             return self._plan_pick()
         self._pick_chosen = self._pick_queue.pop(0)
-        obj = self._pick_query.candidates[self._pick_chosen[0]].obj
-        x, y, _ = self.state.positions[obj]
-        lifted = {**self.state.positions, obj: (x, y, 0.80)}
-        predicted = replace(self.state, positions=lifted, holding=obj, gripper_width=self.geo.size)
-        return self._ask(self._goal_of(obj).goal.targets, predicted, "lookahead", hypothetical=True)
+        obj = self._picks().candidates[self._pick_chosen[0]].obj
+        now = self._observed()
+        x, y, _ = now.positions[obj]
+        lifted = {**now.positions, obj: (x, y, 0.80)}
+        predicted = replace(now, positions=lifted, holding=obj, gripper_width=self.geo.size)
+        return self._ask(self._goal(obj).goal.targets, predicted, "lookahead", hypothetical=True)
 
     def _start(self, call: Call) -> Call:
         self._call = call
-        self._call_target = place_target(call.skill, self.state, self.geo)
+        self._call_target = place_target(call.skill, self._observed(), self.geo)
         return call
 
-    def _finish_call(self, state: SkillState) -> None:
-        call, self._call = self._call, None
+    def _finish_call(self, state: SkillState, call: Call) -> None:
+        self._call = None
         self.version += 1
         g = self._goal_of(call.skill.obj)
         ok = skill_succeeded(call.skill, self._call_target, state, self.geo)

@@ -264,7 +264,7 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
             if suite is not None:
                 replay, found, replayed_n = replay_confidence(ep, suite)
                 problems += found
-                last = ep.queries and max(ep.queries, key=lambda q: int(q.query_index))
+                last = max(ep.queries, key=lambda q: int(q.query_index)) if ep.queries else None
                 if last and last.next_action == "stop" and last.stop_reason != rec.get("stop_reason"):
                     problems.append(
                         f"stop reason: skill/queries {last.stop_reason!r}, suite/result {rec.get('stop_reason')!r}"

@@ -13,7 +13,7 @@ The robot is a ``SkillRobot``: ``WorldSkillRobot`` on a bare World (the bare sui
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -29,6 +29,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     SceneGeometry,
     Skill,
     SkillState,
+    Vec3,
     compile_skill,
     infer_holding,
     place_target,
@@ -199,11 +200,16 @@ def run_skill_task(
 
 
 # ----------------------------------------------------------------------------- on a bare World
+def _vec3(v: Iterable[float]) -> Vec3:
+    x, y, z = (float(c) for c in v)
+    return (x, y, z)
+
+
 def observe_state(world: World, sample: StepSample, geo: SceneGeometry) -> SkillState:
     """What the policy sees after a skill: positions, finger opening, and what they hold."""
-    positions = {n: tuple(float(c) for c in pose[0]) for n, pose in world.object_poses().items()}
+    positions = {n: _vec3(pose[0]) for n, pose in world.object_poses().items()}
     width = float(sample.joint_positions[-2] + sample.joint_positions[-1])
-    grasp = tuple(float(c) for c in sample.grasp_position)
+    grasp = _vec3(sample.grasp_position)
     return SkillState(positions, infer_holding(positions, grasp, width, geo), width)
 
 

@@ -179,7 +179,7 @@ def static_expectation(task: Task, suite: SkillsSuite) -> dict[str, bool]:
     """Goals in dependency order: achievable iff pick and some free target are in distribution."""
     cfg = suite.confidence
     spawn = cfg.regions[[r.name for r in cfg.regions].index(suite.spawn_region)]
-    where: dict[str, tuple[str, int]] = {g.obj: (spawn.name, 0) for g in task.goals}
+    where: dict[str, tuple[str | None, int]] = {g.obj: (spawn.name, 0) for g in task.goals}
     occupied: set[str] = set()
     out: dict[str, bool] = {}
 
@@ -200,7 +200,7 @@ def static_expectation(task: Task, suite: SkillsSuite) -> dict[str, bool]:
                 z = cfg.geometry.zones[t.zone]
                 spot, key = (cfg.region_of(z[0], z[1]), 0), t.zone
             else:
-                region, level = where.get(t.on, (spawn.name, 0))
+                region, level = where.get(t.on or "", (spawn.name, 0))
                 spot, key = (region, level + 1), f"on={t.on}"
             if key not in occupied and trained("place", goal.obj, *spot):
                 occupied.add(key)

@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.planning.plan import MoveTo, Plan
 
@@ -31,7 +32,7 @@ _PLACE_ON = re.compile(rf"^place\(\s*({_NAME})\s*,\s*on\s*=\s*({_NAME})\s*\)$")
 _PLACE_AT = re.compile(rf"^place\(\s*({_NAME})\s*,\s*at\s*=\s*\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*\)$")
 
 
-class SkillError(ValueError):
+class SkillError(AlphaMatrixError, ValueError):
     """An instruction outside the skill grammar, or a skill that cannot be compiled in this state."""
 
 

@@ -199,7 +199,7 @@ def _truth_arrays(msgs: list[Any], end_step: int) -> tuple[np.ndarray, np.ndarra
 
 def _arm_from(task: dict[str, Any]) -> ArmAccount:
     return ArmAccount(
-        commands=[tuple(c) for c in task["commands"]],  # type: ignore[misc]
+        commands=[tuple(c) for c in task["commands"]],
         refused_while_stopped=int(task["refused_while_stopped"]),
         plan_done=int(task["plan_done"]),
         holds_while_stopped=int(task["holds_while_stopped"]),

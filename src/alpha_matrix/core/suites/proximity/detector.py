@@ -95,9 +95,9 @@ class ProximityDetector:
         fg = self.foreground(depth)
         pts, idx = backproject(depth, info, fg)
         keep = (pts[:, 2] >= cfg.floor_z) & (pts[:, 2] <= cfg.max_z) & ~self._excluded(pts)
-        mask = np.zeros(depth.size, np.uint8)
-        mask[idx[keep]] = 1
-        mask = mask.reshape(depth.shape)
+        flat_mask = np.zeros(depth.size, np.uint8)
+        flat_mask[idx[keep]] = 1
+        mask = flat_mask.reshape(depth.shape)
         core = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._kernel_open)
         # Group the raw pixels, so thin limbs the opening removes still join their body; blobs
         # are then judged on their opened core, so speckle alone never makes a person.
@@ -129,7 +129,8 @@ class ProximityDetector:
         if best is None or best[0] > cfg.detection_range:
             return Detection(False, math.inf, self._clear_confidence(depth), blobs)
         conf = min(1.0, best[1] / cfg.full_area_m2)
-        return Detection(True, best[0], conf, blobs, tuple(float(v) for v in best[2]))
+        x, y, z = (float(v) for v in best[2])
+        return Detection(True, best[0], conf, blobs, (x, y, z))
 
     def _excluded(self, pts: np.ndarray) -> np.ndarray:
         cfg = self.config

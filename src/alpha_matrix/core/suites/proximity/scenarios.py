@@ -82,22 +82,22 @@ class PasserModel(_Model):
 
 
 class SsmModel(_Model):
-    human_speed: float = Field(1.6, gt=0.0)
+    human_speed: float = Field(default=1.6, gt=0.0)
     measure_speed: bool = False
-    reaction_time: float = Field(0.2, ge=0.0)
-    stopping_time: float = Field(0.3, ge=0.0)
-    robot_speed: float = Field(0.5, ge=0.0)
-    stopping_distance: float = Field(0.1, ge=0.0)
-    intrusion: float = Field(0.2, ge=0.0)
-    sensor_uncertainty: float = Field(0.1, ge=0.0)
-    robot_uncertainty: float = Field(0.02, ge=0.0)
+    reaction_time: float = Field(default=0.2, ge=0.0)
+    stopping_time: float = Field(default=0.3, ge=0.0)
+    robot_speed: float = Field(default=0.5, ge=0.0)
+    stopping_distance: float = Field(default=0.1, ge=0.0)
+    intrusion: float = Field(default=0.2, ge=0.0)
+    sensor_uncertainty: float = Field(default=0.1, ge=0.0)
+    robot_uncertainty: float = Field(default=0.02, ge=0.0)
 
 
 class PolicyModel(_Model):
     mode: Literal["fixed", "ssm"] = "fixed"
-    margin: float = Field(0.25, ge=0.0)
-    hold_time_s: float = Field(1.0, ge=0.0)
-    reaction_steps: int = Field(24, ge=1)
+    margin: float = Field(default=0.25, ge=0.0)
+    hold_time_s: float = Field(default=1.0, ge=0.0)
+    reaction_steps: int = Field(default=24, ge=1)
     ssm: SsmModel = Field(default_factory=SsmModel)
 
 
