@@ -7,9 +7,25 @@ from setuptools import find_packages, setup
 
 PACKAGE = "alpha_matrix"
 NODES = [
-    "sim_bridge", "oracle", "llm_planner", "executive", "episode_runner", "step_consumer", "recorder", "safety_monitor", "chaos",
-    "suite_bridge", "skill_confidence", "skill_executive", "alert_source", "alert_guard", "alert_executive", "suite_runner",
-    "proximity_bridge", "proximity_detector", "proximity_executive",
+    "sim_bridge",
+    "oracle",
+    "llm_planner",
+    "executive",
+    "episode_runner",
+    "step_consumer",
+    "recorder",
+    "safety_monitor",
+    "chaos",
+    "suite_bridge",
+    "skill_confidence",
+    "skill_executive",
+    "alert_source",
+    "alert_guard",
+    "alert_executive",
+    "suite_runner",
+    "proximity_bridge",
+    "proximity_detector",
+    "proximity_executive",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.
@@ -33,7 +49,6 @@ setup(
     install_requires=["setuptools"],
     zip_safe=False,
     entry_points={
-        "console_scripts": [f"{n} = {PACKAGE}.nodes.{n}:main" for n in NODES]
-        + [f"alpha-matrix = {PACKAGE}.cli:main"],
+        "console_scripts": [f"{n} = {PACKAGE}.nodes.{n}:main" for n in NODES] + [f"alpha-matrix = {PACKAGE}.cli:main"],
     },
 )
