@@ -32,8 +32,11 @@ from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity
 from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, load_alert_policy
 from alpha_matrix.core.suites.graph import AlertEvent, GuardCore, StopRequest, alert_scenario_from_json
-from alpha_matrix.ros.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.spin import ProxyNode, spin_proxy
 
 
 class AlertGuard(ProxyNode):

@@ -19,7 +19,8 @@ from alpha_matrix.core.config import AlertSourceParams
 from alpha_matrix.core.suites.alerts.policy import AlertClass, StatusModel
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario
 from alpha_matrix.core.suites.graph import alert_scenario_from_json
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 ARM_JOINTS = 7

@@ -56,9 +56,12 @@ from alpha_matrix.core.matrix.faults import (
 )
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.sim.world import WorldConfig
-from alpha_matrix.ros.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
 from alpha_matrix.ros.convert import point, vec3
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.spin import ProxyNode, spin_proxy
 
 DT = WorldConfig().timestep
 ARM_BASE = WorldConfig().panda_base

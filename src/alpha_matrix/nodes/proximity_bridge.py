@@ -37,7 +37,7 @@ from alpha_matrix.core.sim.world import StepSample
 from alpha_matrix.core.suites.proximity.run import frame_tag
 from alpha_matrix.core.suites.proximity.scenarios import VIEW_HEIGHTS
 from alpha_matrix.nodes.sim_bridge import SimBridge, _spin, sim_time
-from alpha_matrix.ros.common import run_node
+from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.qos import EVENTS, STREAM
 
 IMAGES = 64  # frames of history per image topic (6.4 s): the gate keeps the detector within 2

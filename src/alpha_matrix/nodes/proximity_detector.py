@@ -32,7 +32,8 @@ from alpha_matrix.core.suites.proximity.run import (
     parse_frame_tag,
     scenario_from_json,
 )
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 

@@ -35,10 +35,11 @@ from alpha_matrix.core.suites.proximity.run import (
     compose_result,
     scenario_from_json,
 )
-from alpha_matrix.ros.common import call_service, declare_params
 from alpha_matrix.ros.convert import poses_of
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.robot_client import RobotClient
+from alpha_matrix.ros.services import call_service
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone

@@ -23,7 +23,8 @@ from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.evidence import EVENTS_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import (
     COMMITS_TOPIC,
     END_TOPICS,

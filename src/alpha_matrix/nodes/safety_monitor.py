@@ -16,7 +16,8 @@ from alpha_matrix.core.config import SafetyMonitorParams
 from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, critical_openings
 from alpha_matrix.core.safety.engine import SafetyEvent as CoreEvent
 from alpha_matrix.core.safety.stream import steps_from_batch
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 

@@ -25,8 +25,9 @@ from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
 from alpha_matrix.core.robot.gate import LookaheadGate
 from alpha_matrix.core.sim.world import StepSample, World, WorldConfig
-from alpha_matrix.ros.common import declare_params, run_node
 from alpha_matrix.ros.convert import object_states, point, vec3
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 

@@ -28,10 +28,11 @@ from alpha_matrix.core.suites.confidence.agent import Call, Decision, Query, Ski
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config, parse_goal
 from alpha_matrix.core.suites.confidence.skills import Skill, SkillState
 from alpha_matrix.core.suites.graph import confidence_result_dict, run_skill_task
-from alpha_matrix.ros.common import call_service, declare_params
 from alpha_matrix.ros.convert import point
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.robot_client import RobotClient, skill_state
+from alpha_matrix.ros.services import call_service
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 

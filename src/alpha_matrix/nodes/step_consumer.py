@@ -12,7 +12,8 @@ from alpha_matrix_interfaces.srv import ProtectiveStop
 from rclpy.node import Node
 
 from alpha_matrix.core.config import StepConsumerParams
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import STEP_STREAM, STREAM
 
 

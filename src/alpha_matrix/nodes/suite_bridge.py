@@ -15,7 +15,7 @@ from alpha_matrix.core.robot.driver import DriverCore
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
 from alpha_matrix.nodes.sim_bridge import SimBridge, _spin
-from alpha_matrix.ros.common import run_node
+from alpha_matrix.ros.lifecycle import run_node
 
 
 class SuiteBridge(SimBridge):
