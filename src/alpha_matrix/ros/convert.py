@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from alpha_matrix_interfaces.msg import ObjectState, PlanStep
+from alpha_matrix_interfaces.msg import EpisodeResult, ObjectState, PlanStep
 from alpha_matrix_interfaces.msg import Plan as PlanMsg
 from geometry_msgs.msg import Point, Pose
 
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release
+from alpha_matrix.core.records import EpisodeRecord, record_sha256
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -78,3 +79,12 @@ def plan_msg_to_dict(msg: PlanMsg) -> dict:
             d["width"] = m.width
         steps.append(d)
     return {"schema_version": msg.schema_version, "object": msg.object, "steps": steps}
+
+
+def episode_result(run_id: str, rec: EpisodeRecord) -> EpisodeResult:
+    """The runner's announcement of a finished episode: its outcome and the record's hash."""
+    o = rec.outcome
+    return EpisodeResult(
+        run_id=run_id, episode_id=rec.episode_id, arm=rec.arm, seed=rec.seed, success=o.success,
+        placement_error=o.placement_error, steps_used=o.steps_used, reason=o.reason, record_sha256=record_sha256(rec),
+    )  # fmt: skip
