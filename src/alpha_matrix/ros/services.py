@@ -63,3 +63,13 @@ def call_all(calls: list[tuple[Any, Any]], timeout_s: float) -> list[Any]:
             raise AlphaMatrixError(f"service {client.srv_name} not available")
         futures.append((client, client.call_async(request)))
     return [wait_reply(client, future, timeout_s) for client, future in futures]
+
+
+def call_while_accepted(client: Any, requests: list[Any], timeout_s: float) -> list[Any]:
+    """Send the requests in order, each after the previous was accepted; the replies received."""
+    replies: list[Any] = []
+    for request in requests:
+        if replies and not replies[-1].accepted:
+            break
+        replies.append(call_service(client, request, timeout_s))
+    return replies
