@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from alpha_matrix_interfaces.msg import EpisodeResult, FaultEvent, ObjectState, PlanStep
 from alpha_matrix_interfaces.msg import Plan as PlanMsg
@@ -101,3 +102,10 @@ def fault_events(episode_id: str, intensity: float, records: Iterable[FaultRecor
         )
         for rec in records
     ]  # fmt: skip
+
+
+def copy_fields(res: Any, reply: object, *fields: str) -> Any:
+    """A service response filled from the core's reply, field by field (same names)."""
+    for name in fields:
+        setattr(res, name, getattr(reply, name))
+    return res

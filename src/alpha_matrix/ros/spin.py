@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import rclpy
 from rclpy.context import Context
@@ -104,3 +105,26 @@ def spin_events(node: Node) -> None:
         node.run(executor)  # type: ignore[attr-defined]
     finally:
         executor.shutdown()
+
+
+class Drain:
+    """Run the callbacks that are ready, without blocking: a loop that owns the main thread (the
+    bridge's physics) drains between steps. Callbacks registered through ``counted`` are counted,
+    so the drain knows when a spin found nothing to do."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit, self.handled = limit, 0
+
+    def counted(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        def handle(*args: Any) -> Any:
+            self.handled += 1
+            return callback(*args)
+
+        return handle
+
+    def __call__(self, executor: Executor) -> None:
+        for _ in range(self.limit):
+            before = self.handled
+            executor.spin_once(timeout_sec=0.0)
+            if self.handled == before:
+                return
