@@ -31,6 +31,8 @@ from alpha_matrix.ros.services import call_service, call_while_accepted, handsha
 from alpha_matrix.ros.spin import ProxyNode, spin_proxy
 
 TIMEOUT_S = 30.0
+# Every text planner's answer passes here (F4), the oracle's text arm and the LLM's: service -> proxy.
+PLAN_TEXT = {"planner/get_plan_text": "chaos/get_plan_text", "llm/get_plan_text": "chaos/llm/get_plan_text"}
 
 
 class Chaos(ProxyNode):
@@ -52,11 +54,7 @@ class Chaos(ProxyNode):
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
         self.create_service(MoveTo, "chaos/move_to", self._on_move_to)
         self.create_service(Gripper, "chaos/gripper", self._on_gripper)
-        # Every text planner's answer passes here (F4): the oracle's text arm and the LLM's.
-        for srv, proxy in (
-            ("planner/get_plan_text", "chaos/get_plan_text"),
-            ("llm/get_plan_text", "chaos/llm/get_plan_text"),
-        ):
+        for srv, proxy in PLAN_TEXT.items():
             client = self.io.create_client(GetPlanText, srv)
             self.create_service(GetPlanText, proxy, lambda req, _res, c=client: self._on_plan_text(c, req))
         self.create_service(Observe, "chaos/observe", self._on_observe)
@@ -64,11 +62,10 @@ class Chaos(ProxyNode):
         self.create_service(FaultReport, "chaos/fault_report", self._on_report)
 
     def _on_set_fault(self, req: SetFault.Request, res: SetFault.Response) -> SetFault.Response:
+        r = req
         try:
             with self.lock:
-                res.message = self.core.configure(
-                    req.episode_id, req.master_seed, req.episode_index, req.fault, req.intensity
-                )
+                res.message = self.core.configure(r.episode_id, r.master_seed, r.episode_index, r.fault, r.intensity)
             res.accepted = True
         except AlphaMatrixError as err:
             res.accepted, res.message = False, str(err)
