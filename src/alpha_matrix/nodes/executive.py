@@ -68,6 +68,7 @@ class Executive(Node):
             raise Aborted("rejected", str(err)) from None
 
     def _reach(self, cmd: Command, validate_only: bool = True) -> tuple[Any, MoveTo.Request]:
+        assert cmd.target is not None
         return self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps, validate_only=validate_only)
 
     def _enqueue(self, cmd: Command) -> int:

@@ -83,7 +83,7 @@ class GraphSkillRobot:
 
     def __init__(
         self, robot: RobotClient, geo: SceneGeometry, episode_id: str, seed: int, settle_steps: int, latency: int,
-        requester: str, warn: Callable[[str], None],
+        requester: str, warn: Callable[[str], object],
     ) -> None:  # fmt: skip
         self.robot, self.geo, self.episode_id, self.seed = robot, geo, episode_id, seed
         self.settle_steps, self.latency, self.requester, self.warn = settle_steps, latency, requester, warn

@@ -74,7 +74,8 @@ def cell_faults(fault: str) -> tuple[str, ...]:
 class ChaosCore:
     def __init__(self, position_of: Callable[[Any], Vec3]) -> None:
         self.position_of = position_of
-        self.episode, self.faults, self.intensity = "", (), 0.0
+        self.episode, self.intensity = "", 0.0
+        self.faults: tuple[str, ...] = ()
         self.streams: dict[str, np.random.Generator] = {}
         # A whole episode of history: an observation handled late still finds its t - tau.
         self.delay = DelayBuffer(capacity_s=(MAX_EPISODE_STEPS + 1) * DT)

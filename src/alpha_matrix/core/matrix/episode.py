@@ -9,9 +9,9 @@ safety and fault accounts as records, and the progress line.
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -41,6 +41,10 @@ from alpha_matrix.core.records import (
 
 Vec3 = tuple[float, float, float]
 Poses = dict[str, tuple[Vec3, Any]]  # name -> (position, orientation)
+
+
+class Recorded(Protocol):
+    def __contains__(self, episode_id: str) -> bool: ...
 
 
 @dataclass
@@ -111,7 +115,7 @@ def batch_cells(p: EpisodeRunnerParams, arms: list[str]) -> tuple[list[Cell], li
     return cells, [(i, arm) for i, arm in every if i in mine]
 
 
-def still_to_run(every: list[tuple[int, str]], recorded: Container[str]) -> list[tuple[int, str]]:
+def still_to_run(every: list[tuple[int, str]], recorded: Recorded) -> list[tuple[int, str]]:
     """The pairs without a record yet: an interrupted run resumes where it stopped."""
     return [(i, arm) for i, arm in every if episode_id(arm, i) not in recorded]
 
