@@ -24,9 +24,10 @@ from alpha_matrix.core.sim.world import WorldConfig
 from alpha_matrix.core.suites.alerts.guard import compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, last_event_step
-from alpha_matrix.ros.common import call_service, declare_params
 from alpha_matrix.ros.convert import poses_of
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.robot_client import RobotClient
+from alpha_matrix.ros.services import call_service
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone

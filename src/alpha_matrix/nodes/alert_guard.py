@@ -2,7 +2,8 @@
 
 Inserted by remapping only (its `intercepts` in config/graph_alerts.yaml): the executive's
 robot/move_to and robot/gripper go through alert_guard/move_to and alert_guard/gripper. The
-decisions are core/suite_graph.GuardCore's (AlertMonitor inside):
+decisions are core/suites/alerts/guard.GuardCore's (AlertMonitor inside), fed per episode by
+core/suites/alerts/guard_feed.GuardFeed:
 
 * alerts and statuses from the driver side are processed in step order; a stop is requested
   decided at the alert's step (the bridge applies it at step + L), a resume at the clear's;
@@ -21,154 +22,89 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
-from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepAck, StepBatch, SuiteRequest
-from alpha_matrix_interfaces.srv import Gripper, MoveTo, Observe, ProtectiveStop
+from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepBatch, SuiteRequest
+from alpha_matrix_interfaces.srv import Gripper, MoveTo, Observe
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.config import AlertGuardParams
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, StopRequest
-from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity
-from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
-from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, alert_scenario_from_json, load_alert_policy
-from alpha_matrix.ros.common import ProxyNode, call_service, declare_params, handshake, run_node, spin_proxy
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.core.suites.alerts.guard_feed import GuardFeed
+from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.spin import ProxyNode, spin_proxy
 
 
 class AlertGuard(ProxyNode):
     def __init__(self) -> None:
         super().__init__("alert_guard", io_suffix="_io")
-        self.params = declare_params(self, AlertGuardParams)
-        self.policy = load_alert_policy(Path(self.params.alerts_file) if self.params.alerts_file else None).policy
+        p = self.params = declare_params(self, AlertGuardParams)
+        policy = load_alert_policy(Path(p.alerts_file) if p.alerts_file else None).policy
+        self.feed = GuardFeed(policy, p.reaction_latency_steps)
+        self.cond = threading.Condition()  # guards the feed: the helper thread feeds it
         self.move_cli = self.io.create_client(MoveTo, "robot/move_to")
         self.grip_cli = self.io.create_client(Gripper, "robot/gripper")
         self.observe_cli = self.io.create_client(Observe, "robot/observe")
-        self.stop_cli = self.io.create_client(ProtectiveStop, "robot/protective_stop")
-        self.ack_pub = self.io.create_publisher(StepAck, "robot/step_ack", STREAM)
-        self.cond = threading.Condition()
-        self.scenarios: dict[str, AlertScenario] = {}
-        self.latest = ""  # the episode of the latest request: the one the robot runs
-        self.pending: dict[str, list] = {}
-        self.core: GuardCore | None = None
-        self.episode = ""
-        self.finished: set[str] = set()  # late messages of an earlier episode are dropped
-        self.requests_issued = 0
+        self.gating = GatingLink(self, io=self.io)
         self.io.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
-        self.io.create_subscription(HardwareAlert, "robot/alerts", self._on_alert, EVENTS)
-        self.io.create_subscription(RobotStatus, "robot/status", self._on_status, EVENTS)
+        self.io.create_subscription(HardwareAlert, "robot/alerts", lambda m: self._on_driver("alert", m), EVENTS)
+        self.io.create_subscription(RobotStatus, "robot/status", lambda m: self._on_driver("status", m), EVENTS)
         # The bridge checks a gating consumer's step-stream reader by node name: this node's.
-        self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
-        self.streaming = False
-        self._hello = self.io.create_timer(0.1, self._say_hello)
+        self.create_subscription(StepBatch, "robot/step_batch", lambda _m: self.gating.streaming(), STEP_STREAM)
         self.create_service(MoveTo, "alert_guard/move_to", self._on_move_to)
         self.create_service(Gripper, "alert_guard/gripper", self._on_gripper)
         self.create_service(Trigger, "alert_guard/report", self._on_report)
 
     # -- helper thread: the driver side's streams -----------------------------------------
-    def _say_hello(self) -> None:
-        if self.streaming:
-            self._hello.cancel()
-            return
-        if self.io.count_publishers("robot/step_batch") > 0 and self.stop_cli.service_is_ready():
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
-
-    def _on_batch(self, _msg: StepBatch) -> None:
-        self.streaming = True  # acks follow the statuses from now on
-
     def _on_request(self, msg: SuiteRequest) -> None:
         if msg.suite != "alerts":
             return
         with self.cond:
-            self.scenarios[msg.episode_id] = alert_scenario_from_json(msg.scenario_json)
-            self.latest = msg.episode_id
-            for kind, m in self.pending.pop(msg.episode_id, []):
+            for kind, m in self.feed.request(msg.episode_id, alert_scenario_from_json(msg.scenario_json)):
                 self._feed(kind, m)
             self.cond.notify_all()
 
-    def _on_alert(self, msg: HardwareAlert) -> None:
+    def _on_driver(self, kind: str, msg: HardwareAlert | RobotStatus) -> None:
         with self.cond:
-            self._feed("alert", msg)
-            self.cond.notify_all()
-
-    def _on_status(self, msg: RobotStatus) -> None:
-        with self.cond:
-            self._feed("status", msg)
+            self._feed(kind, msg)
             self.cond.notify_all()
 
     def _feed(self, kind: str, msg: HardwareAlert | RobotStatus) -> None:
         """Call holding the lock."""
-        if msg.episode_id in self.finished:
+        if (requests := self.feed.feed(kind, msg)) is None:
             return
-        if msg.episode_id not in self.scenarios:
-            self.pending.setdefault(msg.episode_id, []).append((kind, msg))
-            return
-        if msg.episode_id != self.episode or self.core is None:
-            sc = self.scenarios[msg.episode_id]
-            if self.episode:
-                self.finished.add(self.episode)
-            self.core = GuardCore(self.policy, sc.status, self.params.reaction_latency_steps)
-            self.episode = msg.episode_id
-        if kind == "alert":
-            payload = json.loads(msg.payload_json or "{}")
-            alert = Alert(msg.alert_id, AlertClass(msg.alert_class), Severity(msg.severity), msg.step, payload)
-            requests = self.core.on_alert(AlertEvent(alert, msg.step, msg.cleared))
-        else:
-            status = CoreStatus(msg.step, msg.battery_pct, tuple(msg.joint_temp_c), tuple(msg.actuator_ok))
-            requests = self.core.on_status(status, msg.alerts_issued)
+        warn = self.get_logger().warning
         for r in requests:
-            self._request_stop(r)
+            self.gating.request_stop(self.feed.episode, r.engage, r.decision_step, r.reason, warn)
         if kind == "status":
-            self.ack_pub.publish(
-                StepAck(
-                    consumer=self.get_name(),
-                    episode_id=self.episode,
-                    step=self.core.watermark,
-                    requests_issued=self.requests_issued,
-                )
-            )
-
-    def _request_stop(self, r: StopRequest) -> None:
-        self.requests_issued += 1
-        future = self.stop_cli.call_async(
-            ProtectiveStop.Request(
-                episode_id=self.episode,
-                engage=r.engage,
-                decision_step=r.decision_step,
-                requester=self.get_name(),
-                reason=r.reason,
-            )
-        )
-        future.add_done_callback(self._stop_done)
-
-    def _stop_done(self, future) -> None:  # noqa: ANN001
-        reply = future.result()
-        if reply is not None and not reply.accepted:
-            self.get_logger().warning(f"protective stop request refused: {reply.message}")
+            assert self.feed.core is not None
+            self.gating.ack(self.feed.episode, self.feed.core.watermark)
 
     # -- service callbacks: decide at the robot's step ------------------------------------
     def _sync(self) -> int:
         """The robot's step (it is idle: the executive waits for each command's end), once the
         guard has processed every alert and status up to it."""
-        step = call_service(self.observe_cli, Observe.Request(), self.params.service_timeout_s).step
+        timeout = self.params.service_timeout_s
+        step = call_service(self.observe_cli, Observe.Request(), timeout).step
         with self.cond:
-            ok = self.cond.wait_for(
-                lambda: self.core is not None and self.episode == self.latest and self.core.watermark >= step,
-                timeout=self.params.service_timeout_s,
-            )
-        if not ok:
-            raise AlphaMatrixError(f"alert_guard: the driver side never reached step {step}")
+            if not self.cond.wait_for(lambda: self.feed.synced(step), timeout=timeout):
+                raise AlphaMatrixError(f"alert_guard: the driver side never reached step {step}")
         return int(step)
 
-    def _admit(self, command: str, client, req, res):  # noqa: ANN001, ANN202 - MoveTo or Gripper
+    def _admit(self, command: str, client: Any, req: Any, res: Any) -> Any:
         with self.cond:
-            idle = self.core is None
+            idle = self.feed.core is None
         if idle:  # no scenario yet (the executive's start-up handshake): nothing to guard
             return handshake(client, req, self.params.service_timeout_s)
         step = self._sync() + 1
         with self.cond:
-            assert self.core is not None
-            adm = self.core.admit(command, step)
+            assert self.feed.core is not None
+            adm = self.feed.core.admit(command, step)
         if not adm.accepted:
             res.accepted, res.message, res.reason_code = False, adm.message, adm.reason_code.value
             return res
@@ -192,8 +128,8 @@ class AlertGuard(ProxyNode):
             res.success, res.message = False, str(err)
             return res
         with self.cond:
-            assert self.core is not None
-            res.success, res.message = True, json.dumps({"episode_id": self.episode, **self.core.export()})
+            assert self.feed.core is not None
+            res.success, res.message = True, json.dumps({"episode_id": self.feed.episode, **self.feed.core.export()})
         return res
 
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepAck, StepBatch, SuiteRequest
+from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepBatch, SuiteRequest
 from rclpy.node import Node
 
 from alpha_matrix.core.config import AlertSourceParams
 from alpha_matrix.core.suites.alerts.policy import AlertClass, StatusModel
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, alert_scenario_from_json
-from alpha_matrix.ros.common import declare_params, run_node
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
 
 ARM_JOINTS = 7
 
@@ -33,16 +35,11 @@ class AlertSource(Node):
         self.episode, self.last_step, self.issued = "", 0, 0
         self.model: StatusModel | None = None
         self.events: dict[int, list[tuple[str, bool]]] = {}
-        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.gating = GatingLink(self, stops=False)  # hello until the first batch, then acks
         self.alert_pub = self.create_publisher(HardwareAlert, "robot/alerts", EVENTS)
         self.status_pub = self.create_publisher(RobotStatus, "robot/status", EVENTS)
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
-        self._hello = self.create_timer(0.1, self._say_hello)
-
-    def _say_hello(self) -> None:
-        if self.count_publishers("robot/step_batch") > 0:
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
 
     def _on_request(self, msg: SuiteRequest) -> None:
         if msg.suite == "alerts":
@@ -63,9 +60,7 @@ class AlertSource(Node):
                 self.events[a.cleared_at_step].append((a.alert_id, True))
 
     def _on_batch(self, msg: StepBatch) -> None:
-        if self._hello is not None:
-            self._hello.cancel()
-            self._hello = None
+        self.gating.streaming()
         if msg.episode_id not in self.scenarios:
             self.pending.append(msg)
             return
@@ -89,9 +84,7 @@ class AlertSource(Node):
                 alerts_issued=self.issued,
             )
         )
-        self.ack_pub.publish(
-            StepAck(consumer=self.get_name(), episode_id=msg.episode_id, step=self.last_step, requests_issued=0)
-        )
+        self.gating.ack(msg.episode_id, self.last_step)
 
     def _publish_alert(self, alert_id: str, step: int, cleared: bool) -> None:
         a = self.alerts[alert_id]

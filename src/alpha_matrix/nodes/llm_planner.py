@@ -20,8 +20,9 @@ from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.planning.llm import LLMError
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template
 from alpha_matrix.core.planning.provenance import reply_to_msg_fields
-from alpha_matrix.ros.common import declare_params, run_node
 from alpha_matrix.ros.convert import poses_of, vec3
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 
 

@@ -9,8 +9,9 @@ from rclpy.node import Node
 from alpha_matrix.core.config import OracleParams
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.planning.plan import Plan, plan_to_text
-from alpha_matrix.ros.common import declare_params, run_node
 from alpha_matrix.ros.convert import plan_to_msg, poses_of, vec3
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-from alpha_matrix_interfaces.msg import ProximityEstimate, StepAck, StepBatch, SuiteRequest
-from alpha_matrix_interfaces.srv import ProtectiveStop
+from alpha_matrix_interfaces.msg import ProximityEstimate, StepBatch, SuiteRequest
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
@@ -32,7 +31,9 @@ from alpha_matrix.core.suites.proximity.run import (
     parse_frame_tag,
     scenario_from_json,
 )
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
 
 
@@ -45,20 +46,13 @@ class ProximityDetectorNode(Node):
         self.frames: deque[tuple[str, int, np.ndarray]] = deque()  # in arrival (= step) order
         self.episode = ""
         self.core: DetectorCore | None = None
-        self.requests_issued = 0
-        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.gating = GatingLink(self)  # hello until the first frame, then acks
         self.estimate_pub = self.create_publisher(ProximityEstimate, "proximity/estimate", EVENTS)
-        self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, STREAM)
         self.create_subscription(Image, "camera/depth/image_raw", self._on_depth, STREAM)
         # The bridge checks each gating consumer's step-stream reader; the frames drive the acks.
         self.create_subscription(StepBatch, "robot/step_batch", lambda _m: None, STEP_STREAM)
-        self._hello = self.create_timer(0.1, self._say_hello)
-
-    def _say_hello(self) -> None:
-        if self.count_publishers("robot/step_batch") > 0 and self.stop_cli.service_is_ready():
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
 
     def _on_request(self, msg: SuiteRequest) -> None:
         if msg.suite == SUITE:
@@ -71,9 +65,7 @@ class ProximityDetectorNode(Node):
         self._process()
 
     def _on_depth(self, msg: Image) -> None:
-        if self._hello is not None:
-            self._hello.cancel()
-            self._hello = None
+        self.gating.streaming()
         if msg.encoding != "32FC1":
             self.get_logger().error(f"depth image encoding {msg.encoding!r}, expected 32FC1: frame dropped")
             return
@@ -102,7 +94,7 @@ class ProximityDetectorNode(Node):
                 d, dec = est.detection, est.decision
                 if dec.action != "none":
                     why = f"{dec.action}: estimate {d.distance:.2f} m, limit {dec.limit:.2f} m"
-                    self._request(dec.action == "stop", step, why)
+                    self.gating.request_stop(episode, dec.action == "stop", step, why, self.get_logger().error)
                 self.estimate_pub.publish(
                     ProximityEstimate(
                         episode_id=episode,
@@ -117,28 +109,7 @@ class ProximityDetectorNode(Node):
                         human_speed=float(dec.human_speed),
                     )
                 )
-            self.ack_pub.publish(
-                StepAck(
-                    consumer=self.get_name(),
-                    episode_id=episode,
-                    step=self.core.ack_step,
-                    requests_issued=self.requests_issued,
-                )
-            )
-
-    def _request(self, engage: bool, step: int, reason: str) -> None:
-        self.requests_issued += 1
-        future = self.stop_cli.call_async(
-            ProtectiveStop.Request(
-                episode_id=self.episode, engage=engage, decision_step=step, requester=self.get_name(), reason=reason
-            )
-        )
-        future.add_done_callback(self._stop_done)
-
-    def _stop_done(self, future) -> None:  # noqa: ANN001
-        reply = future.result()
-        if reply is not None and not reply.accepted:
-            self.get_logger().error(f"protective stop request refused: {reply.message}")
+            self.gating.ack(episode, self.core.ack_step)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ import struct
 import time
 from pathlib import Path
 
-from alpha_matrix_interfaces.msg import BagCommit, StepAck
+from alpha_matrix_interfaces.msg import BagCommit
 from rclpy.node import Node
 from rclpy.serialization import deserialize_message
 from std_srvs.srv import Trigger
@@ -23,7 +23,9 @@ from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.evidence import EVENTS_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
-from alpha_matrix.ros.common import declare_params, run_node
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import (
     COMMITS_TOPIC,
     END_TOPICS,
@@ -67,7 +69,7 @@ class Recorder(Node):
         self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
         self.counts = dict.fromkeys(topics, 0)
         self.gate = EvidenceGate()
-        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.gating = GatingLink(self, stops=False)  # hello until the first batch, then acks
         self.commit_pub = self.create_publisher(BagCommit, f"~/{COMMITS_TOPIC}", EVENTS)
         self.classes = {name: message_class(msgtype) for name, msgtype in topics.items()}
         self.subs = {
@@ -76,29 +78,19 @@ class Recorder(Node):
         }
         self.create_service(Trigger, f"~/{READY_SERVICE}", self._on_ready)
         self.create_timer(self.params.split_every_s, self.bag.rotate)
-        self._hello = self.create_timer(0.1, self._say_hello)
         self.get_logger().info(f"recording {len(topics)} topics to {self.bag.bag_dir}")
 
     @staticmethod
     def _qos(topic: str):  # noqa: ANN205 - rclpy QoSProfile
         return EVENTS if topic in EVENT_TOPICS else STEP_STREAM if topic == STEP_TOPIC else STREAM
 
-    def _say_hello(self) -> None:
-        if self.count_publishers(STEP_TOPIC) > 0:
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
-
     def _writer(self, topic: str):  # noqa: ANN202
         def write(raw: bytes) -> None:
             self.bag.write(topic, time.time_ns(), raw)
             self.counts[topic] += 1
             if topic == STEP_TOPIC:
-                if self._hello is not None:
-                    self._hello.cancel()
-                    self._hello = None
-                episode, last = step_batch_span(raw)
-                self.ack_pub.publish(
-                    StepAck(consumer=self.get_name(), episode_id=episode, step=last, requests_issued=0)
-                )
+                self.gating.streaming()
+                self.gating.ack(*step_batch_span(raw))
             elif topic in END_TOPICS:  # an episode is complete: once its evidence is in, commit it
                 episode = deserialize_message(raw, self.classes[topic]).episode_id
                 self._commit(self.gate.ended(topic, episode))

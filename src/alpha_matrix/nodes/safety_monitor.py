@@ -8,16 +8,17 @@ counted in the next ack (StepAck.requests_issued), so the ack cannot overtake it
 
 from __future__ import annotations
 
-from alpha_matrix_interfaces.msg import EpisodeEnd, SafetyEvent, SafetySummary, StepAck, StepBatch
-from alpha_matrix_interfaces.srv import ProtectiveStop
+from alpha_matrix_interfaces.msg import EpisodeEnd, SafetyEvent, SafetySummary, StepBatch
 from rclpy.node import Node
 
 from alpha_matrix.core.config import SafetyMonitorParams
 from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, critical_openings
 from alpha_matrix.core.safety.engine import SafetyEvent as CoreEvent
 from alpha_matrix.core.safety.stream import steps_from_batch
-from alpha_matrix.ros.common import declare_params, run_node
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
 
 
 class SafetyMonitor(Node):
@@ -31,18 +32,11 @@ class SafetyMonitor(Node):
         self.last_step = 0
         self.pending_end: dict[str, int] = {}
         self.stopped_events: set[int] = set()
-        self.requests_issued = 0
-        self.ack_pub = self.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.gating = GatingLink(self)  # hello until the first batch, then acks
         self.event_pub = self.create_publisher(SafetyEvent, "safety/events", EVENTS)
         self.summary_pub = self.create_publisher(SafetySummary, "safety/summary", EVENTS)
-        self.stop_cli = self.create_client(ProtectiveStop, "robot/protective_stop")
         self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STEP_STREAM)
         self.create_subscription(EpisodeEnd, "episode/end", self._on_end, EVENTS)
-        self._hello = self.create_timer(0.1, self._say_hello)
-
-    def _say_hello(self) -> None:
-        if self.count_publishers("robot/step_batch") > 0 and self.stop_cli.service_is_ready():
-            self.ack_pub.publish(StepAck(consumer=self.get_name(), episode_id="", step=0, requests_issued=0))
 
     def _publish(self, e: CoreEvent) -> None:
         self.event_pub.publish(
@@ -89,9 +83,7 @@ class SafetyMonitor(Node):
             self.pending_end[msg.episode_id] = msg.last_step
 
     def _on_batch(self, msg: StepBatch) -> None:
-        if self._hello is not None:
-            self._hello.cancel()
-            self._hello = None
+        self.gating.streaming()
         if msg.episode_id != self.episode or msg.first_step <= self.last_step:  # a new episode (or a reset)
             if self.episode:
                 self._finish()
@@ -102,28 +94,12 @@ class SafetyMonitor(Node):
             changed = self.engine.process(s)
             if self.params.stop_on_critical:
                 for e in critical_openings(changed, s.step):
-                    self.requests_issued += 1
                     self.stopped_events.add(e.event_id)
-                    self.stop_cli.call_async(
-                        ProtectiveStop.Request(
-                            episode_id=msg.episode_id,
-                            engage=True,
-                            decision_step=s.step,
-                            requester=self.get_name(),
-                            reason=f"{e.kind} {e.key} (peak {e.peak:.3g})",
-                        )
-                    )
+                    self.gating.request_stop(msg.episode_id, True, s.step, f"{e.kind} {e.key} (peak {e.peak:.3g})")
             for e in changed:
                 self._publish(e)
             self.last_step = s.step
-        self.ack_pub.publish(
-            StepAck(
-                consumer=self.get_name(),
-                episode_id=msg.episode_id,
-                step=self.last_step,
-                requests_issued=self.requests_issued,
-            )
-        )
+        self.gating.ack(msg.episode_id, self.last_step)
         end = self.pending_end.get(self.episode)
         if end is not None and self.last_step >= end:
             del self.pending_end[self.episode]

@@ -16,8 +16,9 @@ from alpha_matrix.core.config import SkillConfidenceParams
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
 from alpha_matrix.core.suites.confidence.skills import SkillState
-from alpha_matrix.ros.common import declare_params, run_node
 from alpha_matrix.ros.convert import poses_of
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 
 
 class SkillConfidenceNode(Node):

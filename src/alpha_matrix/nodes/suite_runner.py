@@ -27,9 +27,11 @@ from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.context import context_json, parse_context
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
-from alpha_matrix.ros.common import declare_params, run_node, spin_behind
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.recorder_link import RecorderLink
+from alpha_matrix.ros.spin import spin_behind
 
 
 def _path(p: str) -> Path | None:

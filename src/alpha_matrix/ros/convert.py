@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from alpha_matrix_interfaces.msg import ObjectState, PlanStep
+from alpha_matrix_interfaces.msg import EpisodeResult, FaultEvent, ObjectState, PlanStep
 from alpha_matrix_interfaces.msg import Plan as PlanMsg
 from geometry_msgs.msg import Point, Pose
 
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release
+from alpha_matrix.core.records import EpisodeRecord, FaultRecord, record_sha256
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -78,3 +81,31 @@ def plan_msg_to_dict(msg: PlanMsg) -> dict:
             d["width"] = m.width
         steps.append(d)
     return {"schema_version": msg.schema_version, "object": msg.object, "steps": steps}
+
+
+def episode_result(run_id: str, rec: EpisodeRecord) -> EpisodeResult:
+    """The runner's announcement of a finished episode: its outcome and the record's hash."""
+    o = rec.outcome
+    return EpisodeResult(
+        run_id=run_id, episode_id=rec.episode_id, arm=rec.arm, seed=rec.seed, success=o.success,
+        placement_error=o.placement_error, steps_used=o.steps_used, reason=o.reason, record_sha256=record_sha256(rec),
+    )  # fmt: skip
+
+
+def fault_events(episode_id: str, intensity: float, records: Iterable[FaultRecord]) -> list[FaultEvent]:
+    """The chaos node's report: one FaultEvent per injection, parameters as canonical JSON."""
+    return [
+        FaultEvent(
+            episode_id=episode_id, fault=rec.fault, intensity=intensity, step=rec.step, seq=rec.seq,
+            requested_json=json.dumps(rec.requested, sort_keys=True),
+            delivered_json=json.dumps(rec.delivered, sort_keys=True),
+        )
+        for rec in records
+    ]  # fmt: skip
+
+
+def copy_fields(res: Any, reply: object, *fields: str) -> Any:
+    """A service response filled from the core's reply, field by field (same names)."""
+    for name in fields:
+        setattr(res, name, getattr(reply, name))
+    return res

@@ -16,8 +16,8 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.ros.common import handshake
 from alpha_matrix.ros.qos import COMMITS_TOPIC, EVENTS, READY_SERVICE
+from alpha_matrix.ros.services import handshake
 
 READY_POLL_S = 0.1
 

@@ -5,6 +5,7 @@ the one spinning the node (``spin_behind``)."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from alpha_matrix_interfaces.msg import CommandStatus
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, ProtectiveStop, Reset
@@ -13,9 +14,9 @@ from rclpy.node import Node
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, SkillState, infer_holding
-from alpha_matrix.ros.common import call_service, handshake
 from alpha_matrix.ros.convert import point, poses_of, vec3
 from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.services import call_service, handshake
 
 TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
 
@@ -47,10 +48,7 @@ class RobotClient:
             return self._status.pop(key)
 
     def handshake(self) -> None:
-        """One refused request per motion client, so no first reply is lost (common.handshake)."""
-        handshake(self.move_cli, MoveTo.Request(validate_only=True), self.timeout)
-        handshake(self.grip_cli, Gripper.Request(width=-1.0), self.timeout)
-        handshake(self.hold_cli, Hold.Request(steps=0), self.timeout)
+        handshake_motion(self.move_cli, self.grip_cli, self.hold_cli, self.timeout)
 
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> CommandStatus:
         self.episode = episode_id
@@ -65,13 +63,7 @@ class RobotClient:
 
     def send(self, cmd: Command):  # noqa: ANN201 - MoveTo or Gripper response
         """Queue one motion command; the reply (accepted, command_id, message, reason_code)."""
-        if cmd.kind == "move":
-            assert cmd.target is not None
-            return call_service(self.move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps), self.timeout)
-        if cmd.kind == "gripper":
-            req = Gripper.Request(width=float(cmd.width or 0.0), max_effort=float(cmd.force or 0.0), steps=cmd.steps)
-            return call_service(self.grip_cli, req, self.timeout)
-        return call_service(self.hold_cli, Hold.Request(steps=cmd.steps), self.timeout)
+        return call_service(*command_call(cmd, self.move_cli, self.grip_cli, self.hold_cli), self.timeout)
 
     def hold(self, steps: int) -> CommandStatus:
         reply = call_service(self.hold_cli, Hold.Request(steps=steps), self.timeout)
@@ -84,6 +76,26 @@ class RobotClient:
             episode_id=self.episode, engage=True, decision_step=decision_step, requester=requester, reason=reason
         )
         return call_service(self.stop_cli, req, self.timeout)
+
+
+def handshake_motion(move_cli: Any, grip_cli: Any, hold_cli: Any, timeout_s: float) -> None:
+    """One refused request per motion client (through a proxy when one intercepts them), so no
+    first reply is lost (services.handshake)."""
+    handshake(move_cli, MoveTo.Request(validate_only=True), timeout_s)  # IK misses (0, 0, 0): refused
+    handshake(grip_cli, Gripper.Request(width=-1.0), timeout_s)  # width outside [0, 0.08]: refused
+    handshake(hold_cli, Hold.Request(steps=0), timeout_s)  # no steps: refused
+
+
+def command_call(cmd: Command, move_cli: Any, grip_cli: Any, hold_cli: Any) -> tuple[Any, Any]:
+    """The (client, request) that queues ``cmd`` on the robot: move_to, gripper or hold."""
+    if cmd.kind == "move":
+        assert cmd.target is not None
+        return move_cli, MoveTo.Request(target=point(cmd.target), steps=cmd.steps)
+    if cmd.kind == "gripper":
+        return grip_cli, Gripper.Request(
+            width=float(cmd.width or 0.0), max_effort=float(cmd.force or 0.0), steps=cmd.steps
+        )
+    return hold_cli, Hold.Request(steps=cmd.steps)
 
 
 def skill_state(status: CommandStatus, geo: SceneGeometry) -> SkillState:

@@ -9,16 +9,16 @@ cannot run is a result with ok false and the reason, never a dead node.
 from __future__ import annotations
 
 import json
-import queue
 from typing import Any
 
-import rclpy
 from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
 from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.ros.common import run_node, spin_behind
+from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.request_queue import RequestQueue
+from alpha_matrix.ros.spin import spin_behind
 
 
 class SuiteExecutive(Node):
@@ -26,7 +26,7 @@ class SuiteExecutive(Node):
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        self.requests: queue.Queue[SuiteRequest] = queue.Queue()
+        self.requests: RequestQueue[SuiteRequest] = RequestQueue()
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.result_pub = self.create_publisher(SuiteResult, "suite/result", EVENTS)
 
@@ -38,12 +38,7 @@ class SuiteExecutive(Node):
         robot = getattr(self, "robot", None)
         if robot is not None:
             robot.handshake()
-        while rclpy.ok():
-            try:
-                req = self.requests.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            self.result_pub.publish(self.execute(req))
+        self.requests.serve(self.execute, self.result_pub.publish)
 
     def execute(self, req: SuiteRequest) -> SuiteResult:
         res = SuiteResult(episode_id=req.episode_id)

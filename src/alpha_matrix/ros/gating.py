@@ -1,0 +1,67 @@
+"""A gating consumer's side of the step stream (core/robot/gate.py): hello, acks, stop requests.
+
+Until its first batch a consumer says hello (an empty ack, every 0.1 s once the stream's
+publisher, and the stop service if it may stop the robot, are matched), so the bridge knows it
+is there. It then acks each step it has fully processed, counting the protective stops it has
+requested: the bridge credits an ack only once it has received that many requests, since acks
+and requests travel on different channels.
+"""
+
+from __future__ import annotations
+
+from alpha_matrix_interfaces.msg import StepAck
+from alpha_matrix_interfaces.srv import ProtectiveStop
+from rclpy.node import Node
+
+from alpha_matrix.ros.qos import STREAM
+
+HELLO_S = 0.1
+STEP_TOPIC = "robot/step_batch"
+
+
+class GatingLink:
+    """``node`` names the consumer; ``io`` (default: the node) holds the publisher, client and timer.
+    ``stops``: the consumer may request protective stops (robot/protective_stop)."""
+
+    def __init__(self, node: Node, stops: bool = True, io: Node | None = None) -> None:
+        self.node, self.io = node, io or node
+        self.name = node.get_name()
+        self.requests_issued = 0
+        self.ack_pub = self.io.create_publisher(StepAck, "robot/step_ack", STREAM)
+        self.stop_cli = self.io.create_client(ProtectiveStop, "robot/protective_stop") if stops else None
+        self._streaming = False
+        self._hello = self.io.create_timer(HELLO_S, self._say_hello)
+
+    def _say_hello(self) -> None:
+        if self._streaming:  # cancelled on the timer's own thread (it may be another node's executor)
+            self._hello.cancel()
+            return
+        if self.io.count_publishers(STEP_TOPIC) > 0 and (self.stop_cli is None or self.stop_cli.service_is_ready()):
+            self.ack_pub.publish(StepAck(consumer=self.name, episode_id="", step=0, requests_issued=0))
+
+    def streaming(self) -> None:
+        """The stream has reached this consumer: no more hellos, acks from now on."""
+        self._streaming = True
+
+    def ack(self, episode_id: str, step: int) -> None:
+        self.ack_pub.publish(
+            StepAck(consumer=self.name, episode_id=episode_id, step=step, requests_issued=self.requests_issued)
+        )
+
+    def request_stop(self, episode_id: str, engage: bool, decision_step: int, reason: str, log_refusal=None) -> None:  # noqa: ANN001
+        """Ask for a stop (engage) or a resume decided at ``decision_step``; it is counted in the
+        next ack. ``log_refusal(message)`` hears of a refusal, if given."""
+        assert self.stop_cli is not None
+        self.requests_issued += 1
+        req = ProtectiveStop.Request(
+            episode_id=episode_id, engage=engage, decision_step=decision_step, requester=self.name, reason=reason
+        )
+        future = self.stop_cli.call_async(req)
+        if log_refusal is not None:
+            future.add_done_callback(lambda f: _refused(f, log_refusal))
+
+
+def _refused(future, log_refusal) -> None:  # noqa: ANN001
+    reply = future.result()
+    if reply is not None and not reply.accepted:
+        log_refusal(f"protective stop request refused: {reply.message}")

@@ -1,0 +1,117 @@
+"""A node's life: init, build, spin until done or stopped, flush, exit with a code (ros2/demos' main)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import faulthandler
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.graph import DONE_FILE_ENV
+from alpha_matrix.ros.exit_timer import ExitTimer
+from alpha_matrix.ros.spin import spin_until_stopped
+from alpha_matrix.ros.stop import STOP, NodeStopped
+
+TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
+
+
+def die_with_parent() -> None:
+    """Linux: end this node when the process that started it dies, however it dies. An orphaned
+    node would keep serving its ROS domain and silently join the next graph started there."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent is already gone
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def run_node(
+    factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
+) -> int:
+    """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2.
+
+    SIGINT and SIGTERM, at any moment (starting, idle, mid-episode, shutting down), end the node
+    with exit 0 after ``destroy_node`` has flushed what it owns. A job node that finished its work
+    says so in ``ALPHA_MATRIX_DONE_FILE`` (set by the plain launcher), so a job stopped by a signal
+    is not mistaken for a finished one.
+    """
+    faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a hung node: kill -USR1 prints its stacks
+    STOP.install()  # before rclpy.init: rclpy's handlers chain to these
+    die_with_parent()
+    node: Node | None = None
+    code = 0
+    name = os.path.basename(sys.argv[0]).removesuffix(".py")
+    try:
+        rclpy.init(args=args)
+        if STOP.signal is None:
+            node = factory()
+            name = node.get_name()
+        if STOP.signal is None:
+            if spin is None:
+                executor = SingleThreadedExecutor()
+                executor.add_node(node)
+                spin_until_stopped(executor)
+            else:
+                spin(node)
+        if not STOP.stopping() and (done := os.environ.get(DONE_FILE_ENV)):
+            Path(done).write_text(name)
+    except (KeyboardInterrupt, NodeStopped, ExternalShutdownException):
+        pass
+    except AlphaMatrixError as err:
+        if not STOP.stopping():
+            print(f"{name}: error: {err}", file=sys.stderr, flush=True)
+            code = 2
+    except Exception:
+        if not STOP.stopping():
+            raise
+        # The contexts were shut down under the work by the signal: a stop, not a failure.
+    finally:
+        code = _finish(node, name, code)
+    if STOP.signal is not None:
+        print(f"{name}: stopped by {signal.Signals(STOP.signal).name}", file=sys.stderr, flush=True)
+    elif code == 0 and not rclpy.ok():
+        print(f"{name}: stopped (rclpy was shut down)", file=sys.stderr, flush=True)
+    # The node is done. Python's finalization resets a handler it ran to the default action, so a
+    # late second signal would end this clean exit as "killed by SIGTERM": ignore them from here.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    return code
+
+
+def _finish(node: Node | None, name: str, code: int) -> int:
+    """Destroy the node (it flushes what it owns) and shut rclpy down, signals or not.
+
+    After a stop signal, rclpy's teardown can hang inside DDS while holding the GIL (seen in CI:
+    ``destroy_when_not_in_use``); the node's own flush runs first in ``destroy_node``, so past
+    TEARDOWN_S a native timer (ros/exit_timer.py) ends the process with the code it had rather
+    than leave it to the launcher's SIGKILL.
+    """
+    guard = ExitTimer(TEARDOWN_S, code) if STOP.stopping() else contextlib.nullcontext()
+    with guard:
+        try:
+            if node is not None:
+                node.destroy_node()
+        except (KeyboardInterrupt, NodeStopped):
+            pass
+        except Exception as err:  # noqa: BLE001 - one line, and a failing exit: something was not flushed
+            print(f"{name}: error while stopping: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+            code = code or 1
+        try:
+            rclpy.try_shutdown()
+        except Exception:  # noqa: BLE001, S110 - already shut down by the signal handler
+            pass
+    return code

@@ -1,0 +1,73 @@
+"""A runner's side of the planners: the arm's plan for the executive, or why there is none.
+
+The oracle arm gets a typed plan (planner/get_plan); the text arms (TEXT_SERVICES: the oracle's
+canonical text, the LLM) get raw text, passed to the executive unparsed (it validates) and kept
+for the record with the planner's own publication (provenance, its text before any fault).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alpha_matrix_interfaces.msg import PlannerReply, PlanRequest
+from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
+from rclpy.node import Node
+
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.matrix.cells import TEXT_ARMS, TEXT_REPLIES, TEXT_SERVICES
+from alpha_matrix.core.matrix.episode import Planned
+from alpha_matrix.core.planning.guards import parse_plan_text
+from alpha_matrix.core.planning.plan import PlanError
+from alpha_matrix.ros.convert import plan_msg_to_dict
+from alpha_matrix.ros.mailbox import Mailbox
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.services import call_service
+
+
+class PlannerLink:
+    def __init__(self, node: Node, timeout_s: float, plan_timeout_s: float) -> None:
+        self.timeout_s, self.plan_timeout_s = timeout_s, plan_timeout_s
+        self.plan_cli = node.create_client(GetPlan, "planner/get_plan")
+        self.text_clis = {arm: node.create_client(GetPlanText, srv) for arm, srv in TEXT_SERVICES.items()}
+        self.replies: Mailbox[str, PlannerReply] = Mailbox()
+        for topic in TEXT_REPLIES.values():
+            node.create_subscription(PlannerReply, topic, lambda m: self.replies.put(m.episode_id, m), EVENTS)
+
+    def clients(self, arms: list[str]) -> list[Any]:
+        """The services the arms need."""
+        return [self.text_clis[arm] for arm in arms if arm in TEXT_ARMS] + (
+            [self.plan_cli] if set(arms) - TEXT_ARMS else []
+        )
+
+    def probes(self, arms: list[str]) -> list[tuple[Any, Any]]:
+        """One harmless exchange per planner client (an empty request), so no first reply is lost."""
+        probes: list[tuple[Any, Any]] = [
+            (self.text_clis[arm], GetPlanText.Request()) for arm in arms if arm in TEXT_ARMS
+        ]
+        return probes + ([(self.plan_cli, GetPlan.Request())] if set(arms) - TEXT_ARMS else [])
+
+    def plan(self, arm: str, request: GetPlan.Request) -> Planned:
+        if arm not in TEXT_ARMS:
+            reply = call_service(self.plan_cli, request, self.timeout_s)
+            if not reply.success:
+                return Planned(error=reply.message)
+            req = PlanRequest(episode_id=request.episode_id, plan=reply.plan, scene=request.scene)
+            return Planned(req, plan_msg_to_dict(reply.plan))
+        ask = GetPlanText.Request(
+            episode_id=request.episode_id, task=request.task, object=request.object, scene=request.scene,
+            zone=request.zone, seed=request.seed,
+        )  # fmt: skip
+        reply = call_service(self.text_clis[arm], ask, self.plan_timeout_s)
+        if reply.unavailable:  # no model answered: stop the run rather than record a plan nobody wrote
+            raise AlphaMatrixError(f"{arm} planner unavailable: {reply.message}")
+        if not reply.success:
+            return Planned(error=reply.message)
+        try:
+            data = parse_plan_text(reply.text).model_dump(mode="json")
+        except PlanError:
+            data = None  # the executive reports why; the record keeps the raw text
+        req = PlanRequest(episode_id=request.episode_id, text_path=True, plan_text=reply.text, scene=request.scene)
+        published = self.replies.take(request.episode_id, self.timeout_s)
+        if published is None:
+            raise AlphaMatrixError(f"{arm} planner published no reply within {self.timeout_s:.0f} s")
+        return Planned(req, data, reply.text, planner=published)

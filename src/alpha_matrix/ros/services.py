@@ -1,0 +1,75 @@
+"""Blocking service calls for a thread other than the one spinning the client's node."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from alpha_matrix.core.errors import AlphaMatrixError
+
+
+def call_service(client: Any, request: Any, timeout_s: float) -> Any:
+    """Blocking service call for threads other than the one spinning the client's node."""
+    if not client.wait_for_service(timeout_sec=timeout_s):
+        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    return wait_reply(client, client.call_async(request), timeout_s)
+
+
+def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.0) -> Any:
+    """Exchange one harmless request with a service, re-sent until a reply arrives.
+
+    The first reply to a new client can be lost while discovery has not yet matched the
+    server's response writer with the client's reader (rmw_fastrtps: "failed to send response
+    (timeout)"); a real request would then wait for nothing. Send only requests the server
+    refuses or answers without side effects; after one reply the pair is matched both ways.
+    """
+    deadline = time.monotonic() + timeout_s
+    if not client.wait_for_service(timeout_sec=timeout_s):
+        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    while True:
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f, d=done: d.set())
+        if done.wait(max(0.0, min(attempt_s, deadline - time.monotonic()))):
+            return future.result()
+        client.remove_pending_request(future)
+        if time.monotonic() >= deadline:
+            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+
+
+def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout_s):
+        raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+    return future.result()
+
+
+def wait_for_services(clients: list[Any], timeout_s: float) -> None:
+    """Every client's service is up, or fail naming the first that is not."""
+    for cli in clients:
+        if not cli.wait_for_service(timeout_sec=timeout_s):
+            raise AlphaMatrixError(
+                f"service {cli.srv_name} not available after {timeout_s:.0f} s; is its node running?"
+            )
+
+
+def call_all(calls: list[tuple[Any, Any]], timeout_s: float) -> list[Any]:
+    """Send every (client, request) at once, then wait for every reply: one round trip for many."""
+    futures = []
+    for client, request in calls:
+        if not client.wait_for_service(timeout_sec=timeout_s):
+            raise AlphaMatrixError(f"service {client.srv_name} not available")
+        futures.append((client, client.call_async(request)))
+    return [wait_reply(client, future, timeout_s) for client, future in futures]
+
+
+def call_while_accepted(client: Any, requests: list[Any], timeout_s: float) -> list[Any]:
+    """Send the requests in order, each after the previous was accepted; the replies received."""
+    replies: list[Any] = []
+    for request in requests:
+        if replies and not replies[-1].accepted:
+            break
+        replies.append(call_service(client, request, timeout_s))
+    return replies

@@ -1,0 +1,130 @@
+"""Executors that a stop ends: spin behind blocking work, spin until stopped, spin a proxy."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+
+from alpha_matrix.ros.stop import SPIN_POLL_S, STOP
+
+
+def spin_behind(
+    node: Node, work: Callable[[], None], context: Context | None = None, interruptible: bool = True
+) -> None:
+    """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it.
+
+    The first SIGINT/SIGTERM interrupts ``work`` where it waits (``NodeStopped``): a job between
+    two records stops at once instead of waiting out a service timeout.
+    """
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    done = threading.Event()
+
+    def spin() -> None:
+        try:
+            spin_until_stopped(executor, context, done)
+        except ExternalShutdownException:
+            pass
+        except Exception:  # the context went away under a signal: the main thread reports the stop
+            if not STOP.stopping(context):
+                raise
+        finally:
+            if STOP.stopping(context):
+                STOP.wake_main()
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    try:
+        with STOP.interruptible() if interruptible else contextlib.nullcontext():
+            work()
+    finally:
+        # The spin thread leaves its wait set before the executor goes away (shutting an
+        # executor down under a thread waiting in it crashed rclpy: a segfault).
+        done.set()
+        with contextlib.suppress(Exception):  # a context already shut down by a signal
+            executor.wake()
+        thread.join(timeout=5)
+        executor.shutdown()
+
+
+def spin_until_stopped(executor: Executor, context: Context | None = None, done: threading.Event | None = None) -> None:
+    """``executor.spin()`` that a stop also ends within SPIN_POLL_S: rclpy's wake-up of a wait set
+    on shutdown can be missed (seen: a monitor asleep in its wait set 30 s after SIGTERM)."""
+    while STOP.signal is None and rclpy.ok(context=context) and not (done and done.is_set()):
+        executor.spin_once(timeout_sec=SPIN_POLL_S)
+
+
+class ProxyNode(Node):
+    """A node whose callbacks make blocking service calls (a proxy, a guard).
+
+    Its clients live on a helper node ``io`` in a separate rclpy context (its own DDS
+    participant), spun by its own executor thread (``spin_proxy``): rclpy's async callbacks can
+    stall (rclpy#1462) and its multi-threaded executor busy-waits, and two executors sharing
+    one context while one thread waits on the other proved fragile.
+    """
+
+    def __init__(self, name: str, io_suffix: str = "_io") -> None:
+        super().__init__(name)
+        self.io_context = Context()
+        rclpy.init(context=self.io_context, args=[])  # same ROS_DOMAIN_ID, from the environment
+        self.io = Node(f"{name}{io_suffix}", context=self.io_context, use_global_arguments=False)
+
+    def destroy_node(self) -> None:
+        self.io.destroy_node()
+        if self.io_context.ok():
+            rclpy.shutdown(context=self.io_context)
+        super().destroy_node()
+
+
+def spin_proxy(node: ProxyNode) -> None:
+    """Spin the node's own callbacks in the main thread, its ``io`` helper behind them."""
+    main_ex = SingleThreadedExecutor()
+    main_ex.add_node(node)
+    try:
+        # Not interruptible: the proxies' callbacks run in this thread; the signal's context
+        # shutdown ends main_ex.spin between two of them.
+        spin_behind(node.io, lambda: spin_until_stopped(main_ex), context=node.io_context, interruptible=False)
+    finally:
+        main_ex.shutdown()
+
+
+def spin_events(node: Node) -> None:
+    """Hand the main thread to ``node.run(executor)`` with an EventsExecutor (the bridges' physics loop)."""
+    from rclpy.experimental import EventsExecutor
+
+    executor = EventsExecutor()
+    executor.add_node(node)
+    try:
+        node.run(executor)  # type: ignore[attr-defined]
+    finally:
+        executor.shutdown()
+
+
+class Drain:
+    """Run the callbacks that are ready, without blocking: a loop that owns the main thread (the
+    bridge's physics) drains between steps. Callbacks registered through ``counted`` are counted,
+    so the drain knows when a spin found nothing to do."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit, self.handled = limit, 0
+
+    def counted(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        def handle(*args: Any) -> Any:
+            self.handled += 1
+            return callback(*args)
+
+        return handle
+
+    def __call__(self, executor: Executor) -> None:
+        for _ in range(self.limit):
+            before = self.handled
+            executor.spin_once(timeout_sec=0.0)
+            if self.handled == before:
+                return

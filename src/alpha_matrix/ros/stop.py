@@ -1,0 +1,73 @@
+"""The stop signal of this process: SIGINT/SIGTERM remembered, interruptible waits, the main thread woken."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+import rclpy
+from rclpy.context import Context
+
+
+class NodeStopped(BaseException):
+    """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
+
+
+SPIN_POLL_S = 0.5  # longest a stopped node spins on
+WAKE_SIGNAL = signal.SIGUSR2  # sent by this process to its own main thread, never from outside
+
+
+class _StopState:
+    """The stop signal of this process. rclpy's own handlers shut the contexts down (waking every
+    executor) and then chain to these, which remember the signal; work run through
+    ``spin_behind`` is interrupted where it waits. Callbacks are never interrupted halfway (a
+    recorder must not lose a message it was writing), and a second signal during shutdown is ignored.
+    """
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._interruptible = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+        signal.signal(WAKE_SIGNAL, self._wake)
+
+    def wake_main(self) -> None:
+        """The kernel may deliver the stop signal to any thread (DDS, OpenBLAS), and Python runs
+        its handler only when the main thread next runs bytecode: a main thread blocked in a wait
+        would sleep through the stop until its timeout. A signal sent to it wakes it now."""
+        signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)  # type: ignore[arg-type]
+
+    def _wake(self, _signum: int, _frame: object) -> None:
+        if self._interruptible and self.stopping():
+            self._interruptible = False
+            raise NodeStopped(self.signal)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        first = self.signal is None
+        if first:
+            self.signal = signum
+        if first and self._interruptible:
+            self._interruptible = False
+            raise NodeStopped(signum)
+
+    def stopping(self, context: Context | None = None) -> bool:
+        """A signal arrived, or rclpy's handler already shut the context down (it runs before
+        ours: a thread can see the invalid context before the main thread sees the signal)."""
+        return self.signal is not None or not rclpy.ok(context=context)
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        if self.signal is not None:
+            raise NodeStopped(self.signal)
+        self._interruptible = True
+        try:
+            yield
+        finally:
+            self._interruptible = False
+
+
+STOP = _StopState()

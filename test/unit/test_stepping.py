@@ -1,0 +1,76 @@
+"""core/robot/stepping.py: the bridge loop's pacing and batching, with a fake clock."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.robot.driver import CommandEvent, State
+from alpha_matrix.core.robot.gate import LookaheadGate
+from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
+from alpha_matrix.core.sim.world import StepSample
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def sample(step: int) -> StepSample:
+    z = np.zeros(0)
+    return StepSample(step, np.zeros(9), np.zeros(9), z, z, z, z, z, np.zeros(3))
+
+
+def test_a_silent_consumer_fails_the_loop_after_the_ack_timeout() -> None:
+    clock, gate = Clock(), LookaheadGate(["safety_monitor", "recorder"], 24)
+    gate.ack("recorder", 10, 0)
+    pacer = StepPacer(1 / 240, False, 5.0, clock)
+    pacer.blocked(25, gate)
+    clock.t += 5.0
+    pacer.blocked(25, gate)  # exactly the timeout: still waiting
+    clock.t += 0.1
+    with pytest.raises(AlphaMatrixError, match=r"safety_monitor for 5 s \(blocked before step 25\)"):
+        pacer.blocked(25, gate)
+
+
+def test_a_step_or_an_idle_spell_restarts_the_blocked_time() -> None:
+    clock, gate = Clock(), LookaheadGate(["c"], 24)
+    gate.ack("c", 0, 0)
+    pacer = StepPacer(1 / 240, False, 5.0, clock)
+    pacer.blocked(25, gate)
+    clock.t += 4.0
+    assert pacer.delay_before(25) == 0.0  # not real time: never waits
+    clock.t += 4.0
+    pacer.blocked(26, gate)  # a fresh spell
+    pacer.idle(26)
+    clock.t += 4.0
+    pacer.blocked(27, gate)
+    clock.t += 5.5
+    with pytest.raises(AlphaMatrixError, match=r"\bc\b"):  # heard, but the slowest
+        pacer.blocked(27, gate)
+
+
+def test_real_time_paces_steps_from_the_last_idle_spell() -> None:
+    clock = Clock()
+    pacer = StepPacer(0.5, True, 5.0, clock)
+    pacer.idle(10)  # step 10 is now
+    assert pacer.delay_before(11) == pytest.approx(0.5)
+    clock.t += 2.0
+    assert pacer.delay_before(12) == 0.0  # behind: no wait, no catch-up sleep
+
+
+def test_a_batch_ends_when_full_or_when_a_command_ends() -> None:
+    buf = StepBuffer(3)
+    assert not buf.add(sample(1), []) and not buf.add(sample(2), [])
+    assert buf.add(sample(3), [])
+    assert [s.step for s in buf.take()] == [1, 2, 3] and buf.take() == []
+    assert buf.add(sample(4), [CommandEvent(1, State.DONE, 1, 4)])
+    assert buf.last is not None and buf.last.step == 4
+
+
+def test_body_names_are_indexed_by_id() -> None:
+    assert names_by_id({0: "plane", 2: "red"}) == ["plane", "", "red"]
