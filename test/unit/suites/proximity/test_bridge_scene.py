@@ -16,7 +16,7 @@ from alpha_matrix.core.suites.proximity.eval import run_steps
 from alpha_matrix.core.suites.proximity.run import scenario_from_json, scenario_json
 from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
 
-CONFIG = Path(__file__).parents[2] / "config/scenarios/proximity.yaml"
+CONFIG = Path(__file__).parents[4] / "config/scenarios/proximity.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix import episode as batch
 from alpha_matrix.core.matrix.cells import Cell, episode_id
-from alpha_matrix.core.matrix.faults import FaultOrderError
+from alpha_matrix.core.matrix.fault_log import FaultOrderError
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.records import Provenance
 
