@@ -13,9 +13,11 @@ carry the same fields, with JSON strings where the content is per suite.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from alpha_matrix.core.errors import AlphaMatrixError
 
 PROTOCOL_VERSION = 1
 
@@ -97,3 +99,47 @@ class AttemptRecord(_Strict):
     status: int = 0  # HTTP status when there was one
     latency_s: float = 0.0
     detail: str = ""  # one line
+
+
+class AgentPrompt(_Strict):
+    """A suite's prompt template rendered for one observation (config/prompts/agent_<suite>_v*.yaml)."""
+
+    system: str
+    user: str
+    template_sha256: str
+    template_version: str
+
+
+class RawToolCall(_Strict):
+    """A native tool call as the API returned it: arguments as an object or as a JSON string."""
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+class RawAnswer(_Strict):
+    """What a backend got back, unjudged: the model's text and/or its native tool calls.
+    core/agent/decide.py turns it into a Decision against the offered tools."""
+
+    text: str = ""
+    tool_calls: tuple[RawToolCall, ...] = ()
+    provenance: AgentProvenance
+    attempts: tuple[AttemptRecord, ...] = ()
+
+
+class InfrastructureAbort(AlphaMatrixError):
+    """A live backend got no answer after its bounded retries: not a model failure. Carries every
+    attempt; the runner records it apart (report's accounting table) and re-runs it on resume."""
+
+    def __init__(self, message: str, attempts: tuple[AttemptRecord, ...]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class AgentBackend(Protocol):
+    """Any agent: the scripted reference, a served model (Ollama, OpenAI-compatible), the embedded
+    model, or a replay. One answer per observation; deterministic where the backend can be."""
+
+    name: str
+
+    def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer: ...
