@@ -232,8 +232,12 @@ def decide(tools: Iterable[Tool], raw: RawAnswer) -> Decision:
             result = _from_text(by_name, raw.text.strip())
     except _Invalid as inv:
         return Decision(
-            kind="invalid", invalid=inv.kind, invalid_detail=_one_line(inv.detail), provenance=raw.provenance
+            kind="invalid",
+            invalid=inv.kind,
+            invalid_detail=_one_line(inv.detail),
+            provenance=raw.provenance,
+            attempts=raw.attempts,
         )
     if isinstance(result, str):
-        return Decision(kind="message", message=result, provenance=raw.provenance)
-    return Decision(kind="tool_call", call=result, provenance=raw.provenance)
+        return Decision(kind="message", message=result, provenance=raw.provenance, attempts=raw.attempts)
+    return Decision(kind="tool_call", call=result, provenance=raw.provenance, attempts=raw.attempts)

@@ -80,17 +80,6 @@ class AgentProvenance(_Strict):
     recorded: bool = False  # a replayed answer, not a live one
 
 
-class Decision(_Strict):
-    """Exactly one of: a valid tool call, a message to the user, or an invalid answer (typed)."""
-
-    kind: Literal["tool_call", "message", "invalid"]
-    call: ToolCall | None = None
-    message: str = ""
-    invalid: InvalidKind | None = None
-    invalid_detail: str = ""  # one line: what did not fit
-    provenance: AgentProvenance
-
-
 class AttemptRecord(_Strict):
     """One transport attempt of a live backend: every attempt is recorded, answered or not."""
 
@@ -99,6 +88,19 @@ class AttemptRecord(_Strict):
     status: int = 0  # HTTP status when there was one
     latency_s: float = 0.0
     detail: str = ""  # one line
+
+
+class Decision(_Strict):
+    """Exactly one of: a valid tool call, a message to the user, an invalid answer (typed), or an
+    abort (no answer at all: the infrastructure's failure, counted apart, never the model's)."""
+
+    kind: Literal["tool_call", "message", "invalid", "abort"]
+    call: ToolCall | None = None
+    message: str = ""  # kind message: the text for the user; kind abort: why there was no answer
+    invalid: InvalidKind | None = None
+    invalid_detail: str = ""  # one line: what did not fit
+    provenance: AgentProvenance
+    attempts: tuple[AttemptRecord, ...] = ()  # live backends: every transport attempt behind it
 
 
 class AgentPrompt(_Strict):
