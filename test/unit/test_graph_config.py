@@ -140,3 +140,20 @@ def test_missing_interface_build_is_named(monkeypatch, capsys):
         "alpha-matrix: error: alpha_matrix_interfaces is not built: run scripts/setup.sh "
         "(or colcon build and source install/setup.bash)"
     )
+
+
+def test_a_suite_config_file_is_hashed_by_content_not_by_path(tmp_path):
+    import shutil
+
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(CONFIG, moved)
+    here = resolve_graph(CONFIG, graph_file="graph_alerts.yaml")
+    there = resolve_graph(
+        moved, {"alert_guard": {"alerts_file": str(moved / "alerts.yaml")}}, graph_file="graph_alerts.yaml"
+    )
+    assert here.config_hash == there.config_hash
+    (moved / "alerts.yaml").write_text((moved / "alerts.yaml").read_text() + "\n# changed\n")
+    changed = resolve_graph(
+        moved, {"alert_guard": {"alerts_file": str(moved / "alerts.yaml")}}, graph_file="graph_alerts.yaml"
+    )
+    assert changed.config_hash != here.config_hash

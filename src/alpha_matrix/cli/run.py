@@ -106,9 +106,9 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     run.add_argument("--arms", default=None, help="comma-separated planner arms: oracle, oracle-text, llm")
     run.add_argument(
         "--llm-backend",
-        choices=("auto", "ollama", "llamacpp", "replay"),
+        choices=("auto", "ollama", "openai", "llamacpp", "replay"),
         default=None,
-        help="the llm arm's backend (default auto: ollama if a daemon answers, else the embedded model)",
+        help="the llm arm's backend (default auto: ollama if a daemon answers, else the embedded model; openai: an OpenAI-compatible server, --set llm_planner.openai_base_url=URL)",
     )
     run.add_argument("--replay-from", default=None, help="replay backend: a run directory or a bag of an llm run")
     run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")

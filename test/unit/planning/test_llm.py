@@ -242,7 +242,7 @@ def test_make_backend_by_name():
     assert isinstance(make_backend("replay", records={}), ReplayBackend)
     ollama = make_backend("ollama", host="http://127.0.0.1:1", model="m", timeout_s=1.0)
     assert isinstance(ollama, OllamaBackend) and ollama.model == "m"
-    with pytest.raises(ConfigError, match=r"unknown LLM backend 'gpt' \(known: llamacpp, ollama, replay\)"):
+    with pytest.raises(ConfigError, match=r"unknown LLM backend 'gpt' \(known: llamacpp, ollama, openai, replay\)"):
         make_backend("gpt")
     with pytest.raises(ConfigError, match="unknown option 'temperature'"):
         make_backend("ollama", temperature=0.7)

@@ -233,6 +233,7 @@ BACKENDS: dict[str, Callable[..., Backend] | str] = {
     "ollama": OllamaBackend,
     "replay": ReplayBackend,
     "llamacpp": "alpha_matrix.core.planning.llamacpp:LlamaCppBackend",
+    "openai": "alpha_matrix.core.planning.openai:OpenAIBackend",
 }
 
 

@@ -64,6 +64,15 @@ def build_backend(params: LLMPlannerParams) -> Backend:
             n_ctx=params.n_ctx,
             max_tokens=params.max_tokens,
         )
+    if name == "openai":
+        return make_backend(
+            "openai",
+            model=params.openai_model,
+            base_url=params.openai_base_url,
+            api_key_env=params.openai_api_key_env,
+            timeout_s=params.timeout_s,
+            response_format=params.openai_response_format,
+        )
     if not params.replay_from:
         raise ConfigError("llm_planner: backend replay needs replay_from (a run directory or a bag)")
     return ReplayBackend(load_recorded_replies(Path(params.replay_from)))

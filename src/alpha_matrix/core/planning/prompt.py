@@ -61,12 +61,14 @@ class RenderedPrompt:
     template_version: str = ""
 
 
-def _canonical_sha256(content: _PromptFile) -> str:
+def canonical_sha256(content: BaseModel) -> str:
+    """sha256 of a template's canonical content (sorted JSON of its fields): comments and layout do not count."""
     text = json.dumps(content.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _check_placeholders(where: str, field: str, text: str, allowed: frozenset[str]) -> set[str]:
+def check_placeholders(where: str, field: str, text: str, allowed: frozenset[str]) -> set[str]:
+    """The ``$name`` placeholders of ``text``; a ConfigError for bad syntax or a name not in ``allowed``."""
     tpl = Template(text)
     if not tpl.is_valid():
         raise ConfigError(f"{where}: {field}: invalid placeholder syntax (use $name or ${{name}}; $$ for a dollar)")
@@ -92,9 +94,9 @@ def load_prompt(path: str | Path) -> PromptTemplate:
         msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise ConfigError(f"{path}: {key}: {msg}") from None
     # The system text is static (a cacheable prefix); only the user text carries the observation.
-    _check_placeholders(str(path), "system", content.system, frozenset())
-    _check_placeholders(str(path), "schema_note", content.schema_note, frozenset({"step_budget"}))
-    names = _check_placeholders(str(path), "user", content.user, PLACEHOLDERS)
+    check_placeholders(str(path), "system", content.system, frozenset())
+    check_placeholders(str(path), "schema_note", content.schema_note, frozenset({"step_budget"}))
+    names = check_placeholders(str(path), "user", content.user, PLACEHOLDERS)
     missing = sorted(REQUIRED_PLACEHOLDERS - names)
     if missing:
         raise ConfigError(f"{path}: user: missing placeholder ${missing[0]}")
@@ -103,7 +105,7 @@ def load_prompt(path: str | Path) -> PromptTemplate:
         system=content.system,
         user=content.user,
         schema_note=content.schema_note,
-        sha256=_canonical_sha256(content),
+        sha256=canonical_sha256(content),
         path=str(path),
     )
 

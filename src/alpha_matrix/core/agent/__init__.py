@@ -1,0 +1,1 @@
+"""The agent under test: observation in, one typed decision out, from any backend."""

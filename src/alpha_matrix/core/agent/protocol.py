@@ -1,0 +1,147 @@
+"""The agent protocol: at each decision point an observation goes in, one decision comes out.
+
+The agent is the thing under test. It sees a typed situation (per suite), optionally images,
+and the tools it may call; it answers with exactly one tool call or a message to the user.
+Its answer is data: parsed and validated against the offered tools (core/agent/decide.py),
+never executed, evaluated or dispatched by name. An answer that does not fit is an *invalid*
+decision (counted, never executed); a call that never got an answer is an *infrastructure
+abort* (counted apart, re-run on resume), never a model failure.
+
+These models are the boundary (pydantic); the ROS messages (AgentObservation, AgentDecision)
+carry the same fields, with JSON strings where the content is per suite.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alpha_matrix.core.errors import AlphaMatrixError
+
+PROTOCOL_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Tool(_Strict):
+    """A tool the agent may call at this decision point (OpenAI/Ollama function-tool shape)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class Image(_Strict):
+    """An image for multimodal models: PNG bytes, base64. Depth is rendered as an 8-bit image."""
+
+    kind: Literal["rgb", "depth"]
+    png_base64: str
+    step: int = Field(ge=0)
+
+
+class Observation(_Strict):
+    """What the agent sees at one decision point. ``situation`` follows the suite's schema and
+    never contains the answer (the scorer's truth stays with the scorer)."""
+
+    suite: str
+    episode_id: str
+    step: int = Field(ge=0)
+    decision_index: int = Field(ge=0)  # 0, 1, ... within the episode (replay keys on it)
+    situation: dict[str, Any]
+    tools: tuple[Tool, ...] = Field(min_length=1)
+    images: tuple[Image, ...] = ()
+
+
+class ToolCall(_Strict):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+InvalidKind = Literal["no_json", "unknown_tool", "bad_arguments", "no_decision"]
+
+
+class AgentProvenance(_Strict):
+    """Where a decision came from; ``raw_text`` is the model's text as it answered (the record keeps it)."""
+
+    backend: str
+    model: str = ""
+    digest: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0  # wall clock of all attempts, measured by us
+    seed: int = 0
+    template_sha256: str = ""
+    template_version: str = ""
+    attempts: int = 1  # transport attempts behind this answer (retries after 429/5xx/timeouts)
+    raw_text: str = ""
+    recorded: bool = False  # a replayed answer, not a live one
+
+
+class AttemptRecord(_Strict):
+    """One transport attempt of a live backend: every attempt is recorded, answered or not."""
+
+    attempt: int = Field(ge=1)
+    outcome: Literal["answered", "timeout", "refused", "http_429", "http_5xx", "http_other", "transport"]
+    status: int = 0  # HTTP status when there was one
+    latency_s: float = 0.0
+    detail: str = ""  # one line
+
+
+class Decision(_Strict):
+    """Exactly one of: a valid tool call, a message to the user, an invalid answer (typed), or an
+    abort (no answer at all: the infrastructure's failure, counted apart, never the model's)."""
+
+    kind: Literal["tool_call", "message", "invalid", "abort"]
+    call: ToolCall | None = None
+    message: str = ""  # kind message: the text for the user; kind abort: why there was no answer
+    invalid: InvalidKind | None = None
+    invalid_detail: str = ""  # one line: what did not fit
+    provenance: AgentProvenance
+    attempts: tuple[AttemptRecord, ...] = ()  # live backends: every transport attempt behind it
+
+
+class AgentPrompt(_Strict):
+    """A suite's prompt template rendered for one observation (config/prompts/agent_<suite>_v*.yaml)."""
+
+    system: str
+    user: str
+    template_sha256: str
+    template_version: str
+
+
+class RawToolCall(_Strict):
+    """A native tool call as the API returned it: arguments as an object or as a JSON string."""
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+class RawAnswer(_Strict):
+    """What a backend got back, unjudged: the model's text and/or its native tool calls.
+    core/agent/decide.py turns it into a Decision against the offered tools."""
+
+    text: str = ""
+    tool_calls: tuple[RawToolCall, ...] = ()
+    provenance: AgentProvenance
+    attempts: tuple[AttemptRecord, ...] = ()
+
+
+class InfrastructureAbort(AlphaMatrixError):
+    """A live backend got no answer after its bounded retries: not a model failure. Carries every
+    attempt; the runner records it apart (report's accounting table) and re-runs it on resume."""
+
+    def __init__(self, message: str, attempts: tuple[AttemptRecord, ...]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class AgentBackend(Protocol):
+    """Any agent: the scripted reference, a served model (Ollama, OpenAI-compatible), the embedded
+    model, or a replay. One answer per observation; deterministic where the backend can be."""
+
+    name: str
+
+    def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer: ...
