@@ -13,7 +13,7 @@ test: setup
 	.venv/bin/mypy
 	.venv/bin/python -m pytest
 
-# kill -9 of every node type mid-run, resume, audit (about 4 min): see README, "Two runs, signals and crashes"
+# kill -9 of every node type mid-run, resume, audit (about 3 min): see README, "Two runs, signals and crashes"
 soak: setup
 	.venv/bin/python -m pytest -m soak test/graph/test_fault_injection.py
 
