@@ -80,11 +80,12 @@ def run_node(
             raise
         # The contexts were shut down under the work by the signal: a stop, not a failure.
     finally:
-        if STOP.signal is not None:  # said before the teardown: a hung DDS teardown exits natively (_finish)
-            print(f"{name}: stopped by {signal.Signals(STOP.signal).name}", file=sys.stderr, flush=True)
+        # Said before the teardown: a hung DDS teardown ends the process natively (_finish). The
+        # signal may not have reached our handler yet (rclpy's shut the context down first).
+        if STOP.stopping():
+            how = f"by {signal.Signals(STOP.signal).name}" if STOP.signal is not None else "(rclpy was shut down)"
+            print(f"{name}: stopped {how}", file=sys.stderr, flush=True)
         code = _finish(node, name, code)
-    if STOP.signal is None and code == 0 and not rclpy.ok():
-        print(f"{name}: stopped (rclpy was shut down)", file=sys.stderr, flush=True)
     # The node is done. Python's finalization resets a handler it ran to the default action, so a
     # late second signal would end this clean exit as "killed by SIGTERM": ignore them from here.
     for sig in (signal.SIGINT, signal.SIGTERM):
