@@ -145,6 +145,11 @@ def _resolve_prompt(config_dir: Path, values: dict[str, Any], where: str) -> dic
     return {"prompt": str(path.resolve()), "prompt_sha256": template.sha256}
 
 
+def _has_param(executable: str, key: str) -> bool:
+    model = PARAM_MODELS.get(executable)
+    return model is not None and key in model.model_fields
+
+
 def _shared_values(
     params_raw: dict, overrides: dict[str, dict[str, Any]], entries: list[_NodeEntry], ppath: Path
 ) -> dict[str, Any]:
@@ -156,9 +161,7 @@ def _shared_values(
         raise ConfigError(f"{ppath}: {SHARED}: expected only a 'ros__parameters' mapping")
     shared = {**(section.get("ros__parameters") or {}), **overrides.pop(SHARED, {})}
     for key in shared:
-        users = [
-            e.name for e in entries if e.executable in PARAM_MODELS and key in PARAM_MODELS[e.executable].model_fields
-        ]
+        users = [e.name for e in entries if _has_param(e.executable, key)]
         if not users:
             raise ConfigError(f"{ppath}: {SHARED}: {key}: no node of the graph has this parameter")
         for name in users:
@@ -225,8 +228,7 @@ def resolve_graph(
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
-        model_fields = PARAM_MODELS[entry.executable].model_fields if entry.executable in PARAM_MODELS else {}
-        values.update({k: v for k, v in shared.items() if k in model_fields})
+        values.update({k: v for k, v in shared.items() if _has_param(entry.executable, k)})
         if entry.executable == "llm_planner":
             values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
         model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")

@@ -9,7 +9,6 @@ a thin wrapper around ``Agent``; suites and tests can use it directly.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ from alpha_matrix.core.agent.protocol import (
     Observation,
 )
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.lazy import load
 
-BACKENDS = ("reference", "ollama", "openai", "llamacpp", "replay")
+BACKENDS = ("reference", "ollama", "openai", "llamacpp", "replay")  # what an agent node may be given
 
 
 class Agent:
@@ -52,42 +52,21 @@ class Agent:
         return decide(obs.tools, raw)
 
 
+# Backends built from options, imported when chosen; replay is built from recorded answers (ReplayAgent).
+_CLASSES = {
+    "reference": "alpha_matrix.core.agent.reference:ReferenceAgent",
+    "ollama": "alpha_matrix.core.agent.ollama:OllamaAgent",
+    "openai": "alpha_matrix.core.agent.openai:OpenAIAgent",
+    "llamacpp": "alpha_matrix.core.agent.llamacpp:LlamaCppAgent",
+}
+
+
 def make_backend(name: str, **options: Any) -> AgentBackend:
-    """The named backend (lazy imports: the embedded model and HTTP clients load only when used).
-    ``options`` are that backend's constructor arguments; unknown names are one line."""
-    factories: dict[str, Callable[..., AgentBackend]] = {
-        "reference": _reference,
-        "ollama": _ollama,
-        "openai": _openai,
-        "llamacpp": _llamacpp,
-    }
-    if name not in factories:
-        raise ConfigError(f"agent backend {name!r}: expected one of {', '.join(BACKENDS)}")
-    return factories[name](**options)
-
-
-def _reference(**options: Any) -> AgentBackend:
-    from alpha_matrix.core.agent.reference import ReferenceAgent
-
-    return ReferenceAgent(**options)
-
-
-def _ollama(**options: Any) -> AgentBackend:
-    from alpha_matrix.core.agent.ollama import OllamaAgent
-
-    return OllamaAgent(**options)
-
-
-def _openai(**options: Any) -> AgentBackend:
-    from alpha_matrix.core.agent.openai import OpenAIAgent
-
-    return OpenAIAgent(**options)
-
-
-def _llamacpp(**options: Any) -> AgentBackend:
-    from alpha_matrix.core.agent.llamacpp import LlamaCppAgent
-
-    return LlamaCppAgent(**options)
+    """The named backend; ``options`` are its constructor arguments; unknown names are one line."""
+    if name not in _CLASSES:
+        raise ConfigError(f"agent backend {name!r}: expected one of {', '.join(_CLASSES)}")
+    backend: AgentBackend = load(_CLASSES[name])(**options)
+    return backend
 
 
 def load_templates(paths: list[str]) -> dict[str, AgentTemplate]:

@@ -12,7 +12,6 @@ register with ``register_backend`` and need only the ``Backend`` protocol.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import os
 import time
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+from alpha_matrix.core.lazy import load
 from alpha_matrix.core.planning.prompt import RenderedPrompt
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
@@ -250,8 +250,7 @@ def backend_factory(name: str) -> Callable[..., Backend]:
     if factory is None:
         raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(sorted(BACKENDS))})")
     if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
+        factory = load(factory)
     return factory
 
 

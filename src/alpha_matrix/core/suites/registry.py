@@ -13,13 +13,13 @@ strings of this file, never built from input.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.lazy import load
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
@@ -54,8 +54,8 @@ class SuiteSpec:
 
     def piece(self, which: str) -> Callable[..., Any]:
         """The function behind one of the fields above, imported now."""
-        module, _, attr = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), attr)
+        piece: Callable[..., Any] = load(getattr(self, which))
+        return piece
 
 
 _P = "alpha_matrix.core.suites"
