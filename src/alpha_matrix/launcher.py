@@ -29,7 +29,7 @@ from alpha_matrix.core.runlock import InUseError, lock_dirs
 
 STOP_GRACE_S = 5.0
 # How long a domain is watched for an already running graph before ours starts there.
-PROBE_S = 2.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10)
+PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
 
 
 def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) -> dict[str, str]:

@@ -38,17 +38,23 @@ class _ITimerSpec(ctypes.Structure):
     _fields_ = [("it_interval", _TimeSpec), ("it_value", _TimeSpec)]
 
 
-def _libc() -> ctypes.CDLL | None:
+def _find_libc() -> ctypes.CDLL | None:
+    """libc with timer_create (glibc < 2.34 keeps it in librt). Called once, at import: looking
+    for librt runs ``ldconfig`` in a child process, and a fork in a node whose DDS threads are
+    up can crash it (CI: a segfault in find_library during a teardown)."""
     if not sys.platform.startswith("linux"):
         return None
-    for name in (None, ctypes.util.find_library("rt")):
+    for name in (None, "rt"):
         try:
-            lib = ctypes.CDLL(name, use_errno=True)
-            lib.timer_create  # noqa: B018 - glibc < 2.34 keeps it in librt
+            lib = ctypes.CDLL(name if name is None else ctypes.util.find_library(name), use_errno=True)
+            lib.timer_create  # noqa: B018
         except (OSError, AttributeError):
             continue
         return lib
     return None
+
+
+_LIBC = _find_libc()
 
 
 class ExitTimer:
@@ -56,7 +62,7 @@ class ExitTimer:
 
     def __init__(self, seconds: float, code: int) -> None:
         self.seconds, self.code = seconds, code
-        self._lib = _libc()
+        self._lib = _LIBC
         self._timer = ctypes.c_void_p()
         self._armed = False
 
