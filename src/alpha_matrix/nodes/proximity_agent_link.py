@@ -28,7 +28,7 @@ from alpha_matrix.ros.mailbox import Mailbox
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
 from alpha_matrix.ros.request_queue import RequestQueue
-from alpha_matrix.ros.services import call_service
+from alpha_matrix.ros.services import call_service, handshake
 from alpha_matrix.ros.spin import spin_behind
 
 
@@ -36,7 +36,7 @@ class ProximityAgentLinkNode(Node):
     def __init__(self) -> None:
         super().__init__("proximity_agent_link")
         self.params = declare_params(self, ProximityAgentLinkParams)
-        self.gating = GatingLink(self)
+        self.gating = GatingLink(self, keepalive=True)  # alive while the model thinks, however long
         self.decide_cli = self.create_client(Decide, "agent/decide")
         self.thresholds: Mailbox[str, float] = Mailbox()  # episode -> the run's threshold
         self.estimates: Mailbox[tuple[str, int], ProximityEstimate] = Mailbox()
@@ -61,6 +61,9 @@ class ProximityAgentLinkNode(Node):
         self.frames.put(parse_frame_tag(msg.header.frame_id))
 
     def serve(self) -> None:
+        # An empty observation is answered "invalid" with no side effect: it matches the reply path
+        # both ways before the first real decision (whose reply could otherwise be lost).
+        handshake(self.decide_cli, Decide.Request(), self.params.decide_timeout_s)
         self.frames.serve(self._on_frame, lambda _none: None)
 
     def _on_frame(self, frame: tuple[str, int]) -> None:

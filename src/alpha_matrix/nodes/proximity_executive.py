@@ -17,7 +17,7 @@ from typing import Any
 from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
 
-from alpha_matrix.core.config import ProximityExecutiveParams
+from alpha_matrix.core.config import PLAN_WAIT_S, ProximityExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
@@ -101,14 +101,17 @@ class ProximityExecutive(SuiteExecutive):
         result = {**result, "last_step": last_step, "guards": p.guards}
         if p.agent:
             steps = [s for s in decision_steps((int(e.step) for e in estimates), p.decision_every_frames) if s <= frame]
-            last = max(steps, default=0)
+            last = max(steps, default=-1)
             decisions = self._wait(self.decisions, req.episode_id, lambda m: any(int(d.step) >= last for d in m),
-                                   f"agent/decisions up to the frame of step {last}")  # fmt: skip
+                                   f"agent/decisions up to the frame of step {last}", PLAN_WAIT_S) if steps else []  # fmt: skip
             result["agent"] = agent_part(decisions, gt, stopped, sc, p.agent, p.guards, p.decision_every_frames)
         return result
 
-    def _wait(self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str) -> list:
-        timeout = self.params.result_timeout_s
+    def _wait(
+        self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str, timeout: float | None = None
+    ) -> list:
+        """The episode's messages once ``ready``; the last decision may still be a model's thought away."""
+        timeout = timeout or self.params.result_timeout_s
         if (msgs := box.wait_until(ready, episode, timeout)) is None:
             raise AlphaMatrixError(f"{what} did not arrive within {timeout:.0f} s")
         return msgs
