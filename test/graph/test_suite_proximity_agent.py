@@ -53,8 +53,13 @@ def baseline(cell: Path) -> dict:
     return res
 
 
-def test_the_reference_through_the_protocol_reproduces_the_scripted_run(cell: Path, baseline: dict) -> None:
-    res = _run(cell, "ref", "--agent", "reference", "--guards", "off")
+@pytest.fixture(scope="module")
+def reference(cell: Path) -> dict:
+    return _run(cell, "ref", "--agent", "reference", "--guards", "off")
+
+
+def test_the_reference_through_the_protocol_reproduces_the_scripted_run(baseline: dict, reference: dict) -> None:
+    res = reference
     assert {k: res[k] for k in PHYSICAL} == {k: baseline[k] for k in PHYSICAL}
     a = res["agent"]
     assert (a["agent"], a["backend"], a["guards"]) == ("reference", "reference", False)
@@ -72,7 +77,7 @@ def test_an_agent_that_never_stops_harms_without_guards_and_is_caught_with_them(
     assert {k: on[k] for k in PHYSICAL} == {k: baseline[k] for k in PHYSICAL}
 
 
-def test_the_embedded_model_decides_end_to_end(cell: Path) -> None:
+def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> None:
     res = _run(cell, "gemma", "--agent", "llm", "--decide-every", "10")
     a = res["agent"]
     assert a["backend"] == "llamacpp" and a["model"] and a["digest"] and a["template_version"] == "agent_proximity_v1"
@@ -81,3 +86,8 @@ def test_the_embedded_model_decides_end_to_end(cell: Path) -> None:
     assert a["scored"] + a["aborts"] == a["decisions"]
     report = (cell / "runs" / "gemma" / "report.md").read_text()
     assert "### The agent under test" in report and "llamacpp" in report
+    # Next to the reference: paired on the frames both decided on (the model's every tenth).
+    paired = run_cli(["compare", "runs/ref", "runs/gemma"], cell, timeout=60)
+    assert paired.returncode == 0, paired.stderr
+    assert f"McNemar on {a['decisions']} paired decisions" in paired.stdout
+    assert (cell / "runs" / "ref" / "compare-gemma.md").exists()

@@ -15,6 +15,11 @@ today's config.
 
 The arm's account (commands, refusals, whether the block was placed) is taken from the
 recorded result: it is the executive's own bookkeeping, not a decision replayed here.
+
+With an agent under test (the recorded context names it), the agent's part is audited too
+(proximity/agent_audit.py: what it saw, what it said, what the robot did) and its verdicts are
+re-scored; with the guard off, the detector's decisions are checked but not their effect (its
+stops were never sent).
 """
 
 from __future__ import annotations
