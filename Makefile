@@ -22,3 +22,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20 --safety
 	.venv/bin/python benchmarks/bench_monitor.py --episodes 10
 	.venv/bin/python benchmarks/bench_matrix.py
+	.venv/bin/python benchmarks/bench_agent.py --decisions 20

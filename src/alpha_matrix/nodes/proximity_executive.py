@@ -14,15 +14,16 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from alpha_matrix_interfaces.msg import CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
+from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
 
-from alpha_matrix.core.config import ProximityExecutiveParams
+from alpha_matrix.core.config import PLAN_WAIT_S, ProximityExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.suites.proximity.agent_score import agent_part, decision_steps
 from alpha_matrix.core.suites.proximity.arm_work import (
     estimate_rows,
     last_frame,
@@ -59,10 +60,16 @@ class ProximityExecutive(SuiteExecutive):
         self.create_subscription(
             ProximityEstimate, "proximity/estimate", lambda m: self.estimates.append(m.episode_id, m), EVENTS
         )
+        self.decisions: ListBox[str, AgentDecision] = ListBox()
+        if self.params.agent:  # the agent under test decides; its decisions are scored here
+            self.create_subscription(
+                AgentDecision, "agent/decisions", lambda m: self.decisions.append(m.episode_id, m), EVENTS
+            )
 
     def forget(self, episode_id: str) -> None:  # nothing of this episode is needed any more
         self.truth.pop(episode_id)
         self.estimates.pop(episode_id)
+        self.decisions.pop(episode_id)
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         sc = scenario_from_json(req.scenario_json)
@@ -91,10 +98,20 @@ class ProximityExecutive(SuiteExecutive):
                                f"proximity/estimate of step {frame}")  # fmt: skip
         gt, in_view, stopped = truth_arrays(truth, sc.end_step)
         result = compose_result(sc, gt, in_view, stopped, estimate_rows(estimates), arm, placed)
-        return {**result, "last_step": last_step}
+        result = {**result, "last_step": last_step, "guards": p.guards}
+        if p.agent:
+            steps = [s for s in decision_steps((int(e.step) for e in estimates), p.decision_every_frames) if s <= frame]
+            last = max(steps, default=-1)
+            decisions = self._wait(self.decisions, req.episode_id, lambda m: any(int(d.step) >= last for d in m),
+                                   f"agent/decisions up to the frame of step {last}", PLAN_WAIT_S) if steps else []  # fmt: skip
+            result["agent"] = agent_part(decisions, gt, stopped, sc, p.agent, p.guards, p.decision_every_frames)
+        return result
 
-    def _wait(self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str) -> list:
-        timeout = self.params.result_timeout_s
+    def _wait(
+        self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str, timeout: float | None = None
+    ) -> list:
+        """The episode's messages once ``ready``; the last decision may still be a model's thought away."""
+        timeout = timeout or self.params.result_timeout_s
         if (msgs := box.wait_until(ready, episode, timeout)) is None:
             raise AlphaMatrixError(f"{what} did not arrive within {timeout:.0f} s")
         return msgs

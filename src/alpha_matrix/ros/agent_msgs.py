@@ -15,6 +15,7 @@ from alpha_matrix_interfaces.msg import (
 )
 
 from alpha_matrix.core.agent import protocol as p
+from alpha_matrix.core.agent.wire import decision_of, observation_of
 
 
 def observation_to_msg(obs: p.Observation) -> AgentObservation:
@@ -34,21 +35,7 @@ def observation_to_msg(obs: p.Observation) -> AgentObservation:
 
 def observation_from_msg(msg: AgentObservation) -> p.Observation:
     """Raises pydantic's ValidationError / ValueError on a malformed observation (the node answers invalid)."""
-    return p.Observation(
-        suite=msg.suite,
-        episode_id=msg.episode_id,
-        step=int(msg.step),
-        decision_index=int(msg.decision_index),
-        situation=json.loads(msg.situation_json or "{}"),
-        tools=tuple(
-            p.Tool(name=t.name, description=t.description, parameters=json.loads(t.parameters_json or "{}"))
-            for t in msg.tools
-        ),
-        images=tuple(
-            p.Image(kind=i.kind, step=int(i.step), png_base64=base64.b64encode(bytes(i.png)).decode())
-            for i in msg.images
-        ),
-    )
+    return observation_of(msg)
 
 
 def _provenance_msg(v: p.AgentProvenance) -> AgentProvenance:
@@ -72,17 +59,4 @@ def decision_to_msg(d: p.Decision, obs: p.Observation) -> AgentDecision:
 
 
 def decision_from_msg(msg: AgentDecision) -> p.Decision:
-    fields = p.AgentProvenance.model_fields
-    prov = p.AgentProvenance(**{k: getattr(msg.provenance, k) for k in fields})
-    call = p.ToolCall(name=msg.tool, arguments=json.loads(msg.arguments_json)) if msg.kind == "tool_call" else None
-    return p.Decision(
-        kind=msg.kind,
-        call=call,
-        message=msg.message,
-        invalid=msg.invalid or None,
-        invalid_detail=msg.invalid_detail,
-        provenance=prov,
-        attempts=tuple(
-            p.AttemptRecord(**{k: getattr(a, k) for k in p.AttemptRecord.model_fields}) for a in msg.attempts
-        ),
-    )
+    return decision_of(msg)

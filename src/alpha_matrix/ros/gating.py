@@ -16,6 +16,7 @@ from rclpy.node import Node
 from alpha_matrix.ros.qos import STREAM
 
 HELLO_S = 0.1
+KEEPALIVE_S = 5.0  # a consumer that may think long (an agent) re-sends its last ack this often: well under the bridge's ack timeout
 STEP_TOPIC = "robot/step_batch"
 
 
@@ -23,7 +24,7 @@ class GatingLink:
     """``node`` names the consumer; ``io`` (default: the node) holds the publisher, client and timer.
     ``stops``: the consumer may request protective stops (robot/protective_stop)."""
 
-    def __init__(self, node: Node, stops: bool = True, io: Node | None = None) -> None:
+    def __init__(self, node: Node, stops: bool = True, io: Node | None = None, keepalive: bool = False) -> None:
         self.node, self.io = node, io or node
         self.name = node.get_name()
         self.requests_issued = 0
@@ -31,6 +32,9 @@ class GatingLink:
         self.stop_cli = self.io.create_client(ProtectiveStop, "robot/protective_stop") if stops else None
         self._streaming = False
         self._hello = self.io.create_timer(HELLO_S, self._say_hello)
+        self._last: StepAck | None = None
+        if keepalive:  # the bridge's ack timeout is for dead consumers, not slow ones
+            self.io.create_timer(KEEPALIVE_S, self._keepalive)
 
     def _say_hello(self) -> None:
         if self._streaming:  # cancelled on the timer's own thread (it may be another node's executor)
@@ -44,9 +48,12 @@ class GatingLink:
         self._streaming = True
 
     def ack(self, episode_id: str, step: int) -> None:
-        self.ack_pub.publish(
-            StepAck(consumer=self.name, episode_id=episode_id, step=step, requests_issued=self.requests_issued)
-        )
+        self._last = StepAck(consumer=self.name, episode_id=episode_id, step=step, requests_issued=self.requests_issued)
+        self.ack_pub.publish(self._last)
+
+    def _keepalive(self) -> None:
+        if (last := self._last) is not None:  # the same ack again: credits nothing new, says "alive"
+            self.ack_pub.publish(last)
 
     def request_stop(self, episode_id: str, engage: bool, decision_step: int, reason: str, log_refusal=None) -> None:  # noqa: ANN001
         """Ask for a stop (engage) or a resume decided at ``decision_step``; it is counted in the

@@ -55,6 +55,34 @@ def test_stop_applies_at_decision_plus_latency_and_cancels_the_queue(world):
     assert not world.stopped and core.move_to((0.5, 0.0, 0.8), 10).accepted
 
 
+def test_each_requester_holds_its_own_stop(world):
+    """An agent's release never lifts the guard's stop; same-step requests apply in requester order."""
+    core = DriverCore(world, latency=24)
+    core.reset("e", 3, 40)
+    core.hold(200)
+    core.protective_stop("e", False, 76, "guard", "clear")  # arrives first, same apply step
+    core.protective_stop("e", True, 76, "agent", "person close")
+    core.protective_stop("e", True, 50, "guard", "person close")
+    run_until_idle(core)  # the guard's stop cancels the hold at step 74
+    core.hold(100)  # time passes while stopped
+    run_until_idle(core)
+    assert core.stop_log[:3] == [
+        (74, True, "guard", "person close"),
+        (100, True, "agent", "person close"),
+        (100, False, "guard", "clear"),
+    ]
+    assert world.stopped  # the agent still holds its stop
+    core.protective_stop("e", True, world.step_count, "guard", "again")
+    core.protective_stop("e", False, world.step_count, "agent", "continue")
+    core.hold(30)
+    run_until_idle(core)
+    assert world.stopped  # the agent released, the guard holds
+    core.protective_stop("e", False, world.step_count, "guard", "clear")
+    core.hold(30)
+    run_until_idle(core)
+    assert not world.stopped
+
+
 def test_late_or_foreign_requests_are_refused(world):
     core = DriverCore(world, latency=24)
     core.reset("e", 3, 120)

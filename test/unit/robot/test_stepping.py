@@ -37,6 +37,24 @@ def test_a_silent_consumer_fails_the_loop_after_the_ack_timeout() -> None:
         pacer.blocked(25, gate)
 
 
+def test_a_slow_consumer_that_keeps_saying_it_is_alive_is_waited_for() -> None:
+    """An agent thinking for minutes re-sends its last ack; only silence fails the loop."""
+    clock, gate = Clock(), LookaheadGate(["agent_link", "recorder"], 24)
+    gate.ack("agent_link", 0, 0)
+    gate.ack("recorder", 100, 0)
+    pacer = StepPacer(1 / 240, False, 5.0, clock)
+    for _ in range(10):
+        pacer.blocked(25, gate)
+        clock.t += 4.0
+        gate.hello("agent_link")  # its keep-alive (the same ack again)
+        gate.ack("recorder", 100, 0)  # another consumer's messages do not count for the laggard
+    pacer.blocked(25, gate)
+    clock.t += 5.5
+    gate.ack("recorder", 100, 0)
+    with pytest.raises(AlphaMatrixError, match="agent_link"):
+        pacer.blocked(25, gate)
+
+
 def test_a_step_or_an_idle_spell_restarts_the_blocked_time() -> None:
     clock, gate = Clock(), LookaheadGate(["c"], 24)
     gate.ack("c", 0, 0)

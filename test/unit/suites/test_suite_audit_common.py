@@ -29,7 +29,8 @@ def test_bag_suite_and_first_difference(tmp_path: Path) -> None:
 def test_the_context_comes_from_the_request_or_is_a_problem() -> None:
     ctx = context_json(ProximityContext(reaction_latency_steps=48))
     got, where, problem = request_context("proximity", SimpleNamespace(context_json=ctx), needs=None)
-    assert got == ProximityContext(reaction_latency_steps=48) and where == "from the bag: sim_bridge L=48"
+    assert got is not None and got.model_dump() == ProximityContext(reaction_latency_steps=48).model_dump()
+    assert where == "from the bag: sim_bridge L=48, guards on"
     assert problem is None
     # Another suite's context, or none where the audit needs one: a problem line, no default.
     _, _, problem = request_context("alerts", SimpleNamespace(context_json=ctx), needs="alert_guard policy file and L")

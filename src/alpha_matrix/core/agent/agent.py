@@ -21,10 +21,11 @@ from alpha_matrix.core.agent.protocol import (
     InfrastructureAbort,
     Observation,
 )
+from alpha_matrix.core.agent.spec import AgentSpec
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.lazy import load
 
-BACKENDS = ("reference", "ollama", "openai", "llamacpp", "replay")  # what an agent node may be given
+BACKENDS = ("reference", "ollama", "openai", "llamacpp", "always", "replay")  # what an agent node may be given
 
 
 class Agent:
@@ -58,6 +59,7 @@ _CLASSES = {
     "ollama": "alpha_matrix.core.agent.ollama:OllamaAgent",
     "openai": "alpha_matrix.core.agent.openai:OpenAIAgent",
     "llamacpp": "alpha_matrix.core.agent.llamacpp:LlamaCppAgent",
+    "always": "alpha_matrix.core.agent.always:AlwaysAgent",
 }
 
 
@@ -78,3 +80,18 @@ def load_templates(paths: list[str]) -> dict[str, AgentTemplate]:
             raise ConfigError(f"{path}: a second prompt template for suite {template.suite!r}")
         out[template.suite] = template
     return out
+
+
+def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
+    """The backend a spec names, with the agent node's options (``params``: AgentParams)."""
+    options: dict[str, Any] = {}
+    if spec.backend == "llamacpp":
+        options = {"model_path": params.gguf_path, "n_threads": params.n_threads, "n_ctx": params.n_ctx}
+    elif spec.backend == "ollama":
+        options = {"model": spec.model, "host": params.ollama_host or None, "timeout_s": params.timeout_s}
+    elif spec.backend == "openai":
+        options = {"model": spec.model, "base_url": params.openai_base_url,
+                   "api_key_env": params.openai_api_key_env, "timeout_s": params.timeout_s}  # fmt: skip
+    elif spec.backend == "always":
+        options = {"tool": spec.model}
+    return make_backend(spec.backend, **options)

@@ -4,6 +4,12 @@ Simulation time advances only while a command runs, so how long a planner or the
 takes in wall-clock time never changes what happens in the world: the step at which every
 command starts is a function of the commands alone. Protective stops are scheduled at
 ``decision_step + L`` and applied before that step's physics.
+
+Each requester holds its own stop, as each stop source of a real safety controller must be
+reset on its own: the robot stays stopped while any requester holds one, and a requester's
+release lifts only its own hold (an agent's "continue" never lifts the guard's stop).
+Requests that apply at the same step are applied in (requester, arrival) order, so two
+requesters deciding on the same frame give the same log in every run.
 """
 
 from __future__ import annotations
@@ -78,6 +84,7 @@ class DriverCore:
     _stops: list[_StopRequest] = field(default_factory=list)
     _disturbances: list[tuple[int, str, float, float]] = field(default_factory=list)
     stop_log: list[tuple[int, bool, str, str]] = field(default_factory=list)
+    _holds: set[str] = field(default_factory=set)  # requesters whose stop is engaged
 
     # -- requests -----------------------------------------------------------------------
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> tuple[Reply, list[CommandEvent]]:
@@ -85,6 +92,7 @@ class DriverCore:
         self._stops.clear()
         self._disturbances.clear()
         self.stop_log.clear()
+        self._holds.clear()
         self.world.reset(seed)
         self.episode_id = episode_id
         reply = self._enqueue(Command(self._take_id(), "hold", max(settle_steps, 0)))
@@ -136,7 +144,7 @@ class DriverCore:
                 message=f"late: would apply at step {apply_step}, robot already at step {self.world.step_count}",
             )
         self._stops.append(_StopRequest(apply_step, engage, requester, reason))
-        self._stops.sort(key=lambda r: r.apply_step)  # stable: same-step requests keep arrival order
+        self._stops.sort(key=lambda r: (r.apply_step, r.requester))  # stable: one requester's keep arrival order
         return Reply(True, apply_step=apply_step, message="scheduled")
 
     def disturb(self, name: str, dx: float, dy: float, at_step: int) -> Reply:
@@ -206,10 +214,13 @@ class DriverCore:
     def _apply_stop(self, req: _StopRequest, step: int) -> list[CommandEvent]:
         self.stop_log.append((step, req.engage, req.requester, req.reason))
         if req.engage:
+            self._holds.add(req.requester)
             events = self._cancel_all(f"protective stop at step {step} ({req.requester}: {req.reason})")
             self.world.protective_stop()
             return events
-        self.world.resume()
+        self._holds.discard(req.requester)
+        if not self._holds:
+            self.world.resume()
         return []
 
     def _cancel_all(self, why: str) -> list[CommandEvent]:

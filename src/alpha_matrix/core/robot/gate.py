@@ -20,6 +20,7 @@ class _Consumer:
     requests_received: int = 0
     pending: list[tuple[int, int]] = field(default_factory=list)  # (step, requests_issued)
     heard: bool = False
+    messages: int = 0  # acks (and keep-alives) received: a slow consumer that is alive keeps sending
 
 
 class LookaheadGate:
@@ -44,6 +45,11 @@ class LookaheadGate:
         c = self._consumers.get(consumer)
         if c is not None:
             c.heard = True
+            c.messages += 1
+
+    def messages(self, consumers: list[str]) -> tuple[int, ...]:
+        """How many messages each of ``consumers`` has sent: changes while a slow one is alive."""
+        return tuple(self._consumers[n].messages for n in consumers if n in self._consumers)
 
     def ack(self, consumer: str, step: int, requests_issued: int) -> None:
         c = self._consumers.get(consumer)

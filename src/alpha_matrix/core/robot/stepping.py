@@ -26,6 +26,7 @@ class StepPacer:
         self.dt, self.realtime, self.ack_timeout_s, self.now = dt, realtime, ack_timeout_s, now
         self.t0 = now()  # wall time of step 0 (real-time pacing)
         self.blocked_since: float | None = None
+        self._waiting_on: tuple[list[str], tuple[int, ...]] = ([], ())  # the laggards and their message counts
 
     def idle(self, step_count: int) -> None:
         """No command runs: pacing restarts from the current step when one does."""
@@ -33,8 +34,13 @@ class StepPacer:
         self.t0 = self.now() - step_count * self.dt
 
     def blocked(self, nxt: int, gate: LookaheadGate) -> None:
-        """The gate holds step ``nxt`` back; past the ack timeout, fail naming who is silent or slowest."""
+        """The gate holds step ``nxt`` back; past the ack timeout, fail naming who is silent or slowest.
+        A laggard that keeps sending (a keep-alive while its model thinks) restarts the timeout."""
         now = self.now()
+        laggards = gate.laggards()
+        waiting = (laggards, gate.messages(laggards))
+        if waiting != self._waiting_on:
+            self._waiting_on, self.blocked_since = waiting, now
         self.blocked_since = self.blocked_since or now
         if now - self.blocked_since > self.ack_timeout_s:
             who = gate.silent() or gate.laggards()

@@ -10,7 +10,8 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * confidence: the skills file ``skill_confidence`` reads (sha256 + text); the executive and
   the bridge must read the same content (the replay uses one file for the emulator and the
   ledger's threshold).
-* proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L). The
+* proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L), the
+  agent under test, whether the guard's stops were sent, and the agent's decision interval. The
   detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
 """
 
@@ -85,9 +86,15 @@ class ConfidenceContext(_Strict):
 class ProximityContext(_Strict):
     suite: Literal["proximity"] = "proximity"
     reaction_latency_steps: int = Field(ge=1, le=2400)  # sim_bridge's L
+    # The agent under test ('' = none), whether the detector's guard sent its stops, and how often
+    # the agent decided. A context recorded before these existed had no agent and its guard on.
+    agent: str = ""
+    guards: bool = True
+    decision_every_frames: int = Field(1, ge=1)
 
     def describe(self) -> str:
-        return f"sim_bridge L={self.reaction_latency_steps}"
+        agent = f", agent {self.agent} every {self.decision_every_frames} frame(s)" if self.agent else ""
+        return f"sim_bridge L={self.reaction_latency_steps}, guards {'on' if self.guards else 'off'}{agent}"
 
 
 SuiteContext = AlertsContext | ConfidenceContext | ProximityContext

@@ -114,6 +114,8 @@ def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None
         ),
     )
     result = {**compose_result(sc, gt, in_view, stopped, estimates, ArmAccount(), True), "last_step": END}
+    if context:  # a run recorded with a context since guards existed says whether they were on
+        result["guards"] = True
     put(
         "/suite/result",
         n * 1000 + 1,

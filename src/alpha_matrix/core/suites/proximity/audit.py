@@ -15,6 +15,11 @@ today's config.
 
 The arm's account (commands, refusals, whether the block was placed) is taken from the
 recorded result: it is the executive's own bookkeeping, not a decision replayed here.
+
+With an agent under test (the recorded context names it), the agent's part is audited too
+(proximity/agent_audit.py: what it saw, what it said, what the robot did) and its verdicts are
+re-scored; with the guard off, the detector's decisions are checked but not their effect (its
+stops were never sent).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
@@ -38,6 +44,8 @@ from alpha_matrix.core.suites.audit_common import (
     unbacked_records,
 )
 from alpha_matrix.core.suites.context import ProximityContext
+from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
+from alpha_matrix.core.suites.proximity.agent_score import agent_part
 from alpha_matrix.core.suites.proximity.run import (
     SUITE,
     ArmAccount,
@@ -49,6 +57,7 @@ from alpha_matrix.core.suites.proximity.run import (
     scenario_from_json,
 )
 
+AGENT_TOPICS = ("/agent/observations", "/agent/decisions")
 ESTIMATE_FIELDS = (
     "detected",
     "distance",
@@ -74,6 +83,8 @@ class ProximityEpisode:
     recorded: list[dict[str, Any]] = field(default_factory=list)
     truth: list[Any] = field(default_factory=list)
     result: Any = None
+    observations: list[Any] = field(default_factory=list)  # the agent's, when one ran
+    decisions: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def feed(self, step: int, depth: np.ndarray) -> None:
@@ -137,7 +148,7 @@ def _episode_of(topic: str, msg: Any) -> str | None:
         return msg.episode_id if msg.suite == SUITE else None
     if topic in ("/camera/depth/camera_info", "/camera/depth/image_raw"):
         return parse_frame_tag(msg.header.frame_id)[0]
-    if topic in ("/proximity/estimate", "/sim/proximity_truth", "/suite/result"):
+    if topic in ("/proximity/estimate", "/sim/proximity_truth", "/suite/result", *AGENT_TOPICS):
         return msg.episode_id
     return None
 
@@ -164,6 +175,10 @@ def _episode(msgs: list[Msg]) -> ProximityEpisode:
             ep.truth.append(msg)
         elif topic == "/suite/result":
             ep.result = msg
+        elif topic == "/agent/observations":
+            ep.observations.append(msg)
+        elif topic == "/agent/decisions":
+            ep.decisions.append(msg)
     # One writer each, so log order is step order; sorted anyway, by a total key.
     ep.recorded.sort(key=lambda e: e["step"])
     ep.truth.sort(key=lambda m: int(m.first_step))
@@ -206,7 +221,8 @@ def _arm_from(task: dict[str, Any]) -> ArmAccount:
     )
 
 
-def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, latency: int | None) -> list[str]:
+def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityContext | None) -> list[str]:
+    latency = None if ctx is None else ctx.reaction_latency_steps
     problems = list(ep.problems)
     sc = ep.scenario
     if sc is None:
@@ -238,14 +254,34 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, latency: int | No
     rescored = compose_result(
         sc, gt, in_view, stopped, estimates, _arm_from(recorded["task"]), recorded["task"]["placed"]
     )
-    rescored = as_json({**rescored, "last_step": recorded.get("last_step")})
+    rescored = {**rescored, "last_step": recorded.get("last_step")}
+    if ctx is not None and "guards" in ctx.model_fields_set:  # recorded since agents and guards were
+        rescored["guards"] = ctx.guards
+    agent_problems: list[str] = []
+    if ctx is not None and ctx.agent:
+        rescored["agent"] = agent_part(ep.decisions, gt, stopped, sc, ctx.agent, ctx.guards, ctx.decision_every_frames)
+        agent_problems = audit_agent(
+            ep.observations, ep.decisions, ep.recorded, stopped,
+            episode_id=ep_id, threshold=sc.threshold, latency=ctx.reaction_latency_steps,
+            every=ctx.decision_every_frames, guards=ctx.guards,
+            reference=ReferenceAgent() if ctx.agent == "reference" else None,
+        )  # fmt: skip
+    elif ep.decisions:
+        agent_problems = ["the bag holds agent decisions, but its context names no agent"]
+    rescored = as_json(rescored)
     d = first_difference(recorded, rescored)
     if d:
         problems.append(f"suite/result differs from the re-score at {d}")
+    problems += agent_problems
     # 3. Each stop/resume is in effect on the robot L steps after the frame it was decided on
     # (the bridge's L from the recorded context; the scenario's for a bag recorded without one).
-    for e in ep.recorded:
+    # With the guard off its stops were never sent; with an agent, a guard's resume may meet the agent's own stop.
+    guard_sent = ctx is None or ctx.guards
+    agent_holds = ctx is not None and bool(ctx.agent)
+    for e in ep.recorded if guard_sent else []:
         at = e["step"] + (sc.reaction_steps if latency is None else latency)
+        if agent_holds and e["action"] == "resume":
+            continue
         if e["action"] != "none" and at <= sc.end_step and bool(stopped[at]) != (e["action"] == "stop"):
             problems.append(f"{e['action']} decided at step {e['step']} is not in effect at step {at}")
             break
@@ -260,10 +296,10 @@ def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
         ep = eps[ep_id]
         ctx, where, problem = request_context(SUITE, ep.request, needs=None)
         problems = [problem] if problem else []
-        latency = ctx.reaction_latency_steps if isinstance(ctx, ProximityContext) else None
         if ep.request is not None and ctx is None and not problem:  # recorded before contexts existed
             where = "from the bag: L = the scenario's reaction_steps (no recorded context)"
-        problems += _audit_proximity_episode(ep_id, ep, latency) + compare_records(ep_id, ep.result, records, run_dir)
+        pctx = ctx if isinstance(ctx, ProximityContext) else None
+        problems += _audit_proximity_episode(ep_id, ep, pctx) + compare_records(ep_id, ep.result, records, run_dir)
         out.append(
             SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.interrupted, where)
         )

@@ -206,5 +206,12 @@ def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) 
 
 
 def graph_context(graph: Graph) -> ProximityContext:
-    """sim_bridge's L: a stop decided on the frame of step s is in effect at s + L."""
-    return ProximityContext(reaction_latency_steps=int(graph.node("sim_bridge").parameters["reaction_latency_steps"]))
+    """sim_bridge's L (a stop decided on the frame of step s is in effect at s + L), and the
+    executive's agent, guards and decision interval (the /** values the graph shares)."""
+    ex = graph.node("proximity_executive").parameters
+    return ProximityContext(
+        reaction_latency_steps=int(graph.node("sim_bridge").parameters["reaction_latency_steps"]),
+        agent=str(ex["agent"]),
+        guards=bool(ex["guards"]),
+        decision_every_frames=int(ex["decision_every_frames"]),
+    )

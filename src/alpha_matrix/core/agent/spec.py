@@ -1,0 +1,51 @@
+"""Which agent a suite runs: the ``--agent`` value (and the ``agent`` parameter) as one string.
+
+    reference            the scripted reference (core/agent/reference.py): the upper bound
+    llm                  the embedded model (llamacpp, Gemma 3 270M from PyPI): proves the path
+    llm:<model>          an Ollama model, e.g. llm:llama3.1 (the same as ollama:<model>)
+    ollama:<model>       an Ollama model (chat API, native tools)
+    openai:<model>       a model behind an OpenAI-compatible API (agent.openai_base_url)
+    llamacpp             the embedded model, by its backend's name
+    always:<tool>        a baseline that calls one tool every time (e.g. always:continue_task)
+
+A spec is a name, never a path: the model and tool parts are checked as names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from alpha_matrix.core.errors import ConfigError
+
+_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")  # ollama's name[:tag], a hosted model id
+_TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool>"
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    backend: str  # reference | llamacpp | ollama | openai | always
+    model: str = ""  # ollama/openai: the model; always: the tool
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}:{self.model}" if self.model else self.backend
+
+
+def parse_agent_spec(text: str, where: str = "--agent") -> AgentSpec:
+    """The spec, or a one-line ConfigError saying what is expected."""
+    head, _, tail = text.strip().partition(":")
+    if head == "reference" and not tail:
+        return AgentSpec("reference")
+    if head in ("llm", "llamacpp") and not tail:
+        return AgentSpec("llamacpp")
+    if head in ("llm", "ollama", "openai") and tail:
+        if not _MODEL.match(tail):
+            raise ConfigError(f"{where}: {tail[:80]!r} is not a model name")
+        return AgentSpec("ollama" if head == "llm" else head, tail)
+    if head == "always" and tail:
+        if not _TOOL.match(tail):
+            raise ConfigError(f"{where}: {tail[:80]!r} is not a tool name")
+        return AgentSpec("always", tail)
+    raise ConfigError(f"{where}: {text[:80]!r}: expected {SPEC_HELP}")

@@ -1,0 +1,99 @@
+"""Two agents on the same scenarios, paired decision by decision (McNemar, Wilson).
+
+Each suite run's records hold its agent's verdicts per decision (``result["agent"]["rows"]``:
+index, step, kind, tool, truth, verdict). Two runs pair up on what they share: the same scenario
+(name and seed) and a decision at the same step; agents that decide at different intervals pair
+on the steps both decided at. A verdict "right" is a success; "abort" (no answer: the
+infrastructure's) drops the pair; every other verdict (wrong, covered, guard catch, harm) is a
+failure of the decision. Runs with different scenario sets, seeds or suites are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.matrix.stats import McNemar, mcnemar, wilson
+
+Key = tuple[str, int, int]  # scenario, seed, decision step
+
+
+@dataclass(frozen=True)
+class Arm:
+    label: str  # the run id
+    agent: str
+    guards: bool
+    verdicts: dict[Key, bool | None]  # None: aborted
+    harms: int
+    guard_catches: int
+
+
+def arm_of(label: str, records: Sequence[Any]) -> Arm:
+    """An agent's verdicts from a suite run's records (``SuiteRecord``s)."""
+    parts = [(r, r.result.get("agent")) for r in records if r.ok]
+    if not parts or any(a is None for _, a in parts):
+        raise ConfigError(f"{label}: not a run of an agent under test (no agent part in its records)")
+    verdicts: dict[Key, bool | None] = {}
+    for r, a in parts:
+        for _index, step, _kind, _tool, _truth, verdict in a["rows"]:
+            verdicts[(r.scenario, r.seed, int(step))] = None if verdict == "abort" else verdict == "right"
+    agents = {a["agent"] for _, a in parts}
+    guards = {a["guards"] for _, a in parts}
+    if len(agents) != 1 or len(guards) != 1:
+        raise ConfigError(f"{label}: its records hold more than one agent or guard setting")
+    return Arm(
+        label, agents.pop(), guards.pop(), verdicts,
+        sum(int(a["harms"]) for _, a in parts), sum(int(a["guard_catches"]) for _, a in parts),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: Arm
+    b: Arm
+    pairs: int
+    a_right: int
+    b_right: int
+    test: McNemar  # b = only A right, c = only B right
+
+
+def compare(a: Arm, b: Arm, a_records: Sequence[Any], b_records: Sequence[Any]) -> Comparison:
+    scen_a = {(r.suite, r.scenario, r.seed) for r in a_records}
+    scen_b = {(r.suite, r.scenario, r.seed) for r in b_records}
+    if scen_a != scen_b:
+        only = sorted(scen_a ^ scen_b)[0]
+        raise ConfigError(f"the runs differ in their scenarios (suite, name, seed): {only} is in one only")
+    keys = [k for k in a.verdicts if k in b.verdicts and a.verdicts[k] is not None and b.verdicts[k] is not None]
+    only_a = sum(1 for k in keys if a.verdicts[k] and not b.verdicts[k])
+    only_b = sum(1 for k in keys if b.verdicts[k] and not a.verdicts[k])
+    return Comparison(
+        a, b, len(keys), sum(1 for k in keys if a.verdicts[k]), sum(1 for k in keys if b.verdicts[k]),
+        mcnemar(only_a, only_b),
+    )  # fmt: skip
+
+
+def _pct(k: int, n: int) -> str:
+    lo, hi = wilson(k, n)
+    return f"{k}/{n} = {100.0 * k / n:.1f} % ({100.0 * lo:.1f} – {100.0 * hi:.1f} %)" if n else "n/a"
+
+
+def comparison_lines(c: Comparison) -> list[str]:
+    t = c.test
+    return [
+        f"# {c.a.label} vs {c.b.label}: paired decisions",
+        "",
+        "Paired on the same scenario, seed and decision step; a decision with no answer (abort) drops its pair.",
+        "",
+        "| run | agent | guards | right on the paired decisions (95 % Wilson) | harms | guard catches |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {arm.label} | `{arm.agent}` | {'on' if arm.guards else 'off'} | {_pct(right, c.pairs)} | {arm.harms} | "
+            f"{arm.guard_catches} |"
+            for arm, right in ((c.a, c.a_right), (c.b, c.b_right))
+        ),
+        "",
+        f"McNemar on {c.pairs} paired decisions: only {c.a.label} right {t.b}, only {c.b.label} right {t.c}; "
+        f"χ² = {t.chi2:.3f}, p = {t.p_chi2:.4g} (exact binomial p = {t.p_exact:.4g}).",
+    ]

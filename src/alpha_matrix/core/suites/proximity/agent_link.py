@@ -1,0 +1,116 @@
+"""Between the agent under test and the robot, in the proximity suite (no ROS, no simulator).
+
+One episode of the ``proximity_agent_link`` node: camera frames in step order (their tags), the
+detector's estimates, and the agent's decisions.
+
+* **Decision points.** The detector's first ``reference_frames`` frames have no estimate (its
+  calibration); from the first estimated frame on, the agent decides on every
+  ``every``-th frame, over the current estimate and the four before it.
+* **Time.** The link is a gating consumer of the step stream: after frame k it acks
+  k + frame_every - 1 only once the decision on k is in and its stop requested, so the
+  decision lands at k + L however long the model took (its wall clock is only recorded).
+* **What the agent is shown of the robot**: whether a protective stop is in effect at the frame's
+  step -- its own stops and, with guards on, the detector's (from the actions on the
+  estimates, applied at frame + L), as the robot's safety controller would report them.
+* **Acting.** ``robot_stop`` and ``safe_pose`` engage the agent's own stop hold, ``continue_task``
+  releases it (never the guard's: each requester holds its own stop); a message, an invalid
+  answer or an abort changes nothing (the robot keeps the guard's behaviour). ``safe_pose`` is
+  applied as a stop: the put-down-and-retract motion is not built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from alpha_matrix.core.agent.protocol import Decision, Observation
+from alpha_matrix.core.agent.situation import FrameEstimate, ProximityRobotView, observation, proximity_situation
+from alpha_matrix.core.suites.proximity.detector import DetectorConfig
+
+STOP_TOOLS = frozenset({"robot_stop", "safe_pose"})
+GO_TOOLS = frozenset({"continue_task"})
+
+
+def holds_at(changes: list[tuple[int, bool]], step: int) -> bool:
+    """The hold's state at ``step`` from (apply step, engage) changes in apply order."""
+    state = False
+    for at, engage in changes:
+        if at > step:
+            break
+        state = engage
+    return state
+
+
+@dataclass
+class AgentLink:
+    episode_id: str
+    threshold_m: float
+    every: int = 1  # decide on every n-th estimated frame
+    latency: int = 24
+    frame_every: int = 24
+    reference_frames: int = field(default_factory=lambda: DetectorConfig().reference_frames)
+    timestep: float = 1.0 / 240.0
+    frames: int = 0  # frames seen this episode
+    estimated: int = 0  # frames with an estimate
+    decisions: int = 0
+    history: list[FrameEstimate] = field(default_factory=list)
+    agent_changes: list[tuple[int, bool]] = field(default_factory=list)  # (apply step, engage)
+    guard_changes: list[tuple[int, bool]] = field(default_factory=list)
+    holding: bool = False  # the agent's own stop is engaged (as requested)
+
+    def needs_estimate(self) -> bool:
+        """Whether the next frame has an estimate to wait for (False: a calibration frame)."""
+        return self.frames >= self.reference_frames
+
+    def ack_step(self, frame_step: int) -> int:
+        """After frame ``frame_step`` is handled: every step before the next frame is covered."""
+        return frame_step + self.frame_every - 1
+
+    def on_calibration_frame(self, step: int) -> int:
+        self.frames += 1
+        return self.ack_step(step)
+
+    def on_estimate(self, est: FrameEstimate, guard_action: str = "none") -> Observation | None:
+        """The frame's estimate (and the detector's action on it, when its guard acts): the
+        observation to decide on, or None when this frame is not a decision point."""
+        self.frames += 1
+        self.history = [*self.history[-4:], est]
+        if guard_action in ("stop", "resume"):
+            self.guard_changes.append((est.step + self.latency, guard_action == "stop"))
+        decide = self.estimated % self.every == 0
+        self.estimated += 1
+        if not decide:
+            return None
+        stopped = holds_at(self.agent_changes, est.step) or holds_at(self.guard_changes, est.step)
+        sit = proximity_situation(
+            self.history,
+            ProximityRobotView(stopped=stopped),
+            self.threshold_m,
+            timestep=self.timestep,
+            frame_every=self.frame_every,
+            reaction_steps=self.latency,
+        )
+        obs = observation(sit, self.episode_id, self.decisions)
+        self.decisions += 1
+        return obs
+
+    def on_decision(self, decision: Decision, step: int) -> bool | None:
+        """The stop request the decision on the frame of ``step`` calls for: True engage, False
+        release, None nothing (a repeat of the current hold, a message, invalid, abort)."""
+        tool = decision.call.name if decision.kind == "tool_call" and decision.call is not None else ""
+        change = hold_change(self.holding, decision.kind, tool)
+        if change is not None:
+            self.holding = change
+            self.agent_changes.append((step + self.latency, change))
+        return change
+
+
+def hold_change(holding: bool, kind: str, tool: str) -> bool | None:
+    """The agent's own stop after an answer, when the answer changes it (True engage, False
+    release); None: unchanged. The link acts on it and the scorer replays it."""
+    if kind != "tool_call":
+        return None
+    if tool in STOP_TOOLS and not holding:
+        return True
+    if tool in GO_TOOLS and holding:
+        return False
+    return None

@@ -1,0 +1,103 @@
+"""proximity_agent_link: the agent's eyes and hands in the proximity suite (core/suites/proximity/agent_link.py).
+
+Per camera frame (its tag on ``camera/depth/camera_info``): wait for the detector's estimate,
+and at a decision point ask the agent (``agent/decide``) with the window of estimates and the
+robot's stop state, then request the stop or release the decision calls for, with
+decision_step = the frame's step. A gating consumer: it acks the frame's steps only after the
+decision is in, so however long the model thinks, the decision lands at frame + L. It never
+sees a ``sim/`` topic; the agent never sees the detector's policy (only its estimates).
+"""
+
+from __future__ import annotations
+
+from alpha_matrix_interfaces.msg import ProximityEstimate, StepBatch, SuiteRequest
+from alpha_matrix_interfaces.srv import Decide
+from rclpy.node import Node
+from sensor_msgs.msg import CameraInfo
+
+from alpha_matrix.core.agent.situation import frame_estimate
+from alpha_matrix.core.config import ProximityAgentLinkParams
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.suites.proximity.agent_link import AgentLink
+from alpha_matrix.core.suites.proximity.run import SUITE, parse_frame_tag, scenario_from_json
+from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
+from alpha_matrix.ros.gating import GatingLink
+from alpha_matrix.ros.images import image_qos
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.mailbox import Mailbox
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
+from alpha_matrix.ros.request_queue import RequestQueue
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.spin import spin_behind
+
+
+class ProximityAgentLinkNode(Node):
+    def __init__(self) -> None:
+        super().__init__("proximity_agent_link")
+        self.params = declare_params(self, ProximityAgentLinkParams)
+        self.gating = GatingLink(self, keepalive=True)  # alive while the model thinks, however long
+        self.decide_cli = self.create_client(Decide, "agent/decide")
+        self.thresholds: Mailbox[str, float] = Mailbox()  # episode -> the run's threshold
+        self.estimates: Mailbox[tuple[str, int], ProximityEstimate] = Mailbox()
+        self.frames: RequestQueue[tuple[str, int]] = RequestQueue()
+        self.link: AgentLink | None = None
+        self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
+        self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, image_qos())
+        self.create_subscription(
+            ProximityEstimate,
+            "proximity/estimate",
+            lambda m: self.estimates.put((m.episode_id, int(m.step)), m),
+            EVENTS,
+        )
+        self.create_subscription(StepBatch, "robot/step_batch", lambda _m: None, STEP_STREAM)
+
+    def _on_request(self, msg: SuiteRequest) -> None:
+        if msg.suite == SUITE:
+            self.thresholds.put(msg.episode_id, scenario_from_json(msg.scenario_json).threshold)
+
+    def _on_info(self, msg: CameraInfo) -> None:
+        self.gating.streaming()
+        self.frames.put(parse_frame_tag(msg.header.frame_id))
+
+    def serve(self) -> None:
+        # An empty observation is answered "invalid" with no side effect: it matches the reply path
+        # both ways before the first real decision (whose reply could otherwise be lost).
+        handshake(self.decide_cli, Decide.Request(), self.params.decide_timeout_s)
+        self.frames.serve(self._on_frame, lambda _none: None)
+
+    def _on_frame(self, frame: tuple[str, int]) -> None:
+        episode, step = frame
+        p = self.params
+        if self.link is None or self.link.episode_id != episode:
+            if not self.thresholds.wait_until(lambda: episode in self.thresholds.items, p.service_timeout_s):
+                raise AlphaMatrixError(f"{episode}: no suite/request within {p.service_timeout_s:.0f} s")
+            threshold = self.thresholds.items.pop(episode)
+            self.link = AgentLink(episode, threshold, p.decision_every_frames, p.reaction_latency_steps)
+        link = self.link
+        if not link.needs_estimate():
+            self.gating.ack(episode, link.on_calibration_frame(step))
+            return
+        est = self.estimates.take((episode, step), p.service_timeout_s)
+        if est is None:
+            raise AlphaMatrixError(
+                f"{episode}: no proximity/estimate of step {step} within {p.service_timeout_s:.0f} s"
+            )
+        obs = link.on_estimate(frame_estimate(est), est.action if p.guards else "none")
+        if obs is not None:
+            reply = call_service(
+                self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
+            )
+            engage = link.on_decision(decision_from_msg(reply.decision), step)
+            if engage is not None:
+                why = f"agent: {reply.decision.tool}"
+                self.gating.request_stop(episode, engage, step, why, self.get_logger().error)
+        self.gating.ack(episode, link.ack_step(step))
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(ProximityAgentLinkNode, lambda node: spin_behind(node, node.serve), args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
