@@ -9,7 +9,9 @@ One approach (a person walks in to 0.7 m of a 1 m threshold and out again), five
   a missed breach); with the guard on: the same decisions are guard catches, and the robot's
   result is the no-agent run's;
 * the embedded model (Gemma 3 270M, llama.cpp) decides every tenth frame: its raw text and
-  provenance reach the record, and the bag audits clean (its decisions re-judged from the text).
+  provenance reach the record, and the bag audits clean (its decisions re-judged from the text);
+  compared with the reference on the frames both decided on; replayed from its bag (no model)
+  it gives the same record but for the agent's label.
 """
 
 from __future__ import annotations
@@ -91,3 +93,7 @@ def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> N
     assert paired.returncode == 0, paired.stderr
     assert f"McNemar on {a['decisions']} paired decisions" in paired.stdout
     assert (cell / "runs" / "ref" / "compare-gemma.md").exists()
+    # Replayed from its bag (no model): the same record, but for the label; each decision re-judged.
+    again = _run(cell, "gemma-replay", "--agent", "replay:gemma", "--decide-every", "10")
+    assert again["agent"]["agent"] == "replay:gemma" and again["agent"]["backend"] == "llamacpp"
+    assert {**again, "agent": {**again["agent"], "agent": a["agent"]}} == res

@@ -83,6 +83,8 @@ def preflight_agent(graph: Graph) -> None:
         return
     params = AgentParams.model_validate(node.parameters)
     spec = parse_agent_spec(params.agent, "agent")
+    if spec.backend == "replay" and not (Path(params.bags_dir) / spec.model).is_dir():
+        raise ConfigError(f"--agent {spec.label}: no bag {Path(params.bags_dir) / spec.model} to replay")
     if spec.backend != "ollama":
         return
     try:
@@ -173,7 +175,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SPEC",
         help="the agent under test (proximity): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
-        "| openai:<model> | always:<tool>; default: none (the scripted executive decides)",
+        "| openai:<model> | always:<tool> | replay:<run_id>; default: none (the scripted executive decides)",
     )
     p.add_argument(
         "--guards",
