@@ -50,23 +50,24 @@ AGENT_SUITES = ("proximity",)  # the suites whose graph runs an agent under test
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
     """--agent, --guards and --decide-every as the graph's shared (/**) values."""
-    given = {"agent": args.agent, "guards": args.guards, "decision_every_frames": args.decide_every}
+    flags = {"agent": "agent", "guards": "guards", "decision_every_frames": "decide_every"}  # param: attribute
+    given = {k: getattr(args, a, None) for k, a in flags.items()}  # a Namespace built elsewhere may lack them
     if all(v is None for v in given.values()):
         return
     if args.suite not in AGENT_SUITES:
-        flag = next(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
+        flag = next(f"--{flags[k].replace('_', '-')}" for k, v in given.items() if v is not None)
         raise ConfigError(
             f"{flag}: the {args.suite} suite does not run an agent under test yet (only {', '.join(AGENT_SUITES)})"
         )
     shared = overrides.setdefault("/**", {})
-    if args.agent is not None:
+    if given["agent"] is not None:
         from alpha_matrix.core.agent.spec import parse_agent_spec
 
-        shared["agent"] = parse_agent_spec(args.agent).label if args.agent else ""
-    if args.guards is not None:
-        shared["guards"] = args.guards == "on"
-    if args.decide_every is not None:
-        shared["decision_every_frames"] = args.decide_every
+        shared["agent"] = parse_agent_spec(given["agent"]).label if given["agent"] else ""
+    if given["guards"] is not None:
+        shared["guards"] = given["guards"] == "on"
+    if given["decision_every_frames"] is not None:
+        shared["decision_every_frames"] = given["decision_every_frames"]
 
 
 def preflight_agent(graph: Graph) -> None:
