@@ -28,7 +28,8 @@ def recorded_answer(msg: Any) -> p.RawAnswer | p.InfrastructureAbort:
     prov = d.provenance
     if d.kind == "abort":
         return p.InfrastructureAbort(d.message or "no answer (recorded)", d.attempts)
-    raw, text, calls = prov.raw_text, prov.raw_text, ()
+    raw, text = prov.raw_text, prov.raw_text
+    calls: tuple[p.RawToolCall, ...] = ()
     try:
         if prov.backend == "ollama":
             from alpha_matrix.core.agent.ollama import decode_chat
