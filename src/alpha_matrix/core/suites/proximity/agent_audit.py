@@ -23,12 +23,10 @@ from typing import Any
 import numpy as np
 
 from alpha_matrix.core.agent.decide import decide
-from alpha_matrix.core.agent.protocol import AgentPrompt, Decision, RawAnswer
+from alpha_matrix.core.agent.protocol import NO_PROMPT, Decision, RawAnswer
 from alpha_matrix.core.agent.situation import frame_estimate
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
-
-NO_PROMPT = AgentPrompt(system="", user="", template_sha256="", template_version="")  # the reference reads none
 
 
 def _same(a: Decision, b: Decision) -> bool:
