@@ -26,6 +26,7 @@ class DoubleState:
 
     tags: list[dict[str, Any]] = field(default_factory=lambda: [{"model": "llama3:latest", "digest": DIGEST}])
     reply_text: str = "{}"
+    reply_tool_calls: list[dict[str, Any]] | None = None  # native tool calls in the chat message (agents)
     chat_status: int = 200
     chat_error: str = ""
     hold_chat: bool = False  # block /api/chat until released (the timeout case)
@@ -73,7 +74,11 @@ class _Handler(BaseHTTPRequestHandler):
             {
                 "model": body["model"],
                 "created_at": "2025-01-01T00:00:00Z",
-                "message": {"role": "assistant", "content": state.reply_text},
+                "message": {
+                    "role": "assistant",
+                    "content": state.reply_text,
+                    **({"tool_calls": state.reply_tool_calls} if state.reply_tool_calls is not None else {}),
+                },
                 "done": True,
                 "done_reason": "stop",
                 "total_duration": 2_500_000_000,

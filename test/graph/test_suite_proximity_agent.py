@@ -18,6 +18,7 @@ One approach (a person walks in to 0.7 m of a 1 m threshold and out again), six 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,20 @@ def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> N
     again = _run(cell, "gemma-replay", "--agent", "replay:gemma", "--decide-every", "10")
     assert again["agent"]["agent"] == "replay:gemma" and again["agent"]["backend"] == "llamacpp"
     assert {**again, "agent": {**again["agent"], "agent": a["agent"]}} == res
+
+
+def test_an_ollama_model_over_http_reaches_the_record(cell: Path, ollama_server) -> None:  # noqa: ANN001
+    """Through the graph against the transport double (not a model): its native tool call is the
+    decision, its message the recorded raw text; a model that is not pulled is one line, exit 1."""
+    ollama_server.state.reply_tool_calls = [{"function": {"name": "robot_stop", "arguments": {"reason": "close"}}}]
+    host = ["--set", f"agent.ollama_host={ollama_server.host}"]
+    res = _run(cell, "olla", "--agent", "llm:llama3", "--decide-every", "20", *host)
+    a = res["agent"]
+    assert (a["backend"], a["model"], a["digest"]) == ("ollama", "llama3", ollama_server.state.tags[0]["digest"])
+    assert a["decisions"] >= 2 and {r[3] for r in a["rows"]} == {"robot_stop"} and a["invalid"] == 0
+    assert all(json.loads(text)["tool_calls"][0]["function"]["name"] == "robot_stop" for _, text, _ in a["raw"])
+    chats = [body for method, path, body in ollama_server.state.requests if path == "/api/chat"]
+    assert len(chats) == a["decisions"] and all(c["tools"] and c["options"]["temperature"] == 0 for c in chats)
+    missing = run_cli(["suite", "proximity", "--scenarios", "a.yaml", "--agent", "llm:qwen9", *host], cell, timeout=120)
+    lines = [ln for ln in missing.stderr.splitlines() if not ln.startswith("pybullet build time")]
+    assert missing.returncode == 1 and len(lines) == 1 and "not pulled" in lines[0], missing.stderr

@@ -46,6 +46,8 @@ EVENT_TOPICS = frozenset(
         "/proximity/estimate",
         "/sim/proximity_truth",
         "/skill/queries",
+        "/agent/observations",
+        "/agent/decisions",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder
