@@ -45,7 +45,7 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity",)  # the suites whose graph runs an agent under test so far
+AGENT_SUITES = ("proximity", "confidence")  # the suites whose graph runs an agent under test so far
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -58,6 +58,10 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
         flag = next(f"--{flags[k].replace('_', '-')}" for k, v in given.items() if v is not None)
         raise ConfigError(
             f"{flag}: the {args.suite} suite does not run an agent under test yet (only {', '.join(AGENT_SUITES)})"
+        )
+    if given["decision_every_frames"] is not None and args.suite != "proximity":
+        raise ConfigError(
+            f"--decide-every: the {args.suite} suite asks the agent at every decision point (proximity only)"
         )
     shared = overrides.setdefault("/**", {})
     if given["agent"] is not None:
@@ -235,7 +239,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--agent",
         default=None,
         metavar="SPEC",
-        help="the agent under test (proximity): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
+        help="the agent under test (proximity, confidence): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
         "| openai:<model> | always:<tool> | replay:<run_id>; several, comma-separated (a study: one run each, "
         "every pair compared in runs/<run id>/study.md); default: none (the scripted executive decides)",
     )
@@ -243,14 +247,14 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--guards",
         choices=("on", "off"),
         default=None,
-        help="the deterministic guard under the agent (default on; off measures the agent alone)",
+        help="the deterministic guard under the agent: the detector's stops, the confidence gate (default on; off measures the agent alone)",
     )
     p.add_argument(
         "--decide-every",
         type=int,
         default=None,
         metavar="N",
-        help="the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
+        help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
     )
     p.add_argument(
         "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
