@@ -18,7 +18,7 @@ import argparse
 import statistics
 import time
 
-from alpha_matrix.core.agent.agent import Agent, backend_for
+from alpha_matrix.core.agent.agent import Agent, ready_backend
 from alpha_matrix.core.agent.protocol import InfrastructureAbort, Observation
 from alpha_matrix.core.agent.retry import BackendError
 from alpha_matrix.core.agent.situation import FrameEstimate
@@ -47,10 +47,7 @@ def bench(spec_text: str, obs: list[Observation]) -> None:
     spec = parse_agent_spec(spec_text)
     t0 = time.perf_counter()
     try:
-        backend = backend_for(spec, AgentParams(agent=spec_text))
-        check = getattr(backend, "digest", None)
-        if callable(check):  # a served model: reachable and pulled
-            check()
+        backend = ready_backend(spec, AgentParams(agent=spec_text))
     except (BackendError, InfrastructureAbort) as err:
         print(f"{spec.label:24s} skipped: {err}")
         return

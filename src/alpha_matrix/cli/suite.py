@@ -76,7 +76,7 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
 
 def preflight_agent(graph: Graph) -> None:
     """A served model that cannot be reached or is not pulled: one line, before anything starts."""
-    from alpha_matrix.core.agent.agent import backend_for
+    from alpha_matrix.core.agent.agent import ready_backend
     from alpha_matrix.core.agent.protocol import InfrastructureAbort
     from alpha_matrix.core.agent.retry import BackendError
     from alpha_matrix.core.agent.spec import parse_agent_spec
@@ -93,7 +93,7 @@ def preflight_agent(graph: Graph) -> None:
     if spec.backend != "ollama":
         return
     try:
-        backend_for(spec, params).digest()  # type: ignore[attr-defined]
+        ready_backend(spec, params)
     except (BackendError, InfrastructureAbort) as err:
         raise AgentUnavailable(f"--agent {spec.label}: {err}") from None
 

@@ -196,7 +196,7 @@ def run_agent_skill_task(
     achieved = {
         g.obj: any(skill_succeeded(t, place_target(t, final, geo), final, geo) for t in g.targets) for g in task.goals
     }
-    status = {g.obj: "done" if achieved[g.obj] else "pending" for g in task.goals}
+    status = {g.obj: "done" if achieved[g.obj] else "not achieved" for g in task.goals}  # judged, not the agent's view
     result = ConfidenceResult(
         task.name, seed, tuple(rows), status, achieved, dict(expected), ledger.queries, ledger.calls,
         ledger.checked, ledger.below_threshold, tuple(ledger.violations), stop_reason, stopped, steps,

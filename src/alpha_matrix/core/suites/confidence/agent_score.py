@@ -18,7 +18,6 @@ by the agent, the robot stopped, every achievable goal achieved. Two agents pair
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -27,7 +26,6 @@ from alpha_matrix.core.agent.tools import skill_of
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.skills import SkillError
-from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED
 
 
 class EvidenceError(ValueError):
@@ -154,7 +152,6 @@ class ConfidenceAgentSummary:
     budget_spent: int  # tasks that ran out of decisions
     latency_median_s: float | None
     latency_max_s: float | None
-    walked_median_m: float | None
 
 
 def summarize_confidence_agent(results: Iterable[dict[str, Any]]) -> ConfidenceAgentSummary:
@@ -168,7 +165,6 @@ def summarize_confidence_agent(results: Iterable[dict[str, Any]]) -> ConfidenceA
         budget_spent=sum(bool(p["budget_spent"]) for p in parts),
         latency_median_s=med,
         latency_max_s=lat[-1] if lat else None,
-        walked_median_m=None if med is None or not math.isfinite(med) else round(WALKING_SPEED * med, 4),
         **total,
     )
 

@@ -57,7 +57,12 @@ def report_lines(records: Sequence[SuiteRecord], s: dict[str, Any]) -> list[str]
         f"| sub-step completion | {pct(s['substep_completion'])} |",
         f"| calls below threshold | {s['calls_below_threshold']} |",
         f"| rule violations | {s['rule_violations']} |",
-        f"| re-planned calls (not first choice) | {s['replanned_calls']} |",
+        "| re-planned calls (not first choice) | "
+        + (
+            f"{s['replanned_calls']} |"
+            if "agent" not in s
+            else f"n/a (an agent's own re-plans: {s['agent']['replans']}) |"
+        ),
         f"| robot stopped at the end | {s['robot_stopped_at_end']} / {s['tasks']} |",
         f"| scenarios not run | {s['not_run']} |",
         "",
