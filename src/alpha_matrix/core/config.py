@@ -422,6 +422,9 @@ class ProximityAgentLinkParams(NodeParams):
     reaction_latency_steps: int = reaction_latency()
     decision_every_frames: int = decision_every_frames()
     guards: bool = guards()
+    images: bool = Field(
+        False, description="Attach the frame's colour image (camera/color/image_raw, PNG) for multimodal models."
+    )
     decide_timeout_s: float = Field(
         PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
     )

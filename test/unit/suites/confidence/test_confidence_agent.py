@@ -155,6 +155,8 @@ def test_invalid_answers_messages_and_aborts_change_nothing_and_the_budget_ends_
     s = _score(run, True)
     assert run.budget_spent and result.stop_reason == BUDGET_SPENT and result.robot_stopped
     assert (s["invalid"], s["messages"], s["aborts"], robot.executed) == (4, 2, 2, 0)
+    told = run.decisions[-1][0].situation["calls"]  # a call that makes no skill is shown with why
+    assert told[0]["refused"].startswith("not a skill: pick(red) takes no target") and not told[0]["succeeded"]
 
 
 def test_the_scorer_refuses_evidence_that_does_not_fit() -> None:

@@ -5,7 +5,8 @@ skill (answered by the scorer: the emulator or the skill_confidence service), ``
 ``replan`` or ``stop_task``. The *confidence gate* (``gate_call``: the ConfidenceLedger's rule,
 never a call unchecked or below threshold) sits under it: with guards on it refuses a breaking
 call before any motion (the agent is told why, in ``calls``); with guards off the call runs. A
-message, an invalid answer or an abort changes nothing; the agent is asked again, up to
+message, an invalid answer or an abort changes nothing (a call whose arguments make no skill is
+listed in ``calls`` with why, like a refused one); the agent is asked again, up to
 ``max_decisions`` per task. The robot is always stopped at the end and the goals are judged
 physically, as in run.py.
 
@@ -152,8 +153,13 @@ def run_agent_skill_task(
             continue
         try:
             skill: Skill = skill_of(args)
-        except SkillError:
-            continue  # arguments that make no skill: judged invalid by the scorer, nothing runs
+        except SkillError as err:  # judged invalid by the scorer; nothing is asked or run
+            if name == "call_skill":  # the agent is told, as of a refused call
+                text = ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+                calls.append(
+                    CallView(instruction=f"call_skill({text})"[:200], succeeded=False, refused=f"not a skill: {err}")
+                )
+            continue
         if name == "check_confidence":
             scored, look = check_state(skill, state, geo)
             conf = float(scorer.confidences([skill], scored, ledger.queries, look)[0])
