@@ -45,7 +45,7 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity", "confidence")  # the suites whose graph runs an agent under test so far
+AGENT_SUITES = ("proximity", "confidence", "alerts")  # the suites whose graph runs an agent under test so far
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -239,7 +239,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--agent",
         default=None,
         metavar="SPEC",
-        help="the agent under test (proximity, confidence): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
+        help="the agent under test: reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
         "| openai:<model> | always:<tool> | replay:<run_id>; several, comma-separated (a study: one run each, "
         "every pair compared in runs/<run id>/study.md); default: none (the scripted executive decides)",
     )
@@ -247,7 +247,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--guards",
         choices=("on", "off"),
         default=None,
-        help="the deterministic guard under the agent: the detector's stops, the confidence gate (default on; off measures the agent alone)",
+        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard (default on; off measures the agent alone)",
     )
     p.add_argument(
         "--decide-every",

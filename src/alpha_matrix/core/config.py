@@ -322,6 +322,17 @@ class AlertGuardParams(NodeParams):
     alerts_file: str = Field("", description="alerts.yaml (the policy); empty = the package's config/alerts.yaml.")
     reaction_latency_steps: int = reaction_latency()
     service_timeout_s: float = Field(30.0, gt=0.0)
+    agent: str = agent_spec()
+    guards: bool = guards()  # the guard's stops and refusals are applied; off: only the agent's
+    task: str = Field(
+        "pick up the red block and place it in the place zone", min_length=1,
+        description="The task the agent under test is told the robot is doing.",
+    )  # fmt: skip
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
 
 class AlertExecutiveParams(NodeParams):

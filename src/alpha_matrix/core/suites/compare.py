@@ -20,7 +20,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.stats import McNemar, mcnemar
 from alpha_matrix.core.suites.report import share
 
-Key = tuple[str, int, int]  # scenario, seed, decision step (EPISODE: the episode as a whole)
+Key = tuple[str, int, int | str]  # scenario, seed, decision step (EPISODE: the episode; alerts: the event)
 EPISODE = -1
 
 
@@ -43,6 +43,10 @@ def arm_of(label: str, records: Sequence[Any]) -> Arm:
     for r, a in parts:
         if a.get("pairing") == "episode":  # the task as a whole (confidence): agents' decisions never align
             verdicts[(r.scenario, r.seed, EPISODE)] = bool(a["episode_right"])
+            continue
+        if a.get("pairing") == "event":  # alerts: the same alert, clear or command at the same step
+            for row in a["rows"]:
+                verdicts[(r.scenario, r.seed, str(row[4]))] = None if row[-1] == "abort" else row[-1] == "right"
             continue
         for _index, step, _kind, _tool, _truth, verdict in a["rows"]:
             verdicts[(r.scenario, r.seed, int(step))] = None if verdict == "abort" else verdict == "right"
