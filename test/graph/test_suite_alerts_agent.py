@@ -10,7 +10,8 @@ Two scenarios (an e-stop pressed and released mid-task; two overlapping stopping
   guard off they are harms and commands run inside the stops; both bags audit clean (the link
   replayed with the recorded decisions, the agent re-judged);
 * the embedded model (Gemma 3 270M) on one short scenario: its raw text and provenance reach
-  the record and the report, next to the reference per event.
+  the record and the report, next to the reference per event; replayed from its bag (no
+  model) it gives the same record but for the agent's label.
 """
 
 from __future__ import annotations
@@ -105,3 +106,7 @@ def test_the_embedded_model_decides_end_to_end(cell: Path) -> None:
     paired = run_cli(["compare", "runs/short-ref", "runs/gemma"], cell, timeout=60)
     assert paired.returncode == 0, paired.stderr
     assert "paired decisions" in paired.stdout and ref[0]["agent"]["correct"] == ref[0]["agent"]["decisions"]
+    # Replayed from its bag (no model): the same record but for the agent's label.
+    (again,) = _run(cell, "gemma-replay", "--agent", "replay:gemma", scenarios="short.yaml")
+    assert again["agent"]["agent"] == "replay:gemma" and again["agent"]["backend"] == "llamacpp"
+    assert {**again, "agent": {**again["agent"], "agent": a["agent"]}} == res[0]
