@@ -194,10 +194,11 @@ class AlertGuard(ProxyNode):
             if not self.cond.wait_for(lambda: self.feed.synced(step), timeout=timeout):
                 raise AlphaMatrixError(f"alert_guard: the driver side never reached step {step}")
             # The agent may think long: its events are decided within its own timeout per decision.
-            if not self.cond.wait_for(lambda: self._agent_synced() or bool(self.agent_error), timeout=None):
-                raise AlphaMatrixError("alert_guard: stopped while the agent was deciding")
+            self.cond.wait_for(lambda: self._agent_synced() or bool(self.agent_error) or self.stopping)
             if self.agent_error:
                 raise AlphaMatrixError(self.agent_error)
+            if not self._agent_synced():
+                raise AlphaMatrixError("alert_guard: stopped while the agent was deciding")
         return int(step)
 
     def _admit(self, command: str, client: Any, req: Any, res: Any) -> Any:
