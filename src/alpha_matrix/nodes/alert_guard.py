@@ -193,8 +193,9 @@ class AlertGuard(ProxyNode):
         with self.cond:
             if not self.cond.wait_for(lambda: self.feed.synced(step), timeout=timeout):
                 raise AlphaMatrixError(f"alert_guard: the driver side never reached step {step}")
-            # The agent may think long: its events are decided within its own timeout per decision.
-            self.cond.wait_for(lambda: self._agent_synced() or bool(self.agent_error) or self.stopping)
+            # No bound here (the agent's own timeout bounds each decision), but a signal ends the wait.
+            while not (self._agent_synced() or self.agent_error or self.stopping or not self.context.ok()):
+                self.cond.wait(timeout=1.0)
             if self.agent_error:
                 raise AlphaMatrixError(self.agent_error)
             if not self._agent_synced():
