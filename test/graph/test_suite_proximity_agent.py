@@ -23,6 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.core.agent.images import rgb_pixels
+from alpha_matrix.core.agent.protocol import Image
+from alpha_matrix.core.sim.camera import CameraConfig
 from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli
 
@@ -127,16 +130,22 @@ def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> N
 
 def test_an_ollama_model_over_http_reaches_the_record(cell: Path, ollama_server) -> None:  # noqa: ANN001
     """Through the graph against the transport double (not a model): its native tool call is the
-    decision, its message the recorded raw text; a model that is not pulled is one line, exit 1."""
+    decision, its message the recorded raw text, each frame's colour image goes with the chat (a
+    multimodal model's input); a model that is not pulled is one line, exit 1."""
     ollama_server.state.reply_tool_calls = [{"function": {"name": "robot_stop", "arguments": {"reason": "close"}}}]
     host = ["--set", f"agent.ollama_host={ollama_server.host}"]
-    res = _run(cell, "olla", "--agent", "llm:llama3", "--decide-every", "20", *host)
+    images = ["--set", "proximity_agent_link.images=true"]
+    res = _run(cell, "olla", "--agent", "llm:llama3", "--decide-every", "20", *host, *images)
     a = res["agent"]
     assert (a["backend"], a["model"], a["digest"]) == ("ollama", "llama3", ollama_server.state.tags[0]["digest"])
     assert a["decisions"] >= 2 and {r[3] for r in a["rows"]} == {"robot_stop"} and a["invalid"] == 0
     assert all(json.loads(text)["tool_calls"][0]["function"]["name"] == "robot_stop" for _, text, _ in a["raw"])
     chats = [body for method, path, body in ollama_server.state.requests if path == "/api/chat"]
     assert len(chats) == a["decisions"] and all(c["tools"] and c["options"]["temperature"] == 0 for c in chats)
+    frames = [rgb_pixels(Image(kind="rgb", png_base64=c["messages"][-1]["images"][0], step=0)) for c in chats]
+    cam = CameraConfig()
+    assert all(f.shape == (cam.height, cam.width, 3) and f.std() > 0 for f in frames)  # a real render each time
+    assert all(len(c["messages"][-1]["images"]) == 1 for c in chats)
     missing = run_cli(["suite", "proximity", "--scenarios", "a.yaml", "--agent", "llm:qwen9", *host], cell, timeout=120)
     lines = [ln for ln in missing.stderr.splitlines() if not ln.startswith("pybullet build time")]
     assert missing.returncode == 1 and len(lines) == 1 and "not pulled" in lines[0], missing.stderr

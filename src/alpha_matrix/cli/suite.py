@@ -45,7 +45,7 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity",)  # the suites whose graph runs an agent under test so far
+AGENT_SUITES = ("proximity", "confidence", "alerts")  # the suites whose graph runs an agent under test so far
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -58,6 +58,10 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
         flag = next(f"--{flags[k].replace('_', '-')}" for k, v in given.items() if v is not None)
         raise ConfigError(
             f"{flag}: the {args.suite} suite does not run an agent under test yet (only {', '.join(AGENT_SUITES)})"
+        )
+    if given["decision_every_frames"] is not None and args.suite != "proximity":
+        raise ConfigError(
+            f"--decide-every: the {args.suite} suite asks the agent at every decision point (proximity only)"
         )
     shared = overrides.setdefault("/**", {})
     if given["agent"] is not None:
@@ -72,7 +76,7 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
 
 def preflight_agent(graph: Graph) -> None:
     """A served model that cannot be reached or is not pulled: one line, before anything starts."""
-    from alpha_matrix.core.agent.agent import backend_for
+    from alpha_matrix.core.agent.agent import ready_backend
     from alpha_matrix.core.agent.protocol import InfrastructureAbort
     from alpha_matrix.core.agent.retry import BackendError
     from alpha_matrix.core.agent.spec import parse_agent_spec
@@ -89,7 +93,7 @@ def preflight_agent(graph: Graph) -> None:
     if spec.backend != "ollama":
         return
     try:
-        backend_for(spec, params).digest()  # type: ignore[attr-defined]
+        ready_backend(spec, params)
     except (BackendError, InfrastructureAbort) as err:
         raise AgentUnavailable(f"--agent {spec.label}: {err}") from None
 
@@ -235,7 +239,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--agent",
         default=None,
         metavar="SPEC",
-        help="the agent under test (proximity): reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
+        help="the agent under test: reference | llm (embedded) | llm:<ollama model> | ollama:<model> "
         "| openai:<model> | always:<tool> | replay:<run_id>; several, comma-separated (a study: one run each, "
         "every pair compared in runs/<run id>/study.md); default: none (the scripted executive decides)",
     )
@@ -243,14 +247,14 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         "--guards",
         choices=("on", "off"),
         default=None,
-        help="the deterministic guard under the agent (default on; off measures the agent alone)",
+        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard (default on; off measures the agent alone)",
     )
     p.add_argument(
         "--decide-every",
         type=int,
         default=None,
         metavar="N",
-        help="the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
+        help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
     )
     p.add_argument(
         "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS

@@ -260,12 +260,58 @@ class SkillConfidenceParams(NodeParams):
     skills_file: str = Field("", description="skills.yaml (emulator config); empty = the package's config/skills.yaml.")
 
 
+# ----------------------------------------------------------------------------- the agent under test (shared)
+def guards() -> Any:
+    """Whether the deterministic guards act (set once per graph, under ``/**``): off measures the agent alone."""
+    return Field(True, description="The deterministic guard requests its stops; false = the agent alone decides.")
+
+
+def agent_spec() -> Any:
+    """The agent under test (set once per graph, under ``/**``; core/agent/spec.py)."""
+    return Field("", description="The agent under test: '' = none (the scripted executive), reference, llm, ...")
+
+
+def decision_every_frames() -> Any:
+    return Field(
+        1,
+        ge=1,
+        le=600,
+        description="The agent decides on every n-th detector frame (1 = every 0.1 s; the seed's 5 s = 50).",
+    )
+
+
+def _agent_spec_ok(value: str) -> str:
+    if value:
+        from pydantic_core import PydanticCustomError
+
+        from alpha_matrix.core.agent.spec import parse_agent_spec
+
+        try:
+            parse_agent_spec(value, "agent")
+        except ConfigError as err:
+            raise PydanticCustomError("agent", str(err).removeprefix("agent: ")) from None
+    return value
+
+
 class SkillExecutiveParams(NodeParams):
     skills_file: str = Field("", description="skills.yaml (threshold, retries, scene); empty = the package's.")
     settle_steps: int = Field(120, ge=0, le=1260, description="Settle after reset before the first observation.")
     stop_hold_steps: int = Field(60, ge=1, le=1260, description="Hold after the last skill before the final stop.")
     reaction_latency_steps: int = reaction_latency()
     service_timeout_s: float = Field(60.0, gt=0.0)
+    agent: str = agent_spec()
+    guards: bool = guards()  # the confidence gate refuses a call unchecked or below threshold; off: it runs
+    max_decisions: int = Field(
+        80,
+        ge=1,
+        le=10_000,
+        description="An agent's decisions per task; then the robot is stopped (the budget is spent).",
+    )
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
 
 class AlertSourceParams(NodeParams):
@@ -276,6 +322,17 @@ class AlertGuardParams(NodeParams):
     alerts_file: str = Field("", description="alerts.yaml (the policy); empty = the package's config/alerts.yaml.")
     reaction_latency_steps: int = reaction_latency()
     service_timeout_s: float = Field(30.0, gt=0.0)
+    agent: str = agent_spec()
+    guards: bool = guards()  # the guard's stops and refusals are applied; off: only the agent's
+    task: str = Field(
+        "pick up the red block and place it in the place zone", min_length=1,
+        description="The task the agent under test is told the robot is doing.",
+    )  # fmt: skip
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
 
 class AlertExecutiveParams(NodeParams):
@@ -324,38 +381,6 @@ class ProximityBridgeParams(SimBridgeParams):
     """sim_bridge with the overhead depth camera and a walking person (configured by sim/set_human)."""
 
     publish_rgb: bool = Field(True, description="Also publish the colour image (camera/color/image_raw, rgb8).")
-
-
-def guards() -> Any:
-    """Whether the deterministic guards act (set once per graph, under ``/**``): off measures the agent alone."""
-    return Field(True, description="The deterministic guard requests its stops; false = the agent alone decides.")
-
-
-def agent_spec() -> Any:
-    """The agent under test (set once per graph, under ``/**``; core/agent/spec.py)."""
-    return Field("", description="The agent under test: '' = none (the scripted executive), reference, llm, ...")
-
-
-def decision_every_frames() -> Any:
-    return Field(
-        1,
-        ge=1,
-        le=600,
-        description="The agent decides on every n-th detector frame (1 = every 0.1 s; the seed's 5 s = 50).",
-    )
-
-
-def _agent_spec_ok(value: str) -> str:
-    if value:
-        from pydantic_core import PydanticCustomError
-
-        from alpha_matrix.core.agent.spec import parse_agent_spec
-
-        try:
-            parse_agent_spec(value, "agent")
-        except ConfigError as err:
-            raise PydanticCustomError("agent", str(err).removeprefix("agent: ")) from None
-    return value
 
 
 class ProximityDetectorParams(NodeParams):
@@ -408,6 +433,9 @@ class ProximityAgentLinkParams(NodeParams):
     reaction_latency_steps: int = reaction_latency()
     decision_every_frames: int = decision_every_frames()
     guards: bool = guards()
+    images: bool = Field(
+        False, description="Attach the frame's colour image (camera/color/image_raw, PNG) for multimodal models."
+    )
     decide_timeout_s: float = Field(
         PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
     )

@@ -15,7 +15,7 @@ from alpha_matrix_interfaces.srv import Decide
 from pydantic import ValidationError
 from rclpy.node import Node
 
-from alpha_matrix.core.agent.agent import Agent, backend_for, load_templates
+from alpha_matrix.core.agent.agent import Agent, load_templates, ready_backend
 from alpha_matrix.core.agent.protocol import Decision
 from alpha_matrix.core.agent.spec import parse_agent_spec
 from alpha_matrix.core.config import AgentParams
@@ -33,10 +33,7 @@ class AgentNode(Node):
         if not self.params.agent:
             raise ConfigError("agent: no agent given (set /**.agent, e.g. --agent reference)")
         spec = parse_agent_spec(self.params.agent, "agent")
-        backend = backend_for(spec, self.params)
-        check = getattr(backend, "digest", None)
-        if callable(check):  # a served model: reachable and there, before the first decision
-            check()
+        backend = ready_backend(spec, self.params)  # a served model: reachable and there, before the first decision
         self.agent = Agent(backend, self.params.seed, load_templates(self.params.prompts))
         self.obs_pub = self.create_publisher(AgentObservation, "agent/observations", EVENTS)
         self.decision_pub = self.create_publisher(AgentDecision, "agent/decisions", EVENTS)
@@ -48,7 +45,8 @@ class AgentNode(Node):
             obs = observation_from_msg(req.observation)
         except (ValidationError, ValueError) as err:
             detail = " ".join(str(err).split())[:200]
-            self.get_logger().error(f"malformed observation: {detail}")
+            if req.observation.suite or req.observation.tools:  # an empty one is a link's start-up handshake
+                self.get_logger().error(f"malformed observation: {detail}")
             res.decision = AgentDecision(
                 episode_id=req.observation.episode_id,
                 decision_index=req.observation.decision_index,

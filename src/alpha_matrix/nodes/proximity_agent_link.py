@@ -2,19 +2,23 @@
 
 Per camera frame (its tag on ``camera/depth/camera_info``): wait for the detector's estimate,
 and at a decision point ask the agent (``agent/decide``) with the window of estimates and the
-robot's stop state, then request the stop or release the decision calls for, with
-decision_step = the frame's step. A gating consumer: it acks the frame's steps only after the
+robot's stop state (with ``images``, also the frame's colour image, PNG, for multimodal
+models), then request the stop or release the decision calls for, with decision_step = the
+frame's step. A gating consumer: it acks the frame's steps only after the
 decision is in, so however long the model thinks, the decision lands at frame + L. It never
 sees a ``sim/`` topic; the agent never sees the detector's policy (only its estimates).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from alpha_matrix_interfaces.msg import ProximityEstimate, StepBatch, SuiteRequest
 from alpha_matrix_interfaces.srv import Decide
 from rclpy.node import Node
-from sensor_msgs.msg import CameraInfo
+from sensor_msgs.msg import CameraInfo, Image
 
+from alpha_matrix.core.agent.images import rgb_image
+from alpha_matrix.core.agent.protocol import Image as AgentImage
 from alpha_matrix.core.agent.situation import frame_estimate
 from alpha_matrix.core.config import ProximityAgentLinkParams
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -51,6 +55,14 @@ class ProximityAgentLinkNode(Node):
             EVENTS,
         )
         self.create_subscription(StepBatch, "robot/step_batch", lambda _m: None, STEP_STREAM)
+        self.rgb: Mailbox[tuple[str, int], Image] = Mailbox()
+        if self.params.images:  # the frame's colour image goes with each observation (multimodal models)
+            self.create_subscription(
+                Image,
+                "camera/color/image_raw",
+                lambda m: self.rgb.put(parse_frame_tag(m.header.frame_id), m),
+                image_qos(),
+            )
 
     def _on_request(self, msg: SuiteRequest) -> None:
         if msg.suite == SUITE:
@@ -85,6 +97,8 @@ class ProximityAgentLinkNode(Node):
             )
         obs = link.on_estimate(frame_estimate(est), est.action if p.guards else "none")
         if obs is not None:
+            if p.images:
+                obs = obs.model_copy(update={"images": (self._frame_image(episode, step),)})
             reply = call_service(
                 self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
             )
@@ -93,6 +107,22 @@ class ProximityAgentLinkNode(Node):
                 why = f"agent: {reply.decision.tool}"
                 self.gating.request_stop(episode, engage, step, why, self.get_logger().error)
         self.gating.ack(episode, link.ack_step(step))
+
+    def _frame_image(self, episode: str, step: int) -> AgentImage:
+        """The colour image of the frame, as PNG; older frames (never decided on) are dropped."""
+        msg = self.rgb.take((episode, step), self.params.service_timeout_s)
+        with self.rgb.cond:
+            for key in [k for k in self.rgb.items if k[0] != episode or k[1] < step]:
+                del self.rgb.items[key]
+        if msg is None:
+            raise AlphaMatrixError(
+                f"{episode}: no camera/color/image_raw of step {step} within {self.params.service_timeout_s:.0f} s "
+                "(proximity_agent_link.images needs sim_bridge.publish_rgb)"
+            )
+        if msg.encoding != "rgb8":
+            raise AlphaMatrixError(f"camera/color/image_raw: encoding {msg.encoding!r}, expected rgb8")
+        rows = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(msg.height, msg.step)
+        return rgb_image(rows[:, : msg.width * 3].reshape(msg.height, msg.width, 3), step)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -85,7 +85,7 @@ class SimBridge(Node):
         return copy_fields(res, self.core.hold(req.steps), "accepted", "command_id", "message")
 
     def _on_stop(self, req: ProtectiveStop.Request, res: ProtectiveStop.Response) -> ProtectiveStop.Response:
-        self.gate.request_received(req.requester)
+        self.gate.request_received(req.requester.split(":", 1)[0])  # <consumer>:<source> counts as the consumer's
         r = self.core.protective_stop(req.episode_id, req.engage, req.decision_step, req.requester, req.reason)
         if not r.accepted:
             self.get_logger().warning(f"protective stop request from {req.requester!r} refused: {r.message}")

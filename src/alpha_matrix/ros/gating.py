@@ -55,13 +55,23 @@ class GatingLink:
         if (last := self._last) is not None:  # the same ack again: credits nothing new, says "alive"
             self.ack_pub.publish(last)
 
-    def request_stop(self, episode_id: str, engage: bool, decision_step: int, reason: str, log_refusal=None) -> None:  # noqa: ANN001
+    def request_stop(
+        self,
+        episode_id: str,
+        engage: bool,
+        decision_step: int,
+        reason: str,
+        log_refusal=None,
+        source: str = "",  # noqa: ANN001
+    ) -> None:
         """Ask for a stop (engage) or a resume decided at ``decision_step``; it is counted in the
-        next ack. ``log_refusal(message)`` hears of a refusal, if given."""
+        next ack. ``log_refusal(message)`` hears of a refusal, if given. ``source`` names a second
+        stop of this consumer (``<name>:<source>``: held apart, counted with the consumer's)."""
         assert self.stop_cli is not None
         self.requests_issued += 1
+        requester = f"{self.name}:{source}" if source else self.name
         req = ProtectiveStop.Request(
-            episode_id=episode_id, engage=engage, decision_step=decision_step, requester=self.name, reason=reason
+            episode_id=episode_id, engage=engage, decision_step=decision_step, requester=requester, reason=reason
         )
         future = self.stop_cli.call_async(req)
         if log_refusal is not None:

@@ -13,7 +13,7 @@ from rclpy.node import Node
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.planning.plan import Plan
 from alpha_matrix.core.robot.commands import plan_to_commands
-from alpha_matrix.core.suites.confidence.agent import Call, Decision, Query, SkillAgent, Stop
+from alpha_matrix.core.suites.confidence.agent import Call, Decision, Query, Stop
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, Skill, SkillState
 from alpha_matrix.ros.convert import point
 from alpha_matrix.ros.robot_client import RobotClient, skill_state
@@ -23,25 +23,25 @@ from alpha_matrix.ros.services import call_service
 class ServiceScorer:
     """Scorer over the skill/confidence service; keeps the last exchange for the query record."""
 
-    def __init__(self, node: Node, episode_id: str, seed: int, timeout_s: float, agent: SkillAgent) -> None:
+    def __init__(self, node: Node, episode_id: str, seed: int, timeout_s: float) -> None:
         self.cli = node.create_client(SkillConfidence, "skill/confidence")  # noise stream: (seed, task name, query)
         self.node, self.episode_id, self.seed, self.timeout = node, episode_id, seed, timeout_s
-        self.agent = agent  # the query being answered says whether it is hypothetical
         self.last: tuple[SkillConfidence.Request, SkillConfidence.Response] | None = None
 
-    def confidences(self, candidates: Sequence[Skill], state: SkillState, query_index: int) -> list[float]:
+    def confidences(
+        self, candidates: Sequence[Skill], state: SkillState, query_index: int, hypothetical: bool = False
+    ) -> list[float]:
         objects = []
         for name, pos in state.positions.items():
             pose = Pose()
             pose.position = point(pos)
             pose.orientation.w = 1.0
             objects.append(ObjectState(name=name, pose=pose))
-        pending = self.agent.pending
         req = SkillConfidence.Request(
             episode_id=self.episode_id,
             seed=self.seed,
             query_index=query_index,
-            hypothetical=bool(pending is not None and pending.hypothetical),
+            hypothetical=hypothetical,
             candidates=[c.text for c in candidates],
             objects=objects,
             holding=state.holding or "",
@@ -52,7 +52,10 @@ class ServiceScorer:
         return list(res.confidence)
 
 
-def query_record(suite_episode: str, query: Query, scorer: ServiceScorer, then: Decision, step: int) -> ConfidenceQuery:
+def query_record(
+    suite_episode: str, scorer: ServiceScorer, purpose: str, step: int, then: str, then_skill: str = "",
+    stop_reason: str = "",
+) -> ConfidenceQuery:  # fmt: skip
     """The skill/queries record of one answered query (request and answer as exchanged)."""
     assert scorer.last is not None
     req, res = scorer.last
@@ -61,8 +64,8 @@ def query_record(suite_episode: str, query: Query, scorer: ServiceScorer, then: 
         stream_id=req.episode_id,
         seed=req.seed,
         query_index=req.query_index,
-        hypothetical=query.hypothetical,
-        purpose=query.purpose,
+        hypothetical=req.hypothetical,
+        purpose=purpose,
         candidates=list(req.candidates),
         objects=list(req.objects),
         holding=req.holding,
@@ -72,9 +75,20 @@ def query_record(suite_episode: str, query: Query, scorer: ServiceScorer, then: 
         feasible=list(res.feasible),
         reason=list(res.reason),
         step=step,
-        next_action="query" if isinstance(then, Query) else "call" if isinstance(then, Call) else "stop",
-        next_skill=then.skill.text if isinstance(then, Call) else "",
-        stop_reason=then.reason if isinstance(then, Stop) else "",
+        next_action=then,
+        next_skill=then_skill,
+        stop_reason=stop_reason,
+    )
+
+
+def skill_agent_record(
+    suite_episode: str, query: Query, scorer: ServiceScorer, then: Decision, step: int
+) -> ConfidenceQuery:
+    """``query_record`` of a SkillAgent's query and what it decided next."""
+    action = "query" if isinstance(then, Query) else "call" if isinstance(then, Call) else "stop"
+    skill = then.skill.text if isinstance(then, Call) else ""
+    return query_record(
+        suite_episode, scorer, query.purpose, step, action, skill, then.reason if isinstance(then, Stop) else ""
     )
 
 

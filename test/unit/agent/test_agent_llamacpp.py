@@ -100,3 +100,18 @@ def test_embedded_model_answers_one_offered_tool_call(agent):
     assert p.prompt_tokens > 50 and 0 < p.completion_tokens <= 96 and p.latency_s > 0
     assert p.raw_text == raw.text and not p.recorded and p.attempts == 1
     assert [a.outcome for a in raw.attempts] == ["answered"] and raw.tool_calls == ()
+
+
+def test_every_suites_tools_become_a_grammar_the_runtime_decodes_under(agent):
+    """llama.cpp's converter copies a pattern's \\d into a GBNF literal its own parser refuses; the
+    sampler then came back NULL and the model decoded with no grammar at all (prose, every answer
+    invalid). Every suite's tools must parse, and a refused grammar is an error, never ignored."""
+    from alpha_matrix.core.agent.tools import ALERT_TOOLS, PROXIMITY_TOOLS, confidence_tools
+    from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
+
+    zones = load_skills_config().geometry.zones
+    for tools in (PROXIMITY_TOOLS, ALERT_TOOLS, confidence_tools(["red", "green", "blue", "yellow"], zones)):
+        agent._runtime.check_schema(tool_call_schema(tools))
+    escaped = {"type": "object", "properties": {"n": {"type": "string", "pattern": "^a\\d$"}}, "required": ["n"]}
+    with pytest.raises(LLMError, match="rejected by the grammar parser"):
+        agent._runtime.check_schema(escaped)

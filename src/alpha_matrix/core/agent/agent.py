@@ -103,3 +103,13 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
             raise ConfigError(f"replay:{spec.model}: no bag {bag} (record the run first, or pass agent.bags_dir)")
         return ReplayAgent(answers_from_bag(bag))
     return make_backend(spec.backend, **options)
+
+
+def ready_backend(spec: AgentSpec, params: Any) -> AgentBackend:
+    """``backend_for``, and for a served model (a ``digest()`` to ask) the proof that it is
+    reachable and there: BackendError / InfrastructureAbort, one line, before any decision."""
+    backend = backend_for(spec, params)
+    check = getattr(backend, "digest", None)
+    if callable(check):
+        check()
+    return backend

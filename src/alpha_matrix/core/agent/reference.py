@@ -102,8 +102,8 @@ def _alert(a: Any) -> Alert:
     return Alert(a.alert_id, AlertClass(a.alert_class), Severity(a.severity), a.step, dict(a.payload), source=a.source)
 
 
-def decide_alerts(sit: AlertsSituation, policy: AlertPolicy) -> RawToolCall:
-    """The alert monitor's decision on ``sit.event``, from the alerts received before it."""
+def monitor_before(sit: AlertsSituation, policy: AlertPolicy) -> AlertMonitor:
+    """An AlertMonitor under ``policy`` fed every alert and clear received before ``sit.event``."""
     ev = sit.event
     monitor = AlertMonitor(policy)
     before: list[tuple[int, int, int, Alert, bool]] = []
@@ -117,9 +117,20 @@ def decide_alerts(sit: AlertsSituation, policy: AlertPolicy) -> RawToolCall:
             monitor.on_clear(alert.alert_id, step)
         else:
             monitor.on_alert(alert, step)
+    return monitor
+
+
+def event_alert(sit: AlertsSituation) -> Alert:
+    """The alert an alert or clear event is about."""
+    return next(_alert(a) for a in sit.alerts if a.alert_id == sit.event.alert_id)
+
+
+def decide_alerts(sit: AlertsSituation, policy: AlertPolicy) -> RawToolCall:
+    """The alert monitor's decision on ``sit.event``, from the alerts received before it."""
+    ev = sit.event
+    monitor = monitor_before(sit, policy)
     if ev.kind == "alert":
-        alert = next(_alert(a) for a in sit.alerts if a.alert_id == ev.alert_id)
-        d = monitor.on_alert(alert, ev.step)
+        d = monitor.on_alert(event_alert(sit), ev.step)
         if d.action == "stop":
             return _call("robot_stop", reason=d.message)
         return _call("warn_user", message=d.message)

@@ -264,6 +264,7 @@ class CheckView(_Strict):
 class CallView(_Strict):
     instruction: str
     succeeded: bool  # the skill's physical post-condition held afterwards
+    refused: str = ""  # why the call was not run (the confidence gate's reason), "" when it ran
 
 
 class ConfidenceSituation(_Strict):

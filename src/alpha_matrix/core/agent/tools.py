@@ -38,7 +38,9 @@ from alpha_matrix.core.agent.protocol import Tool
 from alpha_matrix.core.suites.confidence.skills import Skill, SkillError, parse_skill
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_AT = r"at=\(-?\d+(\.\d+)?, ?-?\d+(\.\d+)?\)"
+# Character classes, not \d or \. escapes: llama.cpp's schema-to-grammar converter copies those
+# into GBNF literals, which its grammar parser rejects (the embedded agent then had no grammar).
+_AT = r"at=[(]-?[0-9]+([.][0-9]+)?, ?-?[0-9]+([.][0-9]+)?[)]"
 
 REASON: dict[str, Any] = {
     "type": "string",

@@ -119,9 +119,26 @@ class LlamaCppBackend:
             add_bos = True
         return self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
 
+    def _sampler(self, schema: dict) -> llama_sampler_p:
+        """The grammar sampler of ``schema``; LLMError when llama.cpp's grammar parser refuses what
+        the schema converter made of it (it returns NULL then: never decode unconstrained)."""
+        from llama_cpp import LlamaGrammar
+        from llama_cpp import llama_cpp as lib
+
+        gbnf = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        grammar = lib.llama_sampler_init_grammar(self._llm._model.vocab, gbnf._grammar.encode(), gbnf._root.encode())
+        if not grammar:  # a NULL sampler (falsy, not None)
+            raise LLMError("llama.cpp: the reply schema's grammar was rejected by the grammar parser")
+        return grammar
+
+    def check_schema(self, schema: dict) -> None:
+        """LLMError unless ``schema`` becomes a grammar this runtime decodes under."""
+        from llama_cpp import llama_cpp as lib
+
+        lib.llama_sampler_free(self._sampler(schema))
+
     def _decode(self, tokens: list[int], schema: dict) -> list[int]:
         """Greedy decoding under the schema's grammar (none if ``schema`` is empty)."""
-        from llama_cpp import LlamaGrammar
         from llama_cpp import llama_cpp as lib
         from llama_cpp._internals import LlamaTokenDataArray
 
@@ -131,10 +148,7 @@ class LlamaCppBackend:
         if len(tokens) + self.max_tokens > llm.n_ctx():
             raise LLMError(f"llama.cpp: a {len(tokens)}-token prompt leaves no room in n_ctx {llm.n_ctx()}")
         llm.eval(tokens)
-        grammar = None
-        if schema:
-            gbnf = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-            grammar = lib.llama_sampler_init_grammar(vocab, gbnf._grammar.encode(), gbnf._root.encode())
+        grammar = self._sampler(schema) if schema else None
         one = (lib.llama_token_data * 1)()
         single = lib.llama_token_data_array(data=ctypes.cast(one, lib.llama_token_data_p), size=1, selected=-1)
         every = LlamaTokenDataArray(n_vocab=n_vocab)

@@ -5,7 +5,9 @@ index, step, kind, tool, truth, verdict). Two runs pair up on what they share: t
 (name and seed) and a decision at the same step; agents that decide at different intervals pair
 on the steps both decided at. A verdict "right" is a success; "abort" (no answer: the
 infrastructure's) drops the pair; every other verdict (wrong, covered, guard catch, harm) is a
-failure of the decision. Runs with different scenario sets, seeds or suites are refused.
+failure of the decision. Where decisions cannot align (confidence: each agent's choices lead
+to other states), runs pair per episode: the task completed by the rules or not. Runs with
+different scenario sets, seeds or suites are refused.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix.stats import McNemar, mcnemar, wilson
+from alpha_matrix.core.matrix.stats import McNemar, mcnemar
+from alpha_matrix.core.suites.report import share
 
-Key = tuple[str, int, int]  # scenario, seed, decision step
+Key = tuple[str, int, int | str]  # scenario, seed, decision step (EPISODE: the episode; alerts: the event)
+EPISODE = -1
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,13 @@ def arm_of(label: str, records: Sequence[Any]) -> Arm:
         raise ConfigError(f"{label}: not a run of an agent under test (no agent part in its records)")
     verdicts: dict[Key, bool | None] = {}
     for r, a in parts:
+        if a.get("pairing") == "episode":  # the task as a whole (confidence): agents' decisions never align
+            verdicts[(r.scenario, r.seed, EPISODE)] = bool(a["episode_right"])
+            continue
+        if a.get("pairing") == "event":  # alerts: the same alert, clear or command at the same step
+            for row in a["rows"]:
+                verdicts[(r.scenario, r.seed, str(row[4]))] = None if row[-1] == "abort" else row[-1] == "right"
+            continue
         for _index, step, _kind, _tool, _truth, verdict in a["rows"]:
             verdicts[(r.scenario, r.seed, int(step))] = None if verdict == "abort" else verdict == "right"
     agents = {a["agent"] for _, a in parts}
@@ -74,26 +85,27 @@ def compare(a: Arm, b: Arm, a_records: Sequence[Any], b_records: Sequence[Any]) 
     )  # fmt: skip
 
 
-def _pct(k: int, n: int) -> str:
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} = {100.0 * k / n:.1f} % ({100.0 * lo:.1f} – {100.0 * hi:.1f} %)" if n else "n/a"
-
-
 def comparison_lines(c: Comparison) -> list[str]:
     t = c.test
+    unit = "episodes" if all(k[2] == EPISODE for k in c.a.verdicts) else "decisions"
+    how = (
+        "Paired on the same scenario and seed: the task completed by the rules or not."
+        if unit == "episodes"
+        else "Paired on the same scenario, seed and decision step; a decision with no answer (abort) drops its pair."
+    )
     return [
-        f"# {c.a.label} vs {c.b.label}: paired decisions",
+        f"# {c.a.label} vs {c.b.label}: paired {unit}",
         "",
-        "Paired on the same scenario, seed and decision step; a decision with no answer (abort) drops its pair.",
+        how,
         "",
-        "| run | agent | guards | right on the paired decisions (95 % Wilson) | harms | guard catches |",
+        f"| run | agent | guards | right on the paired {unit} (95 % Wilson) | harms | guard catches |",
         "|---|---|---|---|---|---|",
         *(
-            f"| {arm.label} | `{arm.agent}` | {'on' if arm.guards else 'off'} | {_pct(right, c.pairs)} | {arm.harms} | "
+            f"| {arm.label} | `{arm.agent}` | {'on' if arm.guards else 'off'} | {share(right, c.pairs)} | {arm.harms} | "
             f"{arm.guard_catches} |"
             for arm, right in ((c.a, c.a_right), (c.b, c.b_right))
         ),
         "",
-        f"McNemar on {c.pairs} paired decisions: only {c.a.label} right {t.b}, only {c.b.label} right {t.c}; "
+        f"McNemar on {c.pairs} paired {unit}: only {c.a.label} right {t.b}, only {c.b.label} right {t.c}; "
         f"χ² = {t.chi2:.3f}, p = {t.p_chi2:.4g} (exact binomial p = {t.p_exact:.4g}).",
     ]

@@ -46,4 +46,14 @@ def pct(x: float) -> str:
     return f"{100.0 * x:.1f} %"
 
 
-__all__ = ["pct", "render_report", "summarize_records", "write_report"]
+def share(k: int, n: int) -> str:
+    """``k/n = x % (95 % Wilson interval)``; n/a when n is 0."""
+    from alpha_matrix.core.matrix.stats import wilson
+
+    if not n:
+        return "n/a"
+    lo, hi = wilson(k, n)
+    return f"{k}/{n} = {100.0 * k / n:.1f} % ({100.0 * lo:.1f} – {100.0 * hi:.1f} %)"
+
+
+__all__ = ["pct", "render_report", "share", "summarize_records", "write_report"]

@@ -8,6 +8,12 @@ its recorded step after every status before that step (as the guard does: the ro
 when it asks). Alert responses, stop/resume requests, stop windows and every admission must
 equal the recorded result's, re-composed with ``compose_alert_result``; the result must equal
 the run's JSONL record, if given.
+
+With an agent under test (the result's ``agent`` part), its link is replayed alongside the
+guard (core/suites/alerts/agent_link.py) with the recorded decisions: every observation it
+builds must equal the recorded one (the agent saw what had been received and nothing else),
+each admission is the guard's and the agent's combined as the node combines them, and the
+agent's part is re-judged from the recorded observations and decisions (agent_score.py).
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
+from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
 from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Severity
 from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
@@ -46,6 +55,8 @@ class AlertEpisode:
     alerts: list[Any] = field(default_factory=list)
     statuses: list[Any] = field(default_factory=list)
     result: Any = None
+    observations: list[Any] = field(default_factory=list)  # AgentObservation (an agent under test)
+    decisions: list[Any] = field(default_factory=list)  # AgentDecision
 
     @property
     def scenario_json(self) -> str | None:
@@ -55,7 +66,7 @@ class AlertEpisode:
 def _episode_of(topic: str, msg: Any) -> str | None:
     if topic == "/suite/request":
         return msg.episode_id if msg.suite == SUITE else None
-    if topic in ("/robot/alerts", "/robot/status", "/suite/result"):
+    if topic in ("/robot/alerts", "/robot/status", "/suite/result", "/agent/observations", "/agent/decisions"):
         return msg.episode_id
     return None
 
@@ -73,6 +84,10 @@ def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
                 ep.statuses.append(msg)
             elif topic == "/suite/result":
                 ep.result = msg
+            elif topic == "/agent/observations":
+                ep.observations.append(msg)
+            elif topic == "/agent/decisions":
+                ep.decisions.append(msg)
         # Statuses by step (one writer: strictly increasing). Alerts by step, stable: same-step
         # alerts keep their publication order (one writer, in order), which the guard also sees.
         ep.statuses.sort(key=lambda m: int(m.step))
@@ -80,7 +95,57 @@ def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
     return out
 
 
-def replay_guard(ep: AlertEpisode, commands: list[dict[str, Any]], policy: AlertPolicy, latency: int) -> dict[str, Any]:
+class AgentReplay:
+    """The agent's link replayed with its recorded decisions (by decision index)."""
+
+    def __init__(self, ep: AlertEpisode, latency: int, guards: bool) -> None:
+        self.obs = {int(m.decision_index): m for m in ep.observations}
+        self.dec = {int(m.decision_index): m for m in ep.decisions}
+        first = self.obs.get(0)
+        task = json.loads(first.situation_json)["brief"]["task"] if first is not None else "?"
+        self.link = AlertAgentLink(ep.request.episode_id if ep.request else "", task, latency)
+        self.guards = guards
+        self.problems: list[str] = []
+
+    def _take(self, obs: Any) -> Any:
+        i = obs.decision_index
+        if i not in self.obs or i not in self.dec:
+            self.problems.append(f"decision {i} ({obs.situation['event']['kind']} at step {obs.step}): not recorded")
+            return None
+        if observation_of(self.obs[i]) != obs:
+            self.problems.append(
+                f"decision {i} (step {obs.step}): the recorded observation differs from the link's replay"
+            )
+        return decision_of(self.dec[i])
+
+    def events(self, core: GuardCore) -> None:
+        """Every event the guard processed that the agent has not decided on yet."""
+        while not self.problems and len(self.link.received) < len(core.events):
+            ev = core.events[len(self.link.received)]
+            obs = self.link.on_event(ev, self.guards and core.stopped_at(ev.step))
+            if obs is not None and (d := self._take(obs)) is not None:
+                self.link.on_event_decision(d, ev.step)
+
+    def command(self, core: GuardCore, command: str, step: int) -> None:
+        """The command's admission as the node decides it: the guard's and the agent's."""
+        self.events(core)
+        if self.problems:
+            return
+        last = core.admissions[-1]
+        obs = self.link.on_command(command, step, self.guards and core.stopped_at(step))
+        if (d := self._take(obs)) is None:
+            return
+        ok, _change, why = self.link.on_command_decision(d, step)
+        core.overrule(*final_admission((last.accepted, last.reason_code, last.message), ok, why, self.guards))
+
+    def recorded(self) -> int:
+        return len(self.dec)
+
+
+def replay_guard(
+    ep: AlertEpisode, commands: list[dict[str, Any]], policy: AlertPolicy, latency: int,
+    agent: AgentReplay | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """The guard's account of one episode, replayed with the live node's GuardCore.
 
     Alerts are only acted on when a status covering their step is credited, so giving the core
@@ -96,15 +161,22 @@ def replay_guard(ep: AlertEpisode, commands: list[dict[str, Any]], policy: Alert
         )
         core.on_alert(AlertEvent(alert, int(m.step), bool(m.cleared)))
     todo = sorted(commands, key=lambda c: c["step"])  # stable: same-step commands keep their order
+
+    def admit(c: dict[str, Any]) -> None:
+        core.admit(c["command"], int(c["step"]))
+        if agent is not None:
+            agent.command(core, c["command"], int(c["step"]))
+
     for m in ep.statuses:
         while todo and todo[0]["step"] <= int(m.step):
-            c = todo.pop(0)
-            core.admit(c["command"], int(c["step"]))
+            admit(todo.pop(0))
         core.on_status(
             CoreStatus(int(m.step), m.battery_pct, tuple(m.joint_temp_c), tuple(m.actuator_ok)), m.alerts_issued
         )
     for c in todo:
-        core.admit(c["command"], int(c["step"]))
+        admit(c)
+    if agent is not None:
+        agent.events(core)
     return core.export()
 
 
@@ -131,7 +203,13 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
             except ConfigError as err:
                 policy, problems = None, [*problems, f"recorded policy: {err}"]
             if policy is not None:
-                account = replay_guard(ep, rec["commands"], policy, ctx.reaction_latency_steps)
+                part, latency = rec.get("agent"), ctx.reaction_latency_steps
+                agent = AgentReplay(ep, latency, bool(part["guards"])) if isinstance(part, dict) else None
+                account = replay_guard(ep, rec["commands"], policy, latency, agent)
+                if agent is not None and isinstance(part, dict):
+                    problems += agent.problems
+                    pairs = [(agent.obs[i], agent.dec[i]) for i in sorted(agent.dec) if i in agent.obs]
+                    account["agent"] = alerts_agent_part(pairs, policy, latency, part["agent"], bool(part["guards"]))
                 replay = as_json(
                     compose_alert_result(
                         rec["name"], rec["seed"], account, rec["steps"], rec["plan_complete"], Outcome(**rec["outcome"])

@@ -165,6 +165,7 @@ def compose_alert_result(
         "battery_pct": guard["battery_pct"],
         "stop_requests": guard["stop_requests"],
         "plan_complete": plan_complete,
+        **({"agent": guard["agent"]} if "agent" in guard else {}),  # an agent under test decided (agent_score.py)
     }
 
 
@@ -215,6 +216,9 @@ class GuardCore:
     admissions: list[CommandRow] = field(default_factory=list)
     stop_requests: list[StopRequest] = field(default_factory=list)
     battery_pct: float = 0.0
+    events: list[AlertEvent] = field(
+        default_factory=list
+    )  # every alert and clear processed, in order (an agent's events)
 
     def __post_init__(self) -> None:
         self.monitor = AlertMonitor(self.policy, self.status)
@@ -237,6 +241,7 @@ class GuardCore:
             self._alerts.sort(key=lambda t: (t[0], t[1]))
             while self._alerts and self._alerts[0][0] <= status.step:
                 _, _, ev = self._alerts.pop(0)
+                self.events.append(ev)
                 if ev.cleared:
                     d = self.monitor.on_clear(ev.alert.alert_id, ev.step)
                     out += self._apply(d, None) if d else []
@@ -244,7 +249,8 @@ class GuardCore:
                     out += self._apply(self.monitor.on_alert(ev.alert, ev.step), ev.alert)
             decisions = self.monitor.on_status(status)
             by_id = {a.alert_id: a for a in self.monitor.alerts}
-            for d in decisions:
+            for d in decisions:  # alerts the robot's own status raised or cleared
+                self.events.append(AlertEvent(by_id[d.alert_id], d.step, d.action in ("resume", "clear")))
                 out += self._apply(d, by_id[d.alert_id] if d.action in ("stop", "warn") else None)
             self.battery_pct = status.battery_pct
             self.watermark = max(self.watermark, status.step)
@@ -275,6 +281,20 @@ class GuardCore:
                 self._resume = None
         self.admissions.append(CommandRow(step, command, adm.accepted, adm.reason_code.value, adm.message, False))
         return adm
+
+    def stopped_at(self, step: int) -> bool:
+        """Whether the guard's own stop requests hold the robot at ``step`` (applied at decision + L)."""
+        state = False
+        for r in self.stop_requests:  # in decision order, so in apply order
+            if r.decision_step + self.latency > step:
+                break
+            state = r.engage
+        return state
+
+    def overrule(self, accepted: bool, reason_code: str, message: str) -> None:
+        """The last admission as finally decided (an agent under test decides; the guard only checks)."""
+        last = self.admissions[-1]
+        self.admissions[-1] = replace(last, accepted=accepted, reason_code=reason_code, message=message)
 
     def export(self) -> dict[str, Any]:
         """The guard's raw account of the episode (JSON-able), for ``compose_alert_result``."""

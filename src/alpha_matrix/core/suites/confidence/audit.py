@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.core.agent.tools import skill_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.suites.audit_common import (
@@ -37,6 +38,8 @@ from alpha_matrix.core.suites.audit_common import (
     unbacked_records,
 )
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
+from alpha_matrix.core.suites.confidence.agent_run import gate_call
+from alpha_matrix.core.suites.confidence.agent_score import COUNTS, Answer, EvidenceError, score_turns, turn_of
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import SkillsSuite, load_skills_config, parse_goal
 from alpha_matrix.core.suites.confidence.skills import (
@@ -61,6 +64,7 @@ class ConfidenceEpisode:
     request: Any = None  # SuiteRequest
     interrupted: int = 0  # other attempts of this episode id in the bag
     queries: list[Any] = field(default_factory=list)  # ConfidenceQuery
+    decisions: list[Any] = field(default_factory=list)  # AgentDecision (an agent under test decided)
     statuses: list[Any] = field(default_factory=list)  # terminal CommandStatus
     result: Any = None
 
@@ -70,7 +74,7 @@ def _episode_of(topic: str, msg: Any) -> str | None:
         return msg.episode_id if msg.suite == SUITE else None
     if topic == "/robot/command_status":
         return msg.episode_id if msg.state in (DONE, CANCELLED) else None
-    if topic in ("/skill/queries", "/suite/result"):
+    if topic in ("/skill/queries", "/suite/result", "/agent/decisions"):
         return msg.episode_id
     return None
 
@@ -84,6 +88,8 @@ def load_confidence(bag_dir: Path) -> dict[str, ConfidenceEpisode]:
                 ep.request = msg
             elif topic == "/skill/queries":
                 ep.queries.append(msg)
+            elif topic == "/agent/decisions":
+                ep.decisions.append(msg)
             elif topic == "/robot/command_status":
                 ep.statuses.append(msg)
             elif topic == "/suite/result":
@@ -109,6 +115,62 @@ def _answers(q: Any) -> list[tuple[float, bool, bool, str]]:
         (float(c), bool(i), bool(f), str(r))
         for c, i, f, r in zip(q.confidence, q.in_distribution, q.feasible, q.reason, strict=False)
     ]
+
+
+def _agent_part(ep: ConfidenceEpisode) -> dict[str, Any] | None:
+    """The recorded result's agent part (an agent under test decided), else None."""
+    if ep.result is None or not ep.result.ok:
+        return None
+    part = json.loads(ep.result.result_json).get("agent")
+    return part if isinstance(part, dict) else None
+
+
+def _moves(ep: ConfidenceEpisode, queries: list[Any], agent: bool) -> tuple[list[tuple[str, str, int]], list[str]]:
+    """The decider's moves in order: ("query", "", step) per answered query, ("call", skill, step) per
+    skill call. An agent's come from its recorded decisions, SkillAgent's from the queries' follow-ups."""
+    if not agent:
+        out: list[tuple[str, str, int]] = []
+        for q in queries:
+            out.append(("query", "", int(q.step)))
+            if q.next_action == "call":
+                out.append(("call", q.next_skill, int(q.step)))
+        return out, []
+    out, problems = [], []
+    for d in sorted(ep.decisions, key=lambda d: int(d.decision_index)):
+        if d.kind != "tool_call" or d.tool not in ("check_confidence", "call_skill"):
+            continue
+        try:
+            text = skill_of(json.loads(d.arguments_json or "{}")).text
+        except (ValueError, SkillError):
+            continue  # no skill: nothing was asked or run
+        out.append(("query", "", int(d.step)) if d.tool == "check_confidence" else ("call", text, int(d.step)))
+    asked = sum(kind == "query" for kind, _, _ in out)
+    if asked != len(queries):
+        problems.append(f"{asked} checks decided, {len(queries)} answered queries recorded")
+        while sum(kind == "query" for kind, _, _ in out) > len(queries):  # replay only what was answered
+            out.pop(max(i for i, m in enumerate(out) if m[0] == "query"))
+    return out, problems
+
+
+def audit_agent(ep: ConfidenceEpisode, replay: dict[str, Any], agent: dict[str, Any], threshold: float) -> list[str]:
+    """The agent part re-judged from the recorded decisions and answers (agent_score.py)."""
+    answers = [Answer(a, float(c), bool(q.hypothetical)) for q in sorted(ep.queries, key=lambda q: int(q.query_index))
+               for a, c in zip(q.candidates, q.confidence, strict=False)]  # fmt: skip
+    try:
+        scored = score_turns([turn_of(d) for d in ep.decisions], answers, threshold, bool(agent["guards"]))
+    except EvidenceError as err:
+        return [f"agent: {err}"]
+    problems = [
+        f"agent {k}: recorded {agent.get(k)!r}, re-judged {scored[k]!r}" for k in (*COUNTS, "rows")
+        if as_json(agent.get(k)) != as_json(scored[k])
+    ]  # fmt: skip
+    completed = (
+        not replay["violations"] and replay["robot_stopped"]
+        and all(replay["achieved"].get(o, False) for o, want in replay["expected"].items() if want)
+    )  # fmt: skip
+    if bool(agent.get("episode_right")) != completed:
+        problems.append(f"agent episode verdict: recorded {agent.get('episode_right')}, re-judged {completed}")
+    return problems
 
 
 def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[str, Any], list[str], int]:
@@ -154,16 +216,21 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
                 problems.append(f"query {q.query_index}: no recorded command ends at its step {q.step}")
             elif _status_state(seen, geo) != state:
                 problems.append(f"query {q.query_index}: the state sent is not the robot's at step {q.step}")
-    # 2. The rules, with the executive's own ledger fed the replayed answers.
+    # 2. The rules, with the executive's own ledger fed the replayed answers, in the order the
+    # decider made its moves (an agent's from its recorded decisions, SkillAgent's from the queries).
+    agent = _agent_part(ep)
+    events, found = _moves(ep, queries, agent is not None)
+    problems += found
     ledger = ConfidenceLedger(cfg.threshold)
     rows: list[dict[str, Any]] = []
     windows: list[tuple[int, int]] = []  # (after step, up to step) of every executed call
-    for k, (q, scores) in enumerate(zip(queries, replayed, strict=True)):
-        ledger.record_query(list(q.candidates), scores, bool(q.hypothetical))
-        if q.next_action != "call":
+    k = -1  # the last query seen
+    for kind, text, step in events:
+        if kind == "query":
+            k += 1
+            ledger.record_query(list(queries[k].candidates), replayed[k], bool(queries[k].hypothetical))
             continue
-        text, step = q.next_skill, int(q.step)
-        violation = ledger.admit(text)
+        violation, runs = gate_call(ledger, text, bool(agent["guards"]) if agent else True)
         chooser = next(
             (
                 (p, s)
@@ -173,7 +240,7 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
             None,
         )
         if chooser is None:
-            qi, conf, rank = -1, 0.0, -1
+            qi, conf, rank = -1, 0.0, -1 if agent is None else 0
         else:
             p, s = chooser
             rank = list(p.candidates).index(text)
@@ -184,9 +251,11 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
             "violation": violation,
         }  # fmt: skip
         rows.append(row)
-        if violation:
+        if violation and agent is None:
             problems.append(f"rule broken: {violation}")
             break
+        if not runs:
+            continue  # the gate refused the agent's call: no motion
         # The skill's commands, as the executive compiles them from the state it observed.
         before = by_end.get(step)
         try:
@@ -195,12 +264,18 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
             problems.append(f"{text}: {err}")
             break
         if before is None:
-            break  # already reported with its query
+            if agent is not None:
+                problems.append(f"{text}: no recorded command ends at step {step}, where the agent called it")
+            break  # (SkillAgent's: already reported with its query)
         start_state = _status_state(before, geo)
-        n = len(plan_to_commands(compile_skill(skill, start_state, geo)))
+        try:
+            n = len(plan_to_commands(compile_skill(skill, start_state, geo)))
+        except SkillError as err:
+            problems.append(f"{text}: {err}")
+            break
         ran = [m for m in statuses if int(m.start_step) > step][:n]
         if len(ran) < n or int(ran[0].start_step) != step + 1:
-            problems.append(f"{text} (query {q.query_index}): {n} robot commands from step {step + 1} not recorded")
+            problems.append(f"{text} (after step {step}): {n} robot commands from step {step + 1} not recorded")
             break
         row["end_step"] = int(ran[-1].end_step)
         windows.append((step, row["end_step"]))
@@ -272,6 +347,8 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
                 d = first_difference(rec, as_json({**rec, **replay}))
                 if d:
                     problems.append(f"suite/result differs from the replay at {d}")
+                if isinstance(rec.get("agent"), dict):
+                    problems += audit_agent(ep, replay, rec["agent"], suite.confidence.threshold)
         problems += compare_records(ep_id, ep.result, records, run_dir)
         out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
     return out + unbacked_records(records, eps, run_dir)

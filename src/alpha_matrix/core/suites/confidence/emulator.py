@@ -124,7 +124,10 @@ class ConfidenceEmulator:
     def score(self, candidates: Sequence[str | Skill], state: SkillState, query_index: int) -> list[Assessment]:
         return [self.assess(c, state, query_index) for c in candidates]
 
-    def confidences(self, candidates: Sequence[str | Skill], state: SkillState, query_index: int) -> list[float]:
+    def confidences(
+        self, candidates: Sequence[str | Skill], state: SkillState, query_index: int, hypothetical: bool = False
+    ) -> list[float]:
+        """``hypothetical`` (a look-ahead) is the caller's to record; the answer does not depend on it."""
         return [a.confidence for a in self.score(candidates, state, query_index)]
 
     def assess(self, candidate: str | Skill, state: SkillState, query_index: int) -> Assessment:

@@ -40,7 +40,9 @@ STOP_HOLD_STEPS = 60  # settle after the final stop before the poses are judged
 
 
 class Scorer(Protocol):
-    def confidences(self, candidates: Sequence[Skill], state: SkillState, query_index: int) -> list[float]: ...
+    def confidences(
+        self, candidates: Sequence[Skill], state: SkillState, query_index: int, hypothetical: bool = False
+    ) -> list[float]: ...
 
 
 class SkillRobot(Protocol):
@@ -112,7 +114,7 @@ def confidence_result_dict(r: ConfidenceResult) -> dict[str, Any]:
 
 def confidence_from_result(d: dict[str, Any]) -> ConfidenceResult:
     rows = tuple(SubStepRow(**r) for r in d["rows"])
-    fields = {k: v for k, v in d.items() if k != "rows"}
+    fields = {k: v for k, v in d.items() if k not in ("rows", "agent")}  # the agent part: agent_score.py's
     fields["violations"] = tuple(fields["violations"])
     return ConfidenceResult(rows=rows, wall_time_s=0.0, **fields)
 
@@ -145,7 +147,7 @@ def run_skill_task(
     rows: list[SubStepRow] = []
     while not isinstance(decision, Stop):
         if isinstance(decision, Query):
-            scores = scorer.confidences(decision.candidates, decision.state, decision.index)
+            scores = scorer.confidences(decision.candidates, decision.state, decision.index, decision.hypothetical)
             ledger.record_query([c.text for c in decision.candidates], scores, decision.hypothetical)
             query, decision = decision, agent.on_confidence(scores)
             if on_answer is not None:

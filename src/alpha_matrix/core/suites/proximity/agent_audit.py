@@ -4,7 +4,8 @@ From the recorded ``agent/observations`` and ``agent/decisions`` of one episode,
 recorded estimates and truth:
 
 1. **What it saw.** The link is replayed over the recorded estimates and the recorded decisions:
-   every observation it builds must equal the recorded one (situation, tools, step, index), so
+   every observation it builds must equal the recorded one (situation, tools, step, index; an
+   attached image only by kind and step: the colour stream is not recorded), so
    the agent saw the detector's estimates and the robot's stop state, nothing else.
 2. **What it said.** A decision whose backend answered in text is judged again from the recorded
    text against the recorded tools (core/agent/decide.py) and must come out the same; the
@@ -78,8 +79,11 @@ def audit_agent(
                 problems.append(f"decision {i} (frame of step {e['step']}): not recorded")
             break
         recorded = observation_of(obs_by[i])
-        if recorded != obs:
+        if recorded.model_copy(update={"images": ()}) != obs:
             problems.append(f"decision {i} (step {e['step']}): the recorded observation differs from the link's replay")
+            break
+        if any(im.kind != "rgb" or im.step != e["step"] for im in recorded.images):  # the colour image is not recorded
+            problems.append(f"decision {i} (step {e['step']}): an attached image is not the frame's colour image")
             break
         decision = decision_of(dec_by[i])
         prov = decision.provenance

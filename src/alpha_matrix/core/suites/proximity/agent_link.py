@@ -30,6 +30,11 @@ STOP_TOOLS = frozenset({"robot_stop", "safe_pose"})
 GO_TOOLS = frozenset({"continue_task"})
 
 
+def decides_on(estimated_index: int, every: int) -> bool:
+    """Whether the agent decides on the estimated frame of this index (0, 1, ... in the episode)."""
+    return estimated_index % every == 0
+
+
 def holds_at(changes: list[tuple[int, bool]], step: int) -> bool:
     """The hold's state at ``step`` from (apply step, engage) changes in apply order."""
     state = False
@@ -76,7 +81,7 @@ class AgentLink:
         self.history = [*self.history[-4:], est]
         if guard_action in ("stop", "resume"):
             self.guard_changes.append((est.step + self.latency, guard_action == "stop"))
-        decide = self.estimated % self.every == 0
+        decide = decides_on(self.estimated, self.every)
         self.estimated += 1
         if not decide:
             return None

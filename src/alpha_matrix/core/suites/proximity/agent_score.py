@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.suites.proximity.agent_link import GO_TOOLS, STOP_TOOLS, hold_change, holds_at
+from alpha_matrix.core.suites.proximity.agent_link import GO_TOOLS, STOP_TOOLS, decides_on, hold_change, holds_at
 
 ERROR_RANGE_M = 3.0
 WALKING_SPEED = 1.6  # m/s: ISO/TS 15066's walking speed, for what a decision's latency means on a real robot
@@ -170,7 +170,7 @@ def agent_summary_json(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def decision_steps(estimate_steps: Iterable[int], every: int) -> list[int]:
     """The frames the agent decided on: every ``every``-th estimated frame, from the first."""
-    return sorted(estimate_steps)[::every]
+    return [s for i, s in enumerate(sorted(estimate_steps)) if decides_on(i, every)]
 
 
 def agent_part(
