@@ -18,6 +18,7 @@ from launch_ros.actions import Node
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir, resolve_graph
 from alpha_matrix.core.names import check_run_id
+from alpha_matrix.ros.shm import clean_stale_shm
 
 
 def _overrides(episodes: str, run_id: str) -> dict:
@@ -37,6 +38,7 @@ def _nodes(context, *args, **kwargs):  # launch API
     episodes = LaunchConfiguration("episodes").perform(context)
     overrides = _overrides(episodes, LaunchConfiguration("run_id").perform(context))
     graph = resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides)
+    clean_stale_shm()  # shared-memory ports a killed process left would lose our messages (ros/shm.py)
     actions = []
     for spec in graph.nodes:
         reason = f"{spec.name} finished" if spec.role == "job" else f"{spec.name} exited"

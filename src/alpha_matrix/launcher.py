@@ -26,6 +26,7 @@ from alpha_matrix.core.domains import DomainLease, allocate, release
 from alpha_matrix.core.errors import GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
 from alpha_matrix.core.runlock import InUseError, lock_dirs
+from alpha_matrix.ros.shm import clean_stale_shm
 
 STOP_GRACE_S = 5.0
 # How long a domain is watched for an already running graph before ours starts there.
@@ -122,6 +123,7 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
     try:
         leases = allocate(domains, first)
         ids = [lease.domain_id for lease in leases]
+        clean_stale_shm()  # before any participant of ours opens a port a killed process left
         refuse_busy_domains(ids, [n.name for n in graph.nodes])
     except BaseException:
         release(leases)

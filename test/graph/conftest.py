@@ -18,6 +18,7 @@ from rclpy.node import Node
 from alpha_matrix.core.domains import DomainLease, allocate
 from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
+from alpha_matrix.ros.shm import clean_stale_shm
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 _leases: list[DomainLease] = []
@@ -29,6 +30,7 @@ def next_domain_id() -> int:
     ``alpha-matrix`` child run on it sees the lock held by its ancestor and uses it."""
     lease = allocate(1)[0]
     _leases.append(lease)
+    clean_stale_shm()  # a killed node of an earlier test left its ports (ros/shm.py)
     return lease.domain_id
 
 
