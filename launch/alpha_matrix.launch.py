@@ -1,4 +1,4 @@
-"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N] [run_id:=NAME]
+"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N] [run_id:=NAME] ...
 
 Builds the launch description from the same graph description as the plain-Python
 launcher (config/graph.yaml + params.yaml, resolved and validated by
@@ -15,33 +15,33 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir, resolve_graph
-from alpha_matrix.core.names import check_run_id
+from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.ros.shm import clean_stale_shm
 
 
-def _overrides(episodes: str, run_id: str) -> dict:
-    """The runner's overrides from the launch arguments, refused in one line when invalid."""
-    runner: dict = {}
-    if episodes:
-        if not episodes.strip().isdigit():
-            raise ConfigError(f"launch argument episodes {episodes[:60]!r}: expected a positive integer")
-        runner["episodes"] = int(episodes)
-    if run_id:  # a name, never a path: runs/<run_id> and bags/<run_id> stay inside runs/ and bags/
-        runner["run_id"] = check_run_id(run_id, "launch argument run_id")
-    return {"episode_runner": runner} if runner else {}
+def _on_exit(name: str, job: bool):  # noqa: ANN202 - a launch event handler
+    """Any node exiting ends the launch, like the plain launcher: the job finishing with 0 is the
+    normal end; anything else ends it with a non-zero code naming the node."""
+
+    def handle(event, context):  # noqa: ANN001, ANN202 - launch API (ProcessExited, LaunchContext)
+        if context.is_shutdown:  # the launch is stopping the graph: this exit is its own SIGINT's
+            return None
+        if job and event.returncode == 0:
+            return [Shutdown(reason=f"{name} finished")]
+        raise RuntimeError(f"node '{name}' exited with code {event.returncode}; stopping the graph")
+
+    return handle
 
 
 def _nodes(context, *args, **kwargs):  # launch API
     config_dir = LaunchConfiguration("config_dir").perform(context)
-    episodes = LaunchConfiguration("episodes").perform(context)
-    overrides = _overrides(episodes, LaunchConfiguration("run_id").perform(context))
-    graph = resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides)
+    values = {name: LaunchConfiguration(name).perform(context) for name in RunOptions.model_fields}
+    overrides, exclude = run_overrides(RunOptions.parse(values, style="launch"), style="launch")
+    graph = resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides, exclude=exclude)
     clean_stale_shm()  # shared-memory ports a killed process left would lose our messages (ros/shm.py)
     actions = []
     for spec in graph.nodes:
-        reason = f"{spec.name} finished" if spec.role == "job" else f"{spec.name} exited"
         actions.append(
             Node(
                 package="alpha_matrix",
@@ -52,10 +52,30 @@ def _nodes(context, *args, **kwargs):  # launch API
                 output="screen",
                 emulate_tty=False,
                 additional_env={"PYTHONUNBUFFERED": "1"},
-                on_exit=Shutdown(reason=reason),
+                on_exit=_on_exit(spec.name, spec.role == "job"),
             )
         )
     return actions
+
+
+# The run's options as launch arguments, as on `alpha-matrix run` (core/matrix/run_options.py
+# validates both); "" leaves the config file's value.
+ARGUMENTS = {
+    "episodes": "number of episodes",
+    "first": "index of the first episode",
+    "seed": "master seed",
+    "run_id": "run and bag directory name ([A-Za-z0-9._-])",
+    "runs_dir": "where run directories go (default runs/)",
+    "bags_dir": "where bags go (default bags/)",
+    "arms": "comma-separated planner arms: oracle, oracle-text, llm",
+    "matrix": "true: the 75-cell fault matrix per arm",
+    "no_faults": "true: leave the chaos node out of the graph",
+    "fault": "every episode's fault (none, F1..F4, F1+F2)",
+    "intensity": "the fault intensity in [0, 1]",
+    "task_variant": "open_loop or closed_loop",
+    "llm_backend": "the llm arm's backend: auto, ollama, openai, llamacpp, replay",
+    "replay_from": "replay backend: a run directory or a bag of an llm run",
+}
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -64,12 +84,7 @@ def generate_launch_description() -> LaunchDescription:
             DeclareLaunchArgument(
                 "config_dir", default_value="", description="config directory (default: the package's)"
             ),
-            DeclareLaunchArgument(
-                "episodes", default_value="", description="episodes for the runner (default from params.yaml)"
-            ),
-            DeclareLaunchArgument(
-                "run_id", default_value="", description="run and bag directory name (default: from the config hash)"
-            ),
+            *(DeclareLaunchArgument(name, default_value="", description=text) for name, text in ARGUMENTS.items()),
             OpaqueFunction(function=_nodes),
         ]
     )

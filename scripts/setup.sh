@@ -3,7 +3,9 @@
 #   1. a venv with the pinned ROS 2 wheels from PyPI and the project's dependencies,
 #   2. the CMake-export path fix those wheels need to build interfaces,
 #   3. alpha_matrix_interfaces built with CMake straight into the venv,
-#   4. alpha_matrix itself installed editable.
+#   4. alpha_matrix itself installed editable,
+#   5. the ROS 2 launch/CLI tools from vendor/ros2-tools (upstream wheels, hash-checked, by path)
+#      and alpha_matrix registered in the venv's ament index (`ros2 launch`, `ros2 run`).
 # Each stage is skipped when its inputs are unchanged (a sha256 stamp in the venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,23 +44,27 @@ NPINC=$("$VENV/bin/python" -c "import numpy; print(numpy.get_include())")
   -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$NPINC#g" \
   -e "s#/opt/python/cp311-cp311/include/python3.11#$PYINC#g"
 
+# Build a ROS 2 interface package with CMake straight into the venv: build_interfaces NAME SOURCE_DIR
+build_interfaces() {
+  local name=$1 src=$2 build=$ROOT/build/$1 log=$ROOT/build/$1-build.log
+  say "building $name (CMake, ~30 s)"
+  export AMENT_PREFIX_PATH=$VENV CMAKE_PREFIX_PATH=$VENV
+  rm -rf "$build"
+  mkdir -p "$ROOT/build"
+  if ! { cmake -S "$src" -B "$build" -DCMAKE_PREFIX_PATH="$VENV" \
+           -DCMAKE_INSTALL_PREFIX="$VENV" -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="$VENV/bin/python" \
+         && cmake --build "$build" -j2 && cmake --install "$build"; } >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "$name build failed; full log: $log"
+  fi
+  "$VENV/bin/python" -c "import $name.srv" 2>/dev/null || die "$name built but does not import"
+}
+
 iface_hash=$(hash_of alpha_matrix_interfaces/package.xml alpha_matrix_interfaces/CMakeLists.txt \
   alpha_matrix_interfaces/msg/*.msg alpha_matrix_interfaces/srv/*.srv)
 if ! stamp_ok interfaces "$iface_hash" \
    || ! "$VENV/bin/python" -c "import alpha_matrix_interfaces.msg" 2>/dev/null; then
-  say "building alpha_matrix_interfaces (CMake, ~30 s)"
-  export AMENT_PREFIX_PATH=$VENV CMAKE_PREFIX_PATH=$VENV
-  BUILD=$ROOT/build/alpha_matrix_interfaces
-  rm -rf "$BUILD"
-  log=$ROOT/build/interfaces-build.log
-  mkdir -p "$ROOT/build"
-  if ! { cmake -S alpha_matrix_interfaces -B "$BUILD" -DCMAKE_PREFIX_PATH="$VENV" \
-           -DCMAKE_INSTALL_PREFIX="$VENV" -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="$VENV/bin/python" \
-         && cmake --build "$BUILD" -j2 && cmake --install "$BUILD"; } >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    die "interface build failed; full log: $log"
-  fi
-  "$VENV/bin/python" -c "import alpha_matrix_interfaces.msg" || die "interfaces built but do not import"
+  build_interfaces alpha_matrix_interfaces alpha_matrix_interfaces
   stamp_set interfaces "$iface_hash"
 fi
 
@@ -70,4 +76,48 @@ if ! stamp_ok package "$pkg_hash" || ! "$VENV/bin/python" -c "import alpha_matri
   "$VENV/bin/python" -c "import alpha_matrix" || die "alpha_matrix did not install"
   stamp_set package "$pkg_hash"
 fi
+# The ROS 2 launch and CLI tools PyPI lacks (launch, launch_ros, launch_testing, ros2cli): the
+# upstream wheels in vendor/ros2-tools (README there: versions, commits), checked against their
+# SHA256SUMS and installed by path, never by name (PyPI's `launch` is an unrelated package).
+TOOLS=${ALPHA_MATRIX_ROS2_TOOLS:-$ROOT/vendor/ros2-tools}
+if [ -f "$TOOLS/SHA256SUMS" ]; then
+  tools_hash=$(hash_of "$TOOLS/SHA256SUMS")
+  if ! stamp_ok tools "$tools_hash" \
+     || ! "$VENV/bin/python" -c "import launch_ros, launch_testing, ros2cli" 2>/dev/null; then
+    say "installing the ROS 2 launch and CLI tools from $TOOLS"
+    (cd "$TOOLS" && sha256sum --quiet --strict -c SHA256SUMS) || die "a wheel in $TOOLS does not match its SHA256SUMS"
+    "$VENV/bin/pip" install --disable-pip-version-check -q --no-deps "$TOOLS"/wheels/*.whl
+    stamp_set tools "$tools_hash"
+  fi
+  comp_hash=$(hash_of "$TOOLS"/src/composition_interfaces/package.xml "$TOOLS"/src/composition_interfaces/srv/*.srv)
+  if ! stamp_ok composition "$comp_hash" \
+     || ! "$VENV/bin/python" -c "import composition_interfaces.srv" 2>/dev/null; then
+    build_interfaces composition_interfaces "$TOOLS/src/composition_interfaces"  # launch_ros imports it
+    stamp_set composition "$comp_hash"
+  fi
+else
+  say "ROS 2 launch/CLI tools not installed: no $TOOLS (use a ROS 2 distribution's, or build ros2/launch, launch_ros and ros2cli at the commits in vendor/ros2-tools/README.md); the launch tests skip"
+fi
+
+# alpha_matrix in the venv's ament index, as colcon would install it (an editable pip install does
+# not): `ros2 launch alpha_matrix alpha_matrix.launch.py` and `ros2 run alpha_matrix <node>`.
+# Links into the checkout, so edits to launch/ and config/ take effect like the editable package.
+SHARE=$VENV/share/alpha_matrix
+mkdir -p "$VENV/share/ament_index/resource_index/packages" "$SHARE" "$VENV/lib/alpha_matrix"
+: > "$VENV/share/ament_index/resource_index/packages/alpha_matrix"
+ln -sfn "$ROOT/package.xml" "$SHARE/package.xml"
+rm -rf "$SHARE/launch" && mkdir "$SHARE/launch"  # files linked one by one: ros2 launch does not walk a linked folder
+for f in "$ROOT"/launch/*.launch.py; do ln -s "$f" "$SHARE/launch/"; done
+ln -sfn "$ROOT/config" "$SHARE/config"
+nodes=$("$VENV/bin/python" -c "from importlib.metadata import entry_points as e
+print(' '.join(x.name for x in e(group='console_scripts') if x.value.startswith('alpha_matrix.nodes.')))")
+for node in $nodes; do
+  ln -sfn "$VENV/bin/$node" "$VENV/lib/alpha_matrix/$node"
+done
+# The venv is the ament prefix of every Python started from it (what sourcing setup.bash does on a
+# ROS install): a .pth line runs at interpreter start-up and puts the venv first on AMENT_PREFIX_PATH.
+SITE=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+cat > "$SITE/alpha_matrix_ament.pth" <<'PTH'
+import os, sys; _p = [x for x in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if x]; sys.prefix in _p or os.environ.__setitem__("AMENT_PREFIX_PATH", os.pathsep.join([sys.prefix, *_p]))
+PTH
 say "environment ready: $VENV"

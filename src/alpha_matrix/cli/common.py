@@ -49,10 +49,6 @@ def graph_for(
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
-    if getattr(args, "replay_from", None):
-        overrides.setdefault("llm_planner", {}).update(replay_from=args.replay_from, backend="replay")
-    if getattr(args, "llm_backend", None):
-        overrides.setdefault("llm_planner", {})["backend"] = args.llm_backend
     graph = resolve_graph(args.config, overrides, exclude=exclude)
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:

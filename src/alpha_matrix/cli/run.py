@@ -9,49 +9,24 @@ from typing import Any
 
 from alpha_matrix.cli.common import check_environment, first_domain, graph_for
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix.cells import ARMS, parse_arms, parse_cell_fault, validate_intensity
+from alpha_matrix.core.matrix.cells import ARMS, parse_arms
+from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.core.records import RunStore
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from alpha_matrix.core.domains import check_domain_id
-    from alpha_matrix.core.names import check_run_id, worker_bag_name
+    from alpha_matrix.core.names import worker_bag_name
     from alpha_matrix.launcher import graph_env, guarded, run_graphs
 
-    runner: dict[str, Any] = {}
-    exclude: tuple[str, ...] = ()
-    if args.run_id is not None:
-        check_run_id(args.run_id, "--run-id")
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
-    if args.arms is not None:
-        runner["arms"] = [a.strip() for a in args.arms.split(",") if a.strip()]
-    if args.matrix:
-        runner["matrix"] = True
-    if args.no_faults:
-        if args.matrix:
-            raise ConfigError("--matrix needs the chaos node; drop --no-faults")
-        exclude, runner["chaos"] = ("chaos",), False
-    for opt, param in (
-        ("episodes", "episodes"),
-        ("run_id", "run_id"),
-        ("runs_dir", "runs_dir"),
-        ("seed", "master_seed"),
-        ("first", "first_episode"),
-    ):
-        if getattr(args, opt) is not None:
-            runner[param] = getattr(args, opt)
-    if args.task_variant is not None:
-        runner["task_variant"] = args.task_variant
-    if args.fault is not None:
-        runner["fault"] = parse_cell_fault(args.fault)
-    if args.intensity is not None:
-        runner["intensity"] = validate_intensity(args.intensity)
-    if runner.get("fault", "none") != "none" and args.no_faults:
-        raise ConfigError("--fault needs the chaos node; drop --no-faults")
+    options = RunOptions.parse({name: getattr(args, name, None) for name in RunOptions.model_fields})
+    overrides, exclude = run_overrides(options)
+    runner = overrides.get("episode_runner", {})
     if args.workers < 1:
         raise ConfigError("--workers must be at least 1")
-    graph = graph_for(args, {"episode_runner": runner}, exclude=exclude)
+    graph = graph_for(args, overrides, exclude=exclude)
     parse_arms(list(graph.node("episode_runner").parameters["arms"]), set(ARMS))
     check_environment()
     graphs = [graph]
@@ -59,7 +34,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         graphs = []
         for w in range(args.workers):
             shard = {**runner, "run_id": graph.run_id, "shard_count": args.workers, "shard_index": w}
-            extra = {"episode_runner": shard, "recorder": {"run_id": worker_bag_name(graph.run_id, w)}}
+            recorder = {**overrides.get("recorder", {}), "run_id": worker_bag_name(graph.run_id, w)}
+            extra = {**overrides, "episode_runner": shard, "recorder": recorder}
             graphs.append(graph_for(args, extra, exclude=exclude))
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
     # bags/<id>, or a domain, or while a graph is already up on one of our domains.

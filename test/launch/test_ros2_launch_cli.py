@@ -1,0 +1,58 @@
+"""`ros2 launch` itself, as a user runs it: the exit code says how the run ended."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+from launch_env import graph_env, lease_domain, require_tools
+
+require_tools()
+
+ROS2 = Path(sys.executable).parent / "ros2"
+NODES = ["sim_bridge", "safety_monitor", "recorder", "chaos", "oracle", "executive", "episode_runner"]
+
+
+def _launch(tmp: Path, *args: str) -> subprocess.Popen[bytes]:
+    cmd = [str(ROS2), "launch", "alpha_matrix", "alpha_matrix.launch.py", *args]
+    with open(tmp / "launch.log", "wb") as out:  # a file: a pipe nobody reads could stall the run
+        return subprocess.Popen(cmd, cwd=tmp, env=graph_env(lease_domain()), stdout=out, stderr=subprocess.STDOUT)
+
+
+def _log(tmp: Path) -> str:
+    return (tmp / "launch.log").read_text(errors="replace")
+
+
+def _finished_cleanly(log: str) -> set[str]:
+    return {m for m in re.findall(r"\[INFO\] \[(\w+)-\d+\]: process has finished cleanly", log)}
+
+
+def test_a_run_ends_with_0_and_every_process_clean(tmp_path: Path) -> None:
+    proc = _launch(tmp_path, "episodes:=3", "run_id:=ok")
+    assert proc.wait(timeout=300) == 0, _log(tmp_path)[-3000:]
+    log = _log(tmp_path)
+    assert "success: 3/3" in log and _finished_cleanly(log) == set(NODES), log[-3000:]
+    assert (tmp_path / "runs" / "ok" / "episodes.jsonl").exists() and (tmp_path / "bags" / "ok").is_dir()
+
+
+def test_a_node_killed_mid_run_ends_the_launch_non_zero_naming_it(tmp_path: Path) -> None:
+    proc = _launch(tmp_path, "episodes:=200", "run_id:=killed")
+    try:
+        deadline = time.monotonic() + 240  # the first episode recorded: the run is under way
+        while "] oracle-0000 " not in _log(tmp_path):
+            assert proc.poll() is None and time.monotonic() < deadline, _log(tmp_path)[-3000:]
+            time.sleep(0.05)
+        (oracle,) = [c for c in psutil.Process(proc.pid).children() if any(a.endswith("/oracle") for a in c.cmdline())]
+        oracle.send_signal(signal.SIGKILL)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    log = _log(tmp_path)
+    assert code != 0 and "node 'oracle' exited with code -9; stopping the graph" in log, log[-3000:]
+    assert _finished_cleanly(log) == set(NODES) - {"oracle"}, log[-3000:]  # the rest stopped cleanly
