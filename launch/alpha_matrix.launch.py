@@ -11,51 +11,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
 
 from alpha_matrix.core.graph import default_config_dir, resolve_graph
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
-from alpha_matrix.ros.shm import clean_stale_shm
-
-
-def _on_exit(name: str, job: bool):  # noqa: ANN202 - a launch event handler
-    """Any node exiting ends the launch, like the plain launcher: the job finishing with 0 is the
-    normal end; anything else ends it with a non-zero code naming the node."""
-
-    def handle(event, context):  # noqa: ANN001, ANN202 - launch API (ProcessExited, LaunchContext)
-        if context.is_shutdown:  # the launch is stopping the graph: this exit is its own SIGINT's
-            return None
-        if job and event.returncode == 0:
-            return [Shutdown(reason=f"{name} finished")]
-        raise RuntimeError(f"node '{name}' exited with code {event.returncode}; stopping the graph")
-
-    return handle
+from alpha_matrix.ros.launch_nodes import graph_nodes
 
 
 def _nodes(context, *args, **kwargs):  # launch API
     config_dir = LaunchConfiguration("config_dir").perform(context)
     values = {name: LaunchConfiguration(name).perform(context) for name in RunOptions.model_fields}
     overrides, exclude = run_overrides(RunOptions.parse(values, style="launch"), style="launch")
-    graph = resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides, exclude=exclude)
-    clean_stale_shm()  # shared-memory ports a killed process left would lose our messages (ros/shm.py)
-    actions = []
-    for spec in graph.nodes:
-        actions.append(
-            Node(
-                package="alpha_matrix",
-                executable=spec.executable,
-                name=spec.name,
-                parameters=[spec.parameters],
-                remappings=list(spec.remappings),
-                output="screen",
-                emulate_tty=False,
-                additional_env={"PYTHONUNBUFFERED": "1"},
-                on_exit=_on_exit(spec.name, spec.role == "job"),
-            )
-        )
-    return actions
+    return graph_nodes(
+        resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides, exclude=exclude)
+    )
 
 
 # The run's options as launch arguments, as on `alpha-matrix run` (core/matrix/run_options.py

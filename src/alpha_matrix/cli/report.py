@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     if not (run_dir / "episodes.jsonl").exists():
         raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
+    if (suite := _suite_of(run_dir)) is not None:  # a safety suite's run: its own report
+        from alpha_matrix.core.suites.report import write_report as write_suite_report
+
+        if args.arms:
+            raise ConfigError(f"--arms: {run_dir} is a suite run ({suite}), not a matrix run with arms")
+        print(f"report: {write_suite_report(suite, run_dir)}")
+        return 0
     arms = tuple(a.strip() for a in args.arms.split(",")) if args.arms else None
     if arms is not None and len(arms) != 2:
         raise ConfigError("--arms takes exactly two arms, e.g. oracle,oracle-text")
@@ -24,6 +32,20 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise AlphaMatrixError(f"{run_dir}: {err}") from None
     print(f"report: {path} (and report.html, plots/)")
     return 0
+
+
+def _suite_of(run_dir: Path) -> str | None:
+    """The suite whose records the run directory holds, or None (a matrix run, or unreadable: the
+    matrix report then names what is wrong)."""
+    from alpha_matrix.core.suites.registry import SUITE_NAMES
+
+    with open(run_dir / "episodes.jsonl", encoding="utf-8") as f:
+        first = f.readline()
+    try:
+        suite = json.loads(first).get("suite")
+    except (json.JSONDecodeError, AttributeError):
+        return None
+    return suite if suite in SUITE_NAMES else None
 
 
 def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:

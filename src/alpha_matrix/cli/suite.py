@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,43 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     overrides.setdefault("recorder", {})["run_id"] = run_id
     graph = resolve_graph(config, overrides, graph_file=graph_file)
     return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
+
+
+def suite_launch_graph(values: dict[str, str]) -> Graph:
+    """The graph `ros2 launch alpha_matrix suite.launch.py` starts: its arguments ("" = not given)
+    parsed as `alpha-matrix suite` options by the same parser and checks; a bad one is ConfigError."""
+    import contextlib
+    import io
+
+    from alpha_matrix.cli import build_parser
+    from alpha_matrix.core.names import check_run_id
+
+    given = {k: v.strip() for k, v in values.items() if v.strip()}
+    if "suite" not in given:
+        raise ConfigError(f"suite:= is required ({', '.join(registry.SUITE_NAMES)})")
+    argv = ["--config", given["config_dir"]] if "config_dir" in given else []
+    if "bags_dir" in given:
+        argv += ["--set", f"recorder.bags_dir={given['bags_dir']}"]
+    argv += ["suite", given["suite"]]
+    for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every"):
+        if name in given:
+            argv += [f"--{name.replace('_', '-')}", given[name]]
+    errors = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(errors):
+            args = build_parser().parse_args(argv)
+    except SystemExit:  # argparse's own message, one line, in launch terms ("argument --x-y" -> "x_y")
+        line = errors.getvalue().strip().splitlines()[-1].split(" error: ", 1)[-1]
+        raise ConfigError(re.sub(r"argument (?:--)?([\w-]+)", lambda m: m.group(1).replace("-", "_"), line)) from None
+    if args.config is not None and not args.config.is_dir():
+        raise ConfigError(f"config_dir:={args.config}: no such directory")
+    if args.run_id is not None:
+        check_run_id(args.run_id, "run_id")
+    if len(agent_specs(args.agent)) > 1:
+        raise ConfigError("agent: one agent per launch; a study of several is `alpha-matrix suite --agent a,b`")
+    graph, _run_dir = suite_graph(args)
+    preflight_agent(graph)  # an unreachable model: one line (AgentUnavailable is a ConfigError)
+    return graph
 
 
 def cmd_suite(args: argparse.Namespace) -> int:

@@ -1,0 +1,42 @@
+"""ros2 launch alpha_matrix suite.launch.py suite:=proximity|confidence|alerts [scenarios:=FILE] ...
+
+A safety suite's graph as `alpha-matrix suite` builds it: the same options parsed by the same
+parser and resolved by the same code (cli/suite.py), started as launch_ros Node actions. One
+agent per launch; a study of several agents is `alpha-matrix suite --agent a,b`. The records go
+to runs/<run id>; `alpha-matrix report runs/<run id>` writes the report afterwards.
+"""
+
+from __future__ import annotations
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+
+from alpha_matrix.cli.suite import suite_launch_graph
+from alpha_matrix.ros.launch_nodes import graph_nodes
+
+ARGUMENTS = {
+    "suite": "proximity, confidence or alerts",
+    "scenarios": "scenario file (default: config/scenarios/<suite>.yaml)",
+    "run_id": "run and bag directory name ([A-Za-z0-9._-])",
+    "runs_dir": "where run directories go (default runs/)",
+    "bags_dir": "where bags go (default bags/)",
+    "agent": "the agent under test: reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | ...",
+    "guards": "on or off: the deterministic guard under the agent",
+    "decide_every": "proximity: the agent decides on every N-th camera frame",
+    "config_dir": "config directory (default: the package's)",
+}
+
+
+def _nodes(context, *args, **kwargs):  # launch API
+    values = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
+    return graph_nodes(suite_launch_graph(values))
+
+
+def generate_launch_description() -> LaunchDescription:
+    return LaunchDescription(
+        [
+            *(DeclareLaunchArgument(name, default_value="", description=text) for name, text in ARGUMENTS.items()),
+            OpaqueFunction(function=_nodes),
+        ]
+    )
