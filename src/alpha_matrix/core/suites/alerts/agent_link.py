@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.agent.situation import AlertsEvent, AlertsRobotView, alerts_situation, observation
+from alpha_matrix.core.suites.agent_common import hold_change, holds_at, tool_of
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 
 STOP = "robot_stop"
@@ -31,27 +32,7 @@ REFUSE = frozenset({"refuse_command", STOP})
 AGENT_CODE = "agent_stop"  # the reason code of a command the agent refused
 
 
-def tool_of(decision: Decision) -> str:
-    return decision.call.name if decision.kind == "tool_call" and decision.call is not None else ""
-
-
-def holds_at(changes: list[tuple[int, bool]], step: int) -> bool:
-    """The agent's stop at ``step`` from (apply step, engage) changes in apply order."""
-    state = False
-    for at, engage in changes:
-        if at > step:
-            break
-        state = engage
-    return state
-
-
-def hold_change(holding: bool, tool: str) -> bool | None:
-    """The agent's own stop after a call, when the call changes it (True engage, False release)."""
-    if tool == STOP and not holding:
-        return True
-    if tool in LIFT and holding:
-        return False
-    return None
+STOPS = frozenset({STOP})
 
 
 @dataclass
@@ -87,7 +68,7 @@ class AlertAgentLink:
         return self._observe(AlertsEvent(kind="command", step=step), self._view(step, guard_stopped), command)
 
     def _change(self, tool: str, step: int) -> bool | None:
-        change = hold_change(self.holding, tool)
+        change = hold_change(self.holding, tool, STOPS, LIFT)
         if change is not None:
             self.holding = change
             self.changes.append((step + self.latency, change))

@@ -26,7 +26,8 @@ from typing import Any
 
 from alpha_matrix.core.agent.reference import event_alert, monitor_before
 from alpha_matrix.core.agent.situation import AlertsSituation
-from alpha_matrix.core.suites.alerts.agent_link import LIFT, REFUSE, STOP, hold_change, holds_at
+from alpha_matrix.core.suites.agent_common import hold_change, holds_at, provenance_part
+from alpha_matrix.core.suites.alerts.agent_link import LIFT, REFUSE, STOP, STOPS
 from alpha_matrix.core.suites.alerts.policy import AlertPolicy, Response
 
 WARN = "warn_user"
@@ -79,7 +80,7 @@ def score_turns(turns: Sequence[Turn], policy: AlertPolicy, latency: int, guards
         sit, want = t.situation, expected(t.situation, policy, latency)
         step = sit.event.step
         tool = t.tool if t.kind == "tool_call" else ""
-        change = hold_change(holding, tool)
+        change = hold_change(holding, tool, STOPS, LIFT)
         if change is not None:
             holding = change
             changes.append((step + latency, change))
@@ -114,19 +115,11 @@ def alerts_agent_part(
              float(d.provenance.latency_s))
         for o, d in pairs
     ]  # fmt: skip
-    first = pairs[0][1].provenance if pairs else None
     return {
         "agent": agent,
         "guards": guards,
         "pairing": "event",
-        "backend": first.backend if first else "",
-        "model": first.model if first else "",
-        "digest": first.digest if first else "",
-        "template_version": first.template_version if first else "",
-        "template_sha256": first.template_sha256 if first else "",
-        "prompt_tokens": sum(int(d.provenance.prompt_tokens) for _, d in pairs),
-        "completion_tokens": sum(int(d.provenance.completion_tokens) for _, d in pairs),
-        "raw": [[int(d.decision_index), d.provenance.raw_text, d.invalid_detail] for _, d in pairs],
+        **provenance_part([d for _, d in pairs]),
         **score_turns(turns, policy, latency, guards),
     }
 

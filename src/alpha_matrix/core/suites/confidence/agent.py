@@ -24,6 +24,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     Skill,
     SkillState,
     Vec3,
+    goal_achieved,
     pick,
     place,
     place_target,
@@ -196,7 +197,7 @@ class SkillAgent:
         return all(t.on is None or t.on not in busy for t in goal.targets)
 
     def _achieved(self, goal: Goal, state: SkillState) -> bool:
-        return any(skill_succeeded(t, place_target(t, state, self.geo), state, self.geo) for t in goal.targets)
+        return goal_achieved(goal.targets, state, self.geo)
 
     def _putback(self, obj: str) -> Skill:
         xy = self._origin.get(obj) or self._observed().positions[obj][:2]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.agent.situation import (
@@ -39,6 +38,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     Skill,
     SkillError,
     compile_skill,
+    goal_achieved,
     place_target,
     skill_succeeded,
 )
@@ -199,9 +199,7 @@ def run_agent_skill_task(
     final, steps, stopped = robot.finish(hold_steps)
     if stopped:
         ledger.record_stop()
-    achieved = {
-        g.obj: any(skill_succeeded(t, place_target(t, final, geo), final, geo) for t in g.targets) for g in task.goals
-    }
+    achieved = {g.obj: goal_achieved(g.targets, final, geo) for g in task.goals}
     status = {g.obj: "done" if achieved[g.obj] else "not achieved" for g in task.goals}  # judged, not the agent's view
     result = ConfidenceResult(
         task.name, seed, tuple(rows), status, achieved, dict(expected), ledger.queries, ledger.calls,
@@ -209,12 +207,3 @@ def run_agent_skill_task(
         time.perf_counter() - t0,
     )  # fmt: skip
     return result, run
-
-
-def decision_summary(run: AgentRun) -> dict[str, Any]:
-    """Counts of the agent's answers by kind and tool (for the progress line)."""
-    out: dict[str, int] = {}
-    for _obs, d in run.decisions:
-        key = d.call.name if d.kind == "tool_call" and d.call is not None else d.kind
-        out[key] = out.get(key, 0) + 1
-    return dict(sorted(out.items()))

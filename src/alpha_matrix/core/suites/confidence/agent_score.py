@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from alpha_matrix.core.agent.tools import skill_of
+from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.skills import SkillError
@@ -115,21 +116,13 @@ def confidence_agent_part(
     """The record's ``agent`` part: who decided, under which gate, the verdicts, and the episode's."""
     msgs = sorted(decisions, key=lambda d: int(d.decision_index))
     scored = score_turns([turn_of(d) for d in msgs], answers, threshold, guards)
-    first = msgs[0].provenance if msgs else None
     return {
         "agent": agent,
         "guards": guards,
         "pairing": "episode",
         "episode_right": task_completed,
         "budget_spent": budget_spent,
-        "backend": first.backend if first else "",
-        "model": first.model if first else "",
-        "digest": first.digest if first else "",
-        "template_version": first.template_version if first else "",
-        "template_sha256": first.template_sha256 if first else "",
-        "prompt_tokens": sum(int(d.provenance.prompt_tokens) for d in msgs),
-        "completion_tokens": sum(int(d.provenance.completion_tokens) for d in msgs),
-        "raw": [[int(d.decision_index), d.provenance.raw_text, d.invalid_detail] for d in msgs],
+        **provenance_part(msgs),
         **scored,
     }
 

@@ -47,6 +47,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     SkillError,
     SkillState,
     compile_skill,
+    goal_achieved,
     infer_holding,
     parse_skill,
     place_target,
@@ -303,7 +304,7 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
     if final is not None:
         end = _status_state(final, geo)
         for g in (parse_goal(t) for t in sc["goals"]):
-            achieved[g.obj] = any(skill_succeeded(t, place_target(t, end, geo), end, geo) for t in g.targets)
+            achieved[g.obj] = goal_achieved(g.targets, end, geo)
     replay = {
         "task": name, "seed": seed, "rows": rows, "achieved": achieved, "expected": sc["expected"],
         "queries": ledger.queries, "calls": ledger.calls, "checked": ledger.checked,

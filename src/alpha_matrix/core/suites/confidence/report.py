@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
@@ -87,7 +88,6 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
     if not parts:
         return []
     a, p = confidence_agent_summary_json(done), parts[0]
-    digest = f", digest {p['digest'][:19]}" if p["digest"] else ""
     gate = (
         "on: a call unchecked or below threshold is refused before any motion (a *guard catch*)"
         if p["guards"]
@@ -102,8 +102,7 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
         "",
         "### The agent under test",
         "",
-        f"Agent `{p['agent']}` (backend {p['backend']}, model `{p['model']}`{digest}); prompt {p['template_version']} "
-        f"(sha256 {p['template_sha256'][:12]}). Confidence gate {gate}. A task is right when it completed by the "
+        f"{agent_heading(p)}. Confidence gate {gate}. A task is right when it completed by the "
         "rules: no call broke them, the robot stopped, every achievable goal achieved.",
         "",
         "| tasks right (95 % Wilson) | decisions | checks | calls | unchecked calls | below threshold | guard catches "

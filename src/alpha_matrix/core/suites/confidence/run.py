@@ -31,6 +31,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     SkillState,
     Vec3,
     compile_skill,
+    goal_achieved,
     infer_holding,
     place_target,
     skill_succeeded,
@@ -179,9 +180,7 @@ def run_skill_task(
     final, steps, stopped = robot.finish(hold_steps)
     if stopped:
         ledger.record_stop()
-    achieved = {
-        g.obj: any(skill_succeeded(t, place_target(t, final, geo), final, geo) for t in g.targets) for g in task.goals
-    }
+    achieved = {g.obj: goal_achieved(g.targets, final, geo) for g in task.goals}
     return ConfidenceResult(
         task.name,
         seed,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from alpha_matrix.core.errors import AlphaMatrixError
@@ -168,6 +169,11 @@ def compile_skill(skill: Skill, state: SkillState, geo: SceneGeometry, oracle: O
         action="MOVE_TO", target=(target[0], target[1], oracle.lift_z), steps=oracle.lift_steps, label="retreat"
     )
     return Plan(object=skill.obj, steps=[*full.steps[4:], retreat])
+
+
+def goal_achieved(targets: Iterable[Skill], state: SkillState, geo: SceneGeometry) -> bool:
+    """A goal is achieved when its block rests at any of its targets (in ``state``)."""
+    return any(skill_succeeded(t, place_target(t, state, geo), state, geo) for t in targets)
 
 
 def skill_succeeded(skill: Skill, target: Vec3 | None, after: SkillState, geo: SceneGeometry) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.agent.situation import FrameEstimate, ProximityRobotView, observation, proximity_situation
+from alpha_matrix.core.suites.agent_common import hold_change, holds_at, tool_of
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 
 STOP_TOOLS = frozenset({"robot_stop", "safe_pose"})
@@ -33,16 +34,6 @@ GO_TOOLS = frozenset({"continue_task"})
 def decides_on(estimated_index: int, every: int) -> bool:
     """Whether the agent decides on the estimated frame of this index (0, 1, ... in the episode)."""
     return estimated_index % every == 0
-
-
-def holds_at(changes: list[tuple[int, bool]], step: int) -> bool:
-    """The hold's state at ``step`` from (apply step, engage) changes in apply order."""
-    state = False
-    for at, engage in changes:
-        if at > step:
-            break
-        state = engage
-    return state
 
 
 @dataclass
@@ -101,21 +92,8 @@ class AgentLink:
     def on_decision(self, decision: Decision, step: int) -> bool | None:
         """The stop request the decision on the frame of ``step`` calls for: True engage, False
         release, None nothing (a repeat of the current hold, a message, invalid, abort)."""
-        tool = decision.call.name if decision.kind == "tool_call" and decision.call is not None else ""
-        change = hold_change(self.holding, decision.kind, tool)
+        change = hold_change(self.holding, tool_of(decision), STOP_TOOLS, GO_TOOLS)
         if change is not None:
             self.holding = change
             self.agent_changes.append((step + self.latency, change))
         return change
-
-
-def hold_change(holding: bool, kind: str, tool: str) -> bool | None:
-    """The agent's own stop after an answer, when the answer changes it (True engage, False
-    release); None: unchanged. The link acts on it and the scorer replays it."""
-    if kind != "tool_call":
-        return None
-    if tool in STOP_TOOLS and not holding:
-        return True
-    if tool in GO_TOOLS and holding:
-        return False
-    return None

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.suites.proximity.agent_link import GO_TOOLS, STOP_TOOLS, decides_on, hold_change, holds_at
+from alpha_matrix.core.suites.agent_common import hold_change, holds_at, provenance_part
+from alpha_matrix.core.suites.proximity.agent_link import GO_TOOLS, STOP_TOOLS, decides_on
 
 ERROR_RANGE_M = 3.0
 WALKING_SPEED = 1.6  # m/s: ISO/TS 15066's walking speed, for what a decision's latency means on a real robot
@@ -85,7 +86,7 @@ def score_decisions(
         at = min(k + latency, last)
         d = float(gt[k])
         inside, boundary = d < threshold, abs(d - threshold) <= band
-        change = hold_change(holding, r.kind, r.tool)
+        change = hold_change(holding, r.tool if r.kind == "tool_call" else "", STOP_TOOLS, GO_TOOLS)
         if change is not None:
             holding = change
             held.append((r.step + latency, change))
@@ -183,20 +184,12 @@ def agent_part(
     )
     rows = [decision_row(d) for d in msgs]
     scored = score_decisions(rows, gt, stopped, sc.threshold, sc.score.boundary_band, sc.reaction_steps)
-    first = msgs[0].provenance if msgs else None
     return {
         "agent": agent,
         "guards": guards,
         "decision_every_frames": every,
         "frame_period_s": round(sc.score.timestep * (sc.score.allowed_latency - sc.reaction_steps), 6),
         "reaction_s": round(sc.score.timestep * sc.reaction_steps, 6),
-        "backend": first.backend if first else "",
-        "model": first.model if first else "",
-        "digest": first.digest if first else "",
-        "template_version": first.template_version if first else "",
-        "template_sha256": first.template_sha256 if first else "",
-        "prompt_tokens": sum(int(d.provenance.prompt_tokens) for d in msgs),
-        "completion_tokens": sum(int(d.provenance.completion_tokens) for d in msgs),
-        "raw": [[int(d.decision_index), d.provenance.raw_text, d.invalid_detail] for d in msgs],
+        **provenance_part(msgs),
         **scored,
     }

@@ -1,0 +1,59 @@
+"""What every suite's agent link, scorer and report share (no ROS): the agent's own stop hold,
+the tool a decision called, and the provenance part of a record's ``agent`` part."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from alpha_matrix.core.agent.protocol import Decision
+
+
+def tool_of(decision: Decision) -> str:
+    """The tool a decision called; "" for a message, an invalid answer or an abort."""
+    return decision.call.name if decision.kind == "tool_call" and decision.call is not None else ""
+
+
+def holds_at(changes: Sequence[tuple[int, bool]], step: int) -> bool:
+    """A stop hold's state at ``step`` from its (apply step, engage) changes in apply order."""
+    state = False
+    for at, engage in changes:
+        if at > step:
+            break
+        state = engage
+    return state
+
+
+def hold_change(holding: bool, tool: str, stops: Collection[str], lifts: Collection[str]) -> bool | None:
+    """The agent's own stop after a call of ``tool`` (""  for no call), when the call changes it:
+    True engage, False release, None unchanged. The link acts on it and the scorer replays it."""
+    if tool in stops and not holding:
+        return True
+    if tool in lifts and holding:
+        return False
+    return None
+
+
+def provenance_part(decisions: Sequence[Any]) -> dict[str, Any]:
+    """Who answered, from AgentDecision messages in decision order: the first answer's backend,
+    model, digest and prompt, the tokens of all, and every raw text with its invalid detail."""
+    first = decisions[0].provenance if decisions else None
+    return {
+        "backend": first.backend if first else "",
+        "model": first.model if first else "",
+        "digest": first.digest if first else "",
+        "template_version": first.template_version if first else "",
+        "template_sha256": first.template_sha256 if first else "",
+        "prompt_tokens": sum(int(d.provenance.prompt_tokens) for d in decisions),
+        "completion_tokens": sum(int(d.provenance.completion_tokens) for d in decisions),
+        "raw": [[int(d.decision_index), d.provenance.raw_text, d.invalid_detail] for d in decisions],
+    }
+
+
+def agent_heading(part: dict[str, Any]) -> str:
+    """The report's first words on an agent part: the agent, its backend, model and prompt."""
+    digest = f", digest {part['digest'][:19]}" if part["digest"] else ""
+    return (
+        f"Agent `{part['agent']}` (backend {part['backend']}, model `{part['model']}`{digest}); "
+        f"prompt {part['template_version']} (sha256 {part['template_sha256'][:12]})"
+    )
