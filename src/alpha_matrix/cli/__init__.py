@@ -21,10 +21,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, compare, launch, report, run, suite
+from alpha_matrix.cli import audit, check_driver, compare, launch, report, run, suite
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
-COMMANDS = (run, suite, launch, audit, report, compare)  # each: register(subparsers, graph_opts)
+COMMANDS = (run, suite, launch, audit, report, compare, check_driver)  # each: register(subparsers, graph_opts)
 
 
 def build_parser() -> argparse.ArgumentParser:
