@@ -23,9 +23,9 @@ def _nodes(context, *args, **kwargs):  # launch API
     config_dir = LaunchConfiguration("config_dir").perform(context)
     values = {name: LaunchConfiguration(name).perform(context) for name in RunOptions.model_fields}
     overrides, exclude = run_overrides(RunOptions.parse(values, style="launch"), style="launch")
-    return graph_nodes(
-        resolve_graph(Path(config_dir) if config_dir else default_config_dir(), overrides, exclude=exclude)
-    )
+    external = tuple(n.strip() for n in LaunchConfiguration("external").perform(context).split(",") if n.strip())
+    config = Path(config_dir) if config_dir else default_config_dir()
+    return graph_nodes(resolve_graph(config, overrides, exclude=exclude, external=external))
 
 
 # The run's options as launch arguments, as on `alpha-matrix run` (core/matrix/run_options.py
@@ -53,6 +53,9 @@ def generate_launch_description() -> LaunchDescription:
         [
             DeclareLaunchArgument(
                 "config_dir", default_value="", description="config directory (default: the package's)"
+            ),
+            DeclareLaunchArgument(
+                "external", default_value="", description="nodes already running, not started: e.g. sim_bridge"
             ),
             *(DeclareLaunchArgument(name, default_value="", description=text) for name, text in ARGUMENTS.items()),
             OpaqueFunction(function=_nodes),

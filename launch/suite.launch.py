@@ -25,6 +25,7 @@ ARGUMENTS = {
     "guards": "on or off: the deterministic guard under the agent",
     "decide_every": "proximity: the agent decides on every N-th camera frame",
     "config_dir": "config directory (default: the package's)",
+    "external": "nodes already running, not started (comma-separated): e.g. sim_bridge",
 }
 
 

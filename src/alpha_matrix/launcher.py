@@ -124,7 +124,8 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
         leases = allocate(domains, first)
         ids = [lease.domain_id for lease in leases]
         clean_stale_shm()  # before any participant of ours opens a port a killed process left
-        refuse_busy_domains(ids, [n.name for n in graph.nodes])
+        refuse_busy_domains(ids, [n.name for n in graph.nodes if not n.external])
+        require_external(ids, [n.name for n in graph.nodes if n.external])
     except BaseException:
         release(leases)
         lock.discard()
@@ -136,11 +137,22 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
         lock.release()
 
 
+def require_external(domains: list[int], names: list[str]) -> None:
+    """Every external node (a driver brought up on its own) is up on every domain, or one line."""
+    if not names:
+        return
+    seen = visible_nodes(domains, names)
+    for domain_id in domains:
+        if missing := sorted(set(names) - set(seen.get(domain_id, []))):
+            raise GraphError(
+                f"external node(s) {', '.join(missing)} not visible on ROS_DOMAIN_ID {domain_id} within "
+                f"{PROBE_S:.0f} s: start them first (same domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)"
+            )
+
+
 def node_command(spec: NodeSpec, params_file: Path) -> list[str]:
     cmd = [
-        sys.executable,
-        "-m",
-        spec.module,
+        *([sys.executable, "-m", spec.module] if spec.module else [foreign_executable(spec)]),
         "--ros-args",
         "-r",
         f"__node:={spec.name}",
@@ -150,6 +162,19 @@ def node_command(spec: NodeSpec, params_file: Path) -> list[str]:
     for src, dst in spec.remappings:
         cmd += ["-r", f"{src}:={dst}"]
     return cmd
+
+
+def foreign_executable(spec: NodeSpec) -> str:
+    """Another package's node executable, where ROS 2 installs it: <prefix>/lib/<package>/<executable>."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+
+    try:
+        path = Path(get_package_prefix(spec.package)) / "lib" / spec.package / spec.executable
+    except (PackageNotFoundError, OSError, ValueError) as err:
+        raise GraphError(f"node '{spec.name}': package {spec.package!r} not found in the ament index ({err})") from None
+    if not os.access(path, os.X_OK):
+        raise GraphError(f"node '{spec.name}': no executable {path}")
+    return str(path)
 
 
 class Launcher:
@@ -184,6 +209,8 @@ class Launcher:
 
     def start(self) -> None:
         for spec in self.graph.nodes:
+            if spec.external:  # brought up on its own: neither started nor stopped here
+                continue
             try:
                 proc = subprocess.Popen(
                     node_command(spec, self.params_file),

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.cli import main as cli_main
-from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.errors import ConfigError, GraphError
 from alpha_matrix.core.graph import resolve_graph
 from alpha_matrix.launcher import node_command
 
@@ -157,3 +157,25 @@ def test_a_suite_config_file_is_hashed_by_content_not_by_path(tmp_path):
         moved, {"alert_guard": {"alerts_file": str(moved / "alerts.yaml")}}, graph_file="graph_alerts.yaml"
     )
     assert changed.config_hash != here.config_hash
+
+
+def test_a_driver_of_another_package_is_named_by_package_and_started_from_the_ament_index(cfg):
+    g = cfg / "graph.yaml"
+    g.write_text(g.read_text().replace("executable: sim_bridge", "executable: panda_driver\n    package: my_robot"))
+    p = cfg / "params.yaml"
+    p.write_text(p.read_text() + "\nsim_bridge:\n  ros__parameters: {ip: 10.0.0.2, rate_hz: 1000}\n")
+    graph = resolve_graph(cfg)
+    spec = graph.node("sim_bridge")
+    assert (spec.package, spec.executable, spec.module) == ("my_robot", "panda_driver", "")
+    assert spec.parameters["ip"] == "10.0.0.2"  # another package's parameters pass unchecked
+    assert graph.config_hash != resolve_graph(CONFIG).config_hash
+    with pytest.raises(GraphError, match="package 'my_robot' not found in the ament index"):
+        node_command(spec, cfg / "params.yaml")
+
+
+def test_an_external_node_is_in_the_graph_and_its_hash_but_never_started(cfg):
+    graph = resolve_graph(cfg, external=("sim_bridge",))
+    assert graph.node("sim_bridge").external and not graph.node("oracle").external
+    assert graph.config_hash != resolve_graph(cfg).config_hash  # a run against your driver is another run
+    with pytest.raises(ConfigError, match="--external sim_brige: no node of that name"):
+        resolve_graph(cfg, external=("sim_brige",))

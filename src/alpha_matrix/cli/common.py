@@ -49,7 +49,8 @@ def graph_for(
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
-    graph = resolve_graph(args.config, overrides, exclude=exclude)
+    external = tuple(getattr(args, "external", None) or ())
+    graph = resolve_graph(args.config, overrides, exclude=exclude, external=external)
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
         return graph
@@ -60,7 +61,7 @@ def graph_for(
         args._auto_backend = chosen
         print(f"{node.name}: backend auto -> {chosen}", file=sys.stderr, flush=True)
         overrides.setdefault(node.name, {})["backend"] = chosen
-    return resolve_graph(args.config, overrides, exclude=exclude)
+    return resolve_graph(args.config, overrides, exclude=exclude, external=external)
 
 
 def first_domain(args: argparse.Namespace) -> int | None:

@@ -89,6 +89,13 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     run.add_argument("--replay-from", default=None, help="replay backend: a run directory or a bag of an llm run")
     run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")
     run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
+    run.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="a node already running on the domain, not started here: e.g. your driver as sim_bridge (README, 'Bring up your driver')",
+    )
     run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
     run.add_argument("--intensity", type=float, default=None, help="without --matrix: the fault intensity in [0, 1]")
     run.add_argument(

@@ -116,8 +116,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     graph_file = f"graph_{args.suite}.yaml"
-    _config_file_overrides(args.suite, resolve_graph(config, overrides, graph_file=graph_file), config, overrides)
-    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    external = tuple(getattr(args, "external", None) or ())
+    _config_file_overrides(
+        args.suite, resolve_graph(config, overrides, graph_file=graph_file, external=external), config, overrides
+    )
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     registry.scenario_requests(
         args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
     )
@@ -125,11 +128,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
-    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id
     overrides.setdefault("recorder", {})["run_id"] = run_id
-    graph = resolve_graph(config, overrides, graph_file=graph_file)
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
 
 
@@ -152,6 +155,8 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every"):
         if name in given:
             argv += [f"--{name.replace('_', '-')}", given[name]]
+    for node in given.get("external", "").split(","):
+        argv += ["--external", node.strip()] if node.strip() else []
     errors = io.StringIO()
     try:
         with contextlib.redirect_stderr(errors):
@@ -270,6 +275,13 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: suite, file and config hash)",
     )
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
+    p.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="a node already running on the domain, not started here: e.g. your driver as sim_bridge",
+    )
     p.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
     )

@@ -221,7 +221,10 @@ def validate_params(executable: str, params: dict[str, Any], where: str) -> Node
     """Validate one node's parameters; raise ConfigError naming the file and key."""
     model = PARAM_MODELS.get(executable)
     if model is None:
-        raise ConfigError(f"{where}: unknown node executable {executable!r} (known: {', '.join(PARAM_MODELS)})")
+        raise ConfigError(
+            f"{where}: unknown node executable {executable!r} (known: {', '.join(PARAM_MODELS)}; "
+            "another ROS 2 package's node names its `package:` in the graph file)"
+        )
     try:
         return model.model_validate(params)
     except ValidationError as err:

@@ -6,6 +6,7 @@ so the two can never drift. Resolution validates everything up front.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 from dataclasses import dataclass
@@ -59,12 +60,18 @@ def _file_digest(config_dir: Path, param: str, value: str) -> str:
 # writes once its work is done. SIGINT/SIGTERM also end a node with exit 0, so the exit code alone
 # cannot tell a finished job from a stopped one.
 DONE_FILE_ENV = "ALPHA_MATRIX_DONE_FILE"
+PACKAGE = "alpha_matrix"
 
 
 class _NodeEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
-    executable: str
+    executable: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    # Another ROS 2 package's executable (found through the ament index, lib/<package>/<executable>),
+    # e.g. a robot's driver in place of sim_bridge; its parameters are passed on unchecked.
+    package: str = Field(PACKAGE, pattern=r"^[a-z][a-z0-9_]*$")
+    # Already running, not started (or stopped) by either launcher: a driver brought up on its own.
+    external: bool = False
     role: Literal["service", "job"] = "service"
     stop_last: bool = False  # stopped after every other node (a recorder sees everything)
     remappings: dict[str, str] = Field(default_factory=dict)
@@ -93,11 +100,13 @@ class _GraphFile(BaseModel):
 class NodeSpec:
     name: str
     executable: str
-    module: str
+    module: str  # "" for another package's executable
     role: str
     stop_last: bool
     parameters: dict[str, Any]
     remappings: tuple[tuple[str, str], ...]
+    package: str = "alpha_matrix"
+    external: bool = False  # running already: the launchers neither start nor stop it
 
 
 @dataclass(frozen=True)
@@ -174,6 +183,12 @@ def _has_param(executable: str, key: str) -> bool:
     return model is not None and key in model.model_fields
 
 
+def _takes(entry: _NodeEntry, key: str) -> bool:
+    """Whether a graph-wide (/**) value goes to this node: ours by their parameter models; another
+    package's node gets every one, as ROS 2's /** gives it (e.g. L to a driver)."""
+    return entry.package != PACKAGE or _has_param(entry.executable, key)
+
+
 def _shared_values(
     params_raw: dict, overrides: dict[str, dict[str, Any]], entries: list[_NodeEntry], ppath: Path
 ) -> dict[str, Any]:
@@ -185,7 +200,7 @@ def _shared_values(
         raise ConfigError(f"{ppath}: {SHARED}: expected only a 'ros__parameters' mapping")
     shared = {**(section.get("ros__parameters") or {}), **overrides.pop(SHARED, {})}
     for key in shared:
-        users = [e.name for e in entries if _has_param(e.executable, key)]
+        users = [e.name for e in entries if _takes(e, key)]
         if not users:
             raise ConfigError(f"{ppath}: {SHARED}: {key}: no node of the graph has this parameter")
         for name in users:
@@ -203,8 +218,10 @@ def resolve_graph(
     overrides: dict[str, dict[str, Any]] | None = None,
     exclude: tuple[str, ...] = (),
     graph_file: str = "graph.yaml",
+    external: tuple[str, ...] = (),
 ) -> Graph:
-    """Read, validate and resolve the graph; ``overrides`` are per-node parameter values."""
+    """Read, validate and resolve the graph; ``overrides`` are per-node parameter values;
+    ``external`` names nodes already running (a driver brought up on its own), never started."""
     config_dir = config_dir or default_config_dir()
     gpath = config_dir / graph_file
     raw = load_yaml(gpath)
@@ -233,6 +250,9 @@ def resolve_graph(
     for key in exclude:
         if key not in names:
             raise ConfigError(f"cannot exclude unknown node {key!r} (nodes: {', '.join(names)})")
+    for key in external:
+        if key not in names:
+            raise ConfigError(f"--external {key}: no node of that name (nodes: {', '.join(names)})")
 
     arms = _runner_arms(gfile.nodes, params_raw, overrides)
     exclude = (*exclude, *(e.name for e in gfile.nodes if e.when_arms and not set(e.when_arms) & set(arms)))
@@ -268,16 +288,19 @@ def resolve_graph(
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
-        values.update({k: v for k, v in shared.items() if _has_param(entry.executable, k)})
+        values.update({k: v for k, v in shared.items() if _takes(entry, k)})
         if entry.name in gated:
             consumers = values.get("gating_consumers") or []
             values["gating_consumers"] = [*consumers, *(g for g in gated[entry.name] if g not in consumers)]
         if entry.executable == "llm_planner":
             values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
-        model = validate_params(entry.executable, values, f"{ppath}: {entry.name}")
-        module = f"alpha_matrix.nodes.{entry.executable}"
-        if entry.executable not in PARAM_MODELS or importlib.util.find_spec(module) is None:
-            raise ConfigError(f"{gpath}: {entry.name}: no node executable {entry.executable!r}")
+        if entry.package == PACKAGE:
+            parameters = validate_params(entry.executable, values, f"{ppath}: {entry.name}").model_dump(mode="json")
+            module = f"alpha_matrix.nodes.{entry.executable}"
+            if importlib.util.find_spec(module) is None:
+                raise ConfigError(f"{gpath}: {entry.name}: no node executable {entry.executable!r}")
+        else:  # another package's node: its parameters are its own business
+            module, parameters = "", values
         specs.append(
             NodeSpec(
                 name=entry.name,
@@ -285,14 +308,18 @@ def resolve_graph(
                 module=module,
                 role=entry.role,
                 stop_last=entry.stop_last,
-                parameters=model.model_dump(mode="json"),
+                parameters=parameters,
                 remappings=tuple(sorted({**entry.remappings, **injected.get(entry.name, {})}.items())),
+                package=entry.package,
+                external=entry.external or entry.name in external,
             )
         )
     hashed = [
         {
             "name": s.name,
             "executable": s.executable,
+            **({"package": s.package} if s.package != PACKAGE else {}),
+            **({"external": True} if s.external else {}),  # a run against a driver of its own is another run
             "remappings": s.remappings,
             "parameters": {
                 k: _file_digest(config_dir, k, v) if k in CONTENT_HASHED else v
@@ -319,7 +346,5 @@ def resolve_graph(
             extra["config_hash"] = digest
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
-        final.append(
-            NodeSpec(s.name, s.executable, s.module, s.role, s.stop_last, {**s.parameters, **extra}, s.remappings)
-        )
+        final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))
     return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)

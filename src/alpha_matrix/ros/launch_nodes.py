@@ -32,7 +32,7 @@ def graph_nodes(graph: Graph) -> list[Node]:
     clean_stale_shm()  # shared-memory ports a killed process left would lose our messages (ros/shm.py)
     return [
         Node(
-            package="alpha_matrix",
+            package=spec.package,
             executable=spec.executable,
             name=spec.name,
             parameters=[spec.parameters],
@@ -43,4 +43,5 @@ def graph_nodes(graph: Graph) -> list[Node]:
             on_exit=_on_exit(spec.name, spec.role == "job"),
         )
         for spec in graph.nodes
+        if not spec.external  # brought up on its own
     ]
