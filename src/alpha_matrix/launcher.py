@@ -30,6 +30,7 @@ from alpha_matrix.ros.shm import clean_stale_shm
 
 STOP_GRACE_S = 5.0
 # How long a domain is watched for an already running graph before ours starts there.
+EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it needs (a driver started apart)
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
 
 
@@ -137,16 +138,16 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
         lock.release()
 
 
-def require_external(domains: list[int], names: list[str]) -> None:
+def require_external(domains: list[int], names: list[str], timeout_s: float = EXTERNAL_S) -> None:
     """Every external node (a driver brought up on its own) is up on every domain, or one line."""
     if not names:
         return
-    seen = visible_nodes(domains, names)
+    seen = visible_nodes(domains, names, timeout_s)  # returns as soon as every one is seen
     for domain_id in domains:
         if missing := sorted(set(names) - set(seen.get(domain_id, []))):
             raise GraphError(
                 f"external node(s) {', '.join(missing)} not visible on ROS_DOMAIN_ID {domain_id} within "
-                f"{PROBE_S:.0f} s: start them first (same domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)"
+                f"{timeout_s:.0f} s: start them first (same domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)"
             )
 
 
