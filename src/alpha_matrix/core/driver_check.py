@@ -98,6 +98,20 @@ def _status_ok(s: Status | None, what: str) -> tuple[bool, str]:
     return True, ""
 
 
+def _command(reply: Reply | None, status: Status | None, what: str, start: int, end: int | None = None) -> list[str]:
+    """A command queued (accepted), ended with its observation, over the steps it should have run."""
+    problems = (
+        [] if reply is not None and reply.accepted else [f"{what} refused: {reply.message if reply else 'no reply'}"]
+    )
+    ok, why = _status_ok(status, f"the {what}")
+    if not ok:
+        problems.append(why)
+    elif status and (status.start_step != start or (end is not None and status.end_step != end)):
+        span = f"{start}..{end}" if end is not None else f"from {start} (right after the previous command)"
+        problems.append(f"the {what} ran steps {status.start_step}..{status.end_step}, expected {span}")
+    return problems
+
+
 def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool) -> list[Clause]:
     """One row per clause of the contract, in the order a driver author would fix them."""
     out: list[Clause] = []
@@ -122,15 +136,11 @@ def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bo
             problems.append(f"{name}: {'type ' + ', '.join(types) if types else 'not served'}, expected {type_}")
     row("interfaces: names, types, QoS", problems, f"{len(TOPICS) + 1} topics, {len(SERVICES)} services")
 
-    problems = []
-    if facts.reset is None or not facts.reset.accepted:
-        problems.append(f"reset refused: {facts.reset.message if facts.reset else 'no reply'}")
-    ok, why = _status_ok(facts.settle, "the reset's settle")
-    if not ok:
-        problems.append(why)
-    elif facts.settle and (facts.settle.start_step, facts.settle.end_step) != (1, settle):
-        problems.append(f"settle ran steps {facts.settle.start_step}..{facts.settle.end_step}, expected 1..{settle}")
-    row("reset: steps restart at 1, DONE with the first observation", problems, f"settle 1..{settle}")
+    row(
+        "reset: steps restart at 1, DONE with the first observation",
+        _command(facts.reset, facts.settle, "reset", 1, settle),
+        f"settle 1..{settle}",
+    )
 
     expected = list(range(1, settle + 1))
     row(
@@ -148,15 +158,11 @@ def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bo
         problems.append("validate_only did not answer accepted with command_id 0 (nothing queued)")
     row("refusals before motion", problems, "unreachable, bad width refused; validate_only queues nothing")
 
-    problems = []
-    if facts.move is None or not facts.move.accepted:
-        problems.append(f"move refused: {facts.move.message if facts.move else 'no reply'}")
-    ok, why = _status_ok(facts.moved, "the move")
-    if not ok:
-        problems.append(why)
-    elif facts.moved and facts.moved.start_step != settle + 1:
-        problems.append(f"the move started at step {facts.moved.start_step}, expected {settle + 1} (right after)")
-    row("commands queue, end with one terminal status and its observation", problems, "DONE with observation")
+    row(
+        "commands queue, end with one terminal status and its observation",
+        _command(facts.move, facts.moved, "move", settle + 1),
+        "DONE with observation",
+    )
 
     if not gating:
         out.append(Clause("bounded lookahead: never beyond ack + L", None, "not checked (--gating: the driver waits for check_driver's acks)"))  # fmt: skip
