@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -132,7 +133,9 @@ def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settl
             raise AlphaMatrixError(
                 f"{name} not served within {node.timeout:.0f} s: is the driver running on this ROS_DOMAIN_ID?"
             )
-    node.wait(lambda: all(node.get_publishers_info_by_topic(t) for t in TOPICS), node.timeout)
+    deadline = time.monotonic() + node.timeout  # discovery: polled (nothing notifies while the driver idles)
+    while not all(node.get_publishers_info_by_topic(t) for t in TOPICS) and time.monotonic() < deadline:
+        node.wait(lambda: False, 0.1)
     _interfaces(node, facts)
     handshake_motion(node.cli["robot/move_to"], node.cli["robot/gripper"], node.cli["robot/hold"], node.timeout)
 
