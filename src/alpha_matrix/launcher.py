@@ -7,6 +7,7 @@ every child (SIGINT, then SIGTERM, then SIGKILL), and the exit says which node a
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import queue
@@ -29,6 +30,11 @@ from alpha_matrix.core.runlock import InUseError, lock_dirs
 from alpha_matrix.ros.shm import clean_stale_shm
 
 STOP_GRACE_S = 5.0
+# Where a failed graph's log goes, with every other node's thread stacks (faulthandler, SIGUSR1)
+# taken at the moment of the failure: set by .ci/run, so an intermittent failure shows where each
+# process was waiting. Unset: nothing is written.
+FAILURE_DIR_ENV = "ALPHA_MATRIX_FAILURE_DIR"
+STACKS_S = 3.0  # how long the stacks of the other nodes are waited for
 # How long a domain is watched for an already running graph before ours starts there.
 EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it needs (a driver started apart)
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
@@ -192,6 +198,7 @@ class Launcher:
         self._threads: list[threading.Thread] = []
         self._exits: queue.Queue[tuple[str, int]] = queue.Queue()
         self._out_lock = threading.Lock()
+        self._lines: collections.deque[str] = collections.deque(maxlen=20000)  # for a failure log
         self._tmp = tempfile.TemporaryDirectory(prefix="alpha_matrix_")
         self.params_file = Path(self._tmp.name) / "params.yaml"
         self.params_file.write_text(yaml.safe_dump(graph.ros_params(), sort_keys=True))
@@ -205,8 +212,38 @@ class Launcher:
 
     def _print(self, text: str) -> None:
         with self._out_lock:
+            self._lines.append(text)
             self.out.write(text)
             self.out.flush()
+
+    def _ask_stacks(self) -> None:
+        """With $ALPHA_MATRIX_FAILURE_DIR set: every node still up prints its thread stacks now
+        (faulthandler on SIGUSR1), waited for a bounded time before the graph is stopped."""
+        if not os.environ.get(FAILURE_DIR_ENV):
+            return
+        ours = {n.name for n in self.graph.nodes if n.module}  # another package's node may die of SIGUSR1
+        alive = {name: p for name, p in self.procs.items() if p.poll() is None and name in ours}
+        for p in alive.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + STACKS_S
+        while time.monotonic() < deadline:
+            with self._out_lock:
+                dumped = {ln.split("] ", 1)[0] for ln in self._lines if "(most recent call first)" in ln}
+            if all(f"[{self.tag}{n}" in dumped or p.poll() is not None for n, p in alive.items()):
+                return
+            time.sleep(0.05)
+
+    def _write_failure_log(self, failed: str) -> None:
+        """The whole graph's log, stacks included, to $ALPHA_MATRIX_FAILURE_DIR (after the stop:
+        every line has been forwarded)."""
+        if not (folder := os.environ.get(FAILURE_DIR_ENV)):
+            return
+        path = Path(folder) / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{failed}.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._out_lock:
+            path.write_text("".join(self._lines))
+        self._print(f"alpha-matrix: the graph's log, with each node's stacks at the failure: {path}\n")
 
     def start(self) -> None:
         for spec in self.graph.nodes:
@@ -253,6 +290,7 @@ class Launcher:
         """Block until a job finishes (0) or any node exits otherwise (1). Stops the graph."""
         roles = {n.name: n.role for n in self.graph.nodes}
         jobs = [n for n, r in roles.items() if r == "job"]
+        failed = ""
         try:
             while True:
                 name, code = self._exits.get()
@@ -266,12 +304,16 @@ class Launcher:
                     continue
                 what = f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
                 self._print(f"alpha-matrix: node '{name}' {what}; stopping the graph\n")
+                self._ask_stacks()
+                failed = name
                 return 1
         except KeyboardInterrupt:
             self._print("alpha-matrix: interrupted; stopping the graph\n")
             return 130
         finally:
             self.stop()
+            if failed:
+                self._write_failure_log(failed)
 
     def stop(self) -> None:
         last = {n.name for n in self.graph.nodes if n.stop_last}

@@ -22,13 +22,19 @@ def test_killing_one_node_stops_the_graph(start_graph):
     assert all(p.poll() is not None for p in g.launcher.procs.values())
 
 
-def test_node_failing_at_start_is_named(start_graph, tmp_path):
+def test_node_failing_at_start_is_named(start_graph, tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
+    monkeypatch.setenv("ALPHA_MATRIX_FAILURE_DIR", str(tmp_path / "failures"))  # as .ci/run sets it
     g = start_graph({"episode_runner": {"runs_dir": str(blocker)}}, exclude=())
     assert g.launcher.wait() == 1
     assert g.log.has("episode_runner: error:")
     assert g.log.has("alpha-matrix: node 'episode_runner' exited with code 2; stopping the graph")
+    # The failure log: the whole graph's output, with the stacks of the nodes still up at the failure.
+    (log,) = (tmp_path / "failures").iterdir()
+    text = log.read_text()
+    assert "episode_runner: error:" in text and "[sim_bridge] " in text and "(most recent call first)" in text
+    assert g.log.has(f"with each node's stacks at the failure: {log}")
 
 
 def _nodes_on_domain(domain_id: int) -> list[int]:
