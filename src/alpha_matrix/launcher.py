@@ -35,8 +35,8 @@ STOP_GRACE_S = 5.0
 # process was waiting. Unset: nothing is written.
 FAILURE_DIR_ENV = "ALPHA_MATRIX_FAILURE_DIR"
 STACKS_S = 3.0  # how long the stacks of the other nodes are waited for
-# How long a domain is watched for an already running graph before ours starts there.
 EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it needs (a driver started apart)
+# How long a domain is watched for an already running graph before ours starts there.
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
 
 
@@ -198,7 +198,9 @@ class Launcher:
         self._threads: list[threading.Thread] = []
         self._exits: queue.Queue[tuple[str, int]] = queue.Queue()
         self._out_lock = threading.Lock()
-        self._lines: collections.deque[str] = collections.deque(maxlen=20000)  # for a failure log
+        # The graph's output, kept only for a failure log ($ALPHA_MATRIX_FAILURE_DIR).
+        self._failure_dir = os.environ.get(FAILURE_DIR_ENV, "")
+        self._lines: collections.deque[str] = collections.deque(maxlen=20000 if self._failure_dir else 0)
         self._tmp = tempfile.TemporaryDirectory(prefix="alpha_matrix_")
         self.params_file = Path(self._tmp.name) / "params.yaml"
         self.params_file.write_text(yaml.safe_dump(graph.ros_params(), sort_keys=True))
@@ -219,7 +221,7 @@ class Launcher:
     def _ask_stacks(self) -> None:
         """With $ALPHA_MATRIX_FAILURE_DIR set: every node still up prints its thread stacks now
         (faulthandler on SIGUSR1), waited for a bounded time before the graph is stopped."""
-        if not os.environ.get(FAILURE_DIR_ENV):
+        if not self._failure_dir:
             return
         ours = {n.name for n in self.graph.nodes if n.module}  # another package's node may die of SIGUSR1
         alive = {name: p for name, p in self.procs.items() if p.poll() is None and name in ours}
@@ -237,9 +239,9 @@ class Launcher:
     def _write_failure_log(self, failed: str) -> None:
         """The whole graph's log, stacks included, to $ALPHA_MATRIX_FAILURE_DIR (after the stop:
         every line has been forwarded)."""
-        if not (folder := os.environ.get(FAILURE_DIR_ENV)):
+        if not self._failure_dir:
             return
-        path = Path(folder) / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{failed}.log"
+        path = Path(self._failure_dir) / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{failed}.log"
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._out_lock:
             path.write_text("".join(self._lines))

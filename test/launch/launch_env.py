@@ -40,11 +40,6 @@ def lease_domain() -> int:
     return lease.domain_id
 
 
-def graph_env(domain_id: int) -> dict[str, str]:
-    """The test's own processes (ros2 CLI, the plain launcher) on the graph's domain, localhost only."""
-    return {**os.environ, "ROS_DOMAIN_ID": str(domain_id), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
-
-
 def deterministic_records(run_dir: Path) -> dict[str, str]:
     """episode id -> the record without what differs between two runs of the same seeds."""
     out = {}

@@ -10,7 +10,9 @@ import sys
 import unittest
 
 import pytest
-from launch_env import graph_env, lease_domain, require_tools
+from launch_env import lease_domain, require_tools
+
+from alpha_matrix.launcher import graph_env
 
 require_tools()
 

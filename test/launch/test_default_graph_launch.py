@@ -10,7 +10,9 @@ import unittest
 from pathlib import Path
 
 import pytest
-from launch_env import LAUNCH_FILE, deterministic_records, graph_env, lease_domain, require_tools
+from launch_env import LAUNCH_FILE, deterministic_records, lease_domain, require_tools
+
+from alpha_matrix.launcher import graph_env
 
 require_tools()
 

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from launch_env import ROOT, graph_env, lease_domain, require_tools
+from launch_env import ROOT, lease_domain, require_tools
 
 from alpha_matrix.core.graph import resolve_graph
-from alpha_matrix.launcher import Launcher
+from alpha_matrix.launcher import Launcher, graph_env
 
 require_tools()
 

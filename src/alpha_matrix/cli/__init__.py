@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from alpha_matrix.cli import audit, check_driver, compare, launch, report, run, suite
+from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
 COMMANDS = (run, suite, launch, audit, report, compare, check_driver)  # each: register(subparsers, graph_opts)
@@ -50,9 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
     try:
-        if args.config is not None and not args.config.is_dir():  # every command: never silently the default
-            what = "not a directory" if args.config.exists() else "no such directory"
-            raise ConfigError(f"--config {args.config}: {what}")
+        if args.config is not None and (problem := config_dir_problem(args.config)):  # every command
+            raise ConfigError(f"--config {args.config}: {problem}")
         return args.func(args)
     except AlphaMatrixError as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -49,7 +50,7 @@ def graph_for(
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
-    external = tuple(getattr(args, "external", None) or ())
+    external = external_nodes(args)
     graph = resolve_graph(args.config, overrides, exclude=exclude, external=external)
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
@@ -62,6 +63,30 @@ def graph_for(
         print(f"{node.name}: backend auto -> {chosen}", file=sys.stderr, flush=True)
         overrides.setdefault(node.name, {})["backend"] = chosen
     return resolve_graph(args.config, overrides, exclude=exclude, external=external)
+
+
+def add_external(parser: argparse.ArgumentParser) -> None:
+    """--external NODE (repeatable), on the commands that start a graph."""
+    parser.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="a node already running on the domain, not started here: e.g. your driver as sim_bridge "
+        "(README, 'Bring up your driver')",
+    )
+
+
+def external_nodes(args: argparse.Namespace) -> tuple[str, ...]:
+    """The nodes --external names (none for a Namespace built without the option)."""
+    return tuple(getattr(args, "external", None) or ())
+
+
+def config_dir_problem(config: Path) -> str | None:
+    """What is wrong with a config directory the user named, or None: never silently the default."""
+    if config.is_dir():
+        return None
+    return "not a directory" if config.exists() else "no such directory"
 
 
 def first_domain(args: argparse.Namespace) -> int | None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import check_environment, first_domain, graph_for
+from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
@@ -89,13 +89,7 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     run.add_argument("--replay-from", default=None, help="replay backend: a run directory or a bag of an llm run")
     run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")
     run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
-    run.add_argument(
-        "--external",
-        action="append",
-        default=[],
-        metavar="NODE",
-        help="a node already running on the domain, not started here: e.g. your driver as sim_bridge (README, 'Bring up your driver')",
-    )
+    add_external(run)
     run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
     run.add_argument("--intensity", type=float, default=None, help="without --matrix: the fault intensity in [0, 1]")
     run.add_argument(

@@ -16,7 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import check_environment, first_domain, parse_sets
+from alpha_matrix.cli.common import (
+    add_external,
+    check_environment,
+    config_dir_problem,
+    external_nodes,
+    first_domain,
+    parse_sets,
+)
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.names import name_part
@@ -116,7 +123,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     graph_file = f"graph_{args.suite}.yaml"
-    external = tuple(getattr(args, "external", None) or ())
+    external = external_nodes(args)
     _config_file_overrides(
         args.suite, resolve_graph(config, overrides, graph_file=graph_file, external=external), config, overrides
     )
@@ -164,8 +171,8 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     except SystemExit:  # argparse's own message, one line, in launch terms ("argument --x-y" -> "x_y")
         line = errors.getvalue().strip().splitlines()[-1].split(" error: ", 1)[-1]
         raise ConfigError(re.sub(r"argument (?:--)?([\w-]+)", lambda m: m.group(1).replace("-", "_"), line)) from None
-    if args.config is not None and not args.config.is_dir():
-        raise ConfigError(f"config_dir:={args.config}: no such directory")
+    if args.config is not None and (problem := config_dir_problem(args.config)):
+        raise ConfigError(f"config_dir:={args.config}: {problem}")
     if args.run_id is not None:
         check_run_id(args.run_id, "run_id")
     if len(agent_specs(args.agent)) > 1:
@@ -275,13 +282,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: suite, file and config hash)",
     )
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
-    p.add_argument(
-        "--external",
-        action="append",
-        default=[],
-        metavar="NODE",
-        help="a node already running on the domain, not started here: e.g. your driver as sim_bridge",
-    )
+    add_external(p)
     p.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
     )

@@ -105,7 +105,7 @@ class NodeSpec:
     stop_last: bool
     parameters: dict[str, Any]
     remappings: tuple[tuple[str, str], ...]
-    package: str = "alpha_matrix"
+    package: str = PACKAGE
     external: bool = False  # running already: the launchers neither start nor stop it
 
 

@@ -23,11 +23,10 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 from alpha_matrix.core.driver_check import ACK_TOPIC, SERVICES, TOPICS, DriverFacts, Publisher, Reply, Status
-from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
 from alpha_matrix.ros.robot_client import handshake_motion
-from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.services import call_service, handshake, wait_for_services
 from alpha_matrix.ros.spin import spin_behind
 
 NAME = "check_driver"
@@ -128,11 +127,7 @@ def _interfaces(node: Checker, facts: DriverFacts) -> None:
 def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool) -> None:
     """The scripted exchange; each step records what the driver did, never asserts."""
     ep = "check_driver-1"
-    for name in node.cli:
-        if not node.cli[name].wait_for_service(timeout_sec=node.timeout):
-            raise AlphaMatrixError(
-                f"{name} not served within {node.timeout:.0f} s: is the driver running on this ROS_DOMAIN_ID?"
-            )
+    wait_for_services(list(node.cli.values()), node.timeout)
     deadline = time.monotonic() + node.timeout  # discovery: polled (nothing notifies while the driver idles)
     while not all(node.get_publishers_info_by_topic(t) for t in TOPICS) and time.monotonic() < deadline:
         node.wait(lambda: False, 0.1)
