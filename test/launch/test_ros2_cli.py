@@ -51,12 +51,17 @@ def test_nodes_and_topics_are_listed(running) -> None:
         out = ros2(["node", "list", "--no-daemon"], running)
         return set(NODES) <= {n.strip("/") for n in out.split()}, out
 
-    def topics() -> tuple[bool, str]:
+    expected = [
+        "/robot/step_batch [alpha_matrix_interfaces/msg/StepBatch]",
+        "/safety/events [alpha_matrix_interfaces/msg/SafetyEvent]",
+    ]
+
+    def topics() -> tuple[bool, str]:  # discovery fills in endpoint by endpoint: wait for all of them
         out = ros2(["topic", "list", "--no-daemon", "-t"], running)
-        return "/robot/step_batch [alpha_matrix_interfaces/msg/StepBatch]" in out, out
+        return all(t in out.splitlines() for t in expected), out
 
     _until("the graph's nodes in `ros2 node list`", nodes)
-    assert "/safety/events" in _until("the step stream in `ros2 topic list`", topics)
+    _until("the step stream and the safety events in `ros2 topic list`", topics)
 
 
 def test_every_custom_interface_is_shown() -> None:

@@ -26,11 +26,10 @@ from alpha_matrix.core.suites.proximity.agent_link import AgentLink
 from alpha_matrix.core.suites.proximity.run import SUITE, parse_frame_tag, scenario_from_json
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.gating import GatingLink
-from alpha_matrix.ros.images import image_qos
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.mailbox import Mailbox
 from alpha_matrix.ros.params import declare_params
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
+from alpha_matrix.ros.qos import EVENTS, IMAGES, STEP_STREAM
 from alpha_matrix.ros.request_queue import RequestQueue
 from alpha_matrix.ros.services import call_service, handshake
 from alpha_matrix.ros.spin import spin_behind
@@ -47,7 +46,7 @@ class ProximityAgentLinkNode(Node):
         self.frames: RequestQueue[tuple[str, int]] = RequestQueue()
         self.link: AgentLink | None = None
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
-        self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, image_qos())
+        self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, IMAGES)
         self.create_subscription(
             ProximityEstimate,
             "proximity/estimate",
@@ -61,7 +60,7 @@ class ProximityAgentLinkNode(Node):
                 Image,
                 "camera/color/image_raw",
                 lambda m: self.rgb.put(parse_frame_tag(m.header.frame_id), m),
-                image_qos(),
+                IMAGES,
             )
 
     def _on_request(self, msg: SuiteRequest) -> None:

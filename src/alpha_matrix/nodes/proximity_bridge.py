@@ -27,10 +27,10 @@ from alpha_matrix.core.suites.proximity.bridge_scene import ProximityScene
 from alpha_matrix.core.suites.proximity.run import frame_tag
 from alpha_matrix.nodes.sim_bridge import SimBridge
 from alpha_matrix.ros.bridge_msgs import sim_time
-from alpha_matrix.ros.images import camera_info, image, image_qos
+from alpha_matrix.ros.images import camera_info, image
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_fields
-from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.qos import EVENTS, IMAGES
 from alpha_matrix.ros.spin import spin_events
 
 
@@ -39,9 +39,9 @@ class ProximityBridge(SimBridge):
         super().__init__()
         self.publish_rgb = bool(declare_fields(self, ProximityBridgeParams, ("publish_rgb",))["publish_rgb"])
         self.scene = ProximityScene(self.world)
-        self.depth_pub = self.create_publisher(Image, "camera/depth/image_raw", image_qos())
-        self.info_pub = self.create_publisher(CameraInfo, "camera/depth/camera_info", image_qos())
-        self.rgb_pub = self.create_publisher(Image, "camera/color/image_raw", image_qos())
+        self.depth_pub = self.create_publisher(Image, "camera/depth/image_raw", IMAGES)
+        self.info_pub = self.create_publisher(CameraInfo, "camera/depth/camera_info", IMAGES)
+        self.rgb_pub = self.create_publisher(Image, "camera/color/image_raw", IMAGES)
         self.truth_pub = self.create_publisher(ProximityTruth, "sim/proximity_truth", EVENTS)
         self.create_service(SetHuman, "sim/set_human", self.drain.counted(self._on_set_human))
 

@@ -36,7 +36,7 @@ from alpha_matrix.core.suites.proximity.run import (
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.qos import EVENTS, IMAGES, STEP_STREAM
 
 
 class ProximityDetectorNode(Node):
@@ -51,8 +51,8 @@ class ProximityDetectorNode(Node):
         self.gating = GatingLink(self)  # hello until the first frame, then acks
         self.estimate_pub = self.create_publisher(ProximityEstimate, "proximity/estimate", EVENTS)
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
-        self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, STREAM)
-        self.create_subscription(Image, "camera/depth/image_raw", self._on_depth, STREAM)
+        self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, IMAGES)
+        self.create_subscription(Image, "camera/depth/image_raw", self._on_depth, IMAGES)
         # The bridge checks each gating consumer's step-stream reader; the frames drive the acks.
         self.create_subscription(StepBatch, "robot/step_batch", lambda _m: None, STEP_STREAM)
 

@@ -31,6 +31,8 @@ from alpha_matrix.ros.qos import (
     END_TOPICS,
     EVENT_TOPICS,
     EVENTS,
+    IMAGE_TOPICS,
+    IMAGES,
     READY_SERVICE,
     STEP_STREAM,
     STEP_TOPIC,
@@ -82,7 +84,9 @@ class Recorder(Node):
 
     @staticmethod
     def _qos(topic: str):  # noqa: ANN205 - rclpy QoSProfile
-        return EVENTS if topic in EVENT_TOPICS else STEP_STREAM if topic == STEP_TOPIC else STREAM
+        if topic in EVENT_TOPICS:
+            return EVENTS
+        return STEP_STREAM if topic == STEP_TOPIC else IMAGES if topic in IMAGE_TOPICS else STREAM
 
     def _writer(self, topic: str):  # noqa: ANN202
         def write(raw: bytes) -> None:

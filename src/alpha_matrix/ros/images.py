@@ -1,20 +1,12 @@
-"""Camera messages: sensor_msgs Image and CameraInfo from a rendered frame, and their QoS."""
+"""Camera messages: sensor_msgs Image and CameraInfo from a rendered frame (their QoS: ros/qos.IMAGES)."""
 
 from __future__ import annotations
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from rclpy.qos import QoSProfile
 from sensor_msgs.msg import CameraInfo, Image
 
 from alpha_matrix.core.sim.camera import Frame
-from alpha_matrix.ros.qos import STREAM
-
-IMAGES = 64  # frames of history per image topic (6.4 s): the gate keeps the detector within 2
-
-
-def image_qos() -> QoSProfile:
-    return QoSProfile(depth=IMAGES, reliability=STREAM.reliability, history=STREAM.history)
 
 
 def image(data: np.ndarray, encoding: str, stamp: Time, tag: str) -> Image:

@@ -1,6 +1,9 @@
-"""The two QoS profiles of the graph, one place.
+"""The QoS profiles of the graph, one place.
 
 STREAM: the step stream and acks: reliable, volatile; flow is bounded by the lookahead gate.
+IMAGES: camera frames and their intrinsics: reliable and transient-local with a short history,
+so a reader that matched a moment late (the recorder, the detector) still gets the first frames;
+the lookahead gate keeps every gating reader within two frames of the bridge.
 EVENTS: low-rate records (command statuses, plans, results, safety events): reliable and
 transient-local with a deep history, so a subscriber matched late (the recorder, right after
 start-up) still receives everything published before discovery completed.
@@ -21,6 +24,13 @@ STEP_STREAM = QoSProfile(
     history=HistoryPolicy.KEEP_LAST,
 )
 STEP_TOPIC = "/robot/step_batch"
+IMAGES = QoSProfile(
+    depth=64,  # frames per image topic (6.4 s at 10 Hz)
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    history=HistoryPolicy.KEEP_LAST,
+)
+IMAGE_TOPICS = frozenset({"/camera/depth/image_raw", "/camera/depth/camera_info", "/camera/color/image_raw"})
 EVENTS = QoSProfile(
     depth=1000,
     reliability=ReliabilityPolicy.RELIABLE,
