@@ -82,6 +82,40 @@ def test_ollama_backend_through_the_graph_and_malformed_output_is_an_outcome(tmp
     assert "(0.600, 0.350, 0.650)" in chat["messages"][1]["content"]
 
 
+def test_several_models_in_one_run_are_arms_paired_by_seed(tmp_path, ollama_server):
+    """``--arms oracle,llm:A,llm:B``: each model is an arm of one run, asked by name, recorded with
+    its own digest, and the report compares every pair; a model that is not pulled stops the run."""
+    other = "sha256:" + "cd" * 32
+    ollama_server.state.tags.append({"model": "qwen2.5:7b", "digest": other})
+    ollama_server.state.reply_text = '{"object": "red", "steps": ['  # the transport is under test, not a plan
+    host = ["--llm-backend", "ollama", "--set", f"llm_planner.ollama_host={ollama_server.host}"]
+    r = run_cli(["run", "--arms", "oracle,llm:llama3,llm:qwen2.5:7b", "--episodes", "1", *host], tmp_path)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    recs = _records(tmp_path)
+    assert sorted(recs) == ["llm:llama3-0000", "llm:qwen2.5:7b-0000", "oracle-0000"]
+    assert len({rec["seed"] for rec in recs.values()}) == 1  # paired: one seed, one scene
+    assert (recs["llm:llama3-0000"]["planner"]["model"], recs["llm:llama3-0000"]["planner"]["digest"]) == (
+        "llama3",
+        ollama_server.state.tags[0]["digest"],
+    )
+    assert (recs["llm:qwen2.5:7b-0000"]["planner"]["model"], recs["llm:qwen2.5:7b-0000"]["planner"]["digest"]) == (
+        "qwen2.5:7b",
+        other,
+    )
+    chats = [body["model"] for method, path, body in ollama_server.state.requests if path == "/api/chat"]
+    assert sorted(chats) == ["llama3", "qwen2.5:7b"]
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert run_dir.name.startswith("oracle+llm-llama3+llm-qwen2.5-7b-")
+    md = (run_dir / "report.md").read_text()
+    assert "### llm:llama3 and llm:qwen2.5:7b" in md and "### llm:qwen2.5:7b and oracle" in md
+    # A model the server does not have: one line naming it, before any episode.
+    cwd = tmp_path / "missing"
+    cwd.mkdir()
+    _fails_cleanly(
+        run_cli(["run", "--arms", "oracle,llm:nope", "--episodes", "1", *host], cwd, timeout=120), cwd, "nope"
+    )
+
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -142,6 +142,8 @@ def test_the_recorders_records_run_id_is_a_name():
 
 def test_the_default_run_ids_are_run_ids():
     assert is_run_id(default_run_id(["oracle", "oracle-text"], "0" * 64))
+    assert default_run_id(["oracle", "llm:qwen2.5:7b"], "0" * 64) == "oracle+llm-qwen2.5-7b-000000000000"
+    assert is_run_id(default_run_id([f"llm:{'m' * 120}-{i}" for i in range(5)], "0" * 64))
 
 
 @pytest.mark.parametrize("stem", ["my scenarios", "../x", "ümlaut-ß", "...", "a" * 300])

@@ -51,5 +51,9 @@ def _suite_of(run_dir: Path) -> str | None:
 def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
     rep = sub.add_parser("report", help="write report.md/.html and plots from a run directory's JSONL alone")
     rep.add_argument("run_dir", help="e.g. runs/<run_id>")
-    rep.add_argument("--arms", default=None, help="the two arms to pair, e.g. oracle,oracle-text")
+    rep.add_argument(
+        "--arms",
+        default=None,
+        help="the two arms to pair, e.g. oracle,oracle-text (default: every pair of the run's arms)",
+    )
     rep.set_defaults(func=cmd_report)

@@ -79,7 +79,11 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         default=None,
         help="ROS_DOMAIN_ID (0..101) of this graph, or of the first with --workers (default $ROS_DOMAIN_ID or 0)",
     )
-    run.add_argument("--arms", default=None, help="comma-separated planner arms: oracle, oracle-text, llm")
+    run.add_argument(
+        "--arms",
+        default=None,
+        help="comma-separated planner arms: oracle, oracle-text, llm, llm:<model> (several models, one run)",
+    )
     run.add_argument(
         "--llm-backend",
         choices=("auto", "ollama", "openai", "llamacpp", "replay"),

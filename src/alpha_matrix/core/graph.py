@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix.cells import default_run_id
+from alpha_matrix.core.matrix.cells import arm_family, default_run_id
 from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 
@@ -146,7 +146,7 @@ def _runner_arms(entries: list[_NodeEntry], params_raw: dict, overrides: dict[st
         if e.executable == "episode_runner":
             section = (params_raw.get(e.name) or {}).get("ros__parameters") or {}
             arms = overrides.get(e.name, {}).get("arms", section.get("arms", ["oracle"]))
-            return list(arms) if isinstance(arms, list) else []
+            return [arm_family(str(a)) for a in arms] if isinstance(arms, list) else []
     return []
 
 

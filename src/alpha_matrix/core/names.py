@@ -17,6 +17,8 @@ RUN_ID_MAX = 128
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 # A worker's bag inside the run's bag directory: bags/<run id>/worker-<k> (alpha-matrix run --workers).
 _WORKER_BAG = re.compile(r"(?P<run>[^/]+)/worker-(?:0|[1-9][0-9]{0,3})")
+# A served model's name: Ollama's name[:tag] (also library/name), a hosted model id.
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 RULE = f"a name of [A-Za-z0-9._+-], starting with a letter or digit, at most {RUN_ID_MAX} characters"
 
 

@@ -62,7 +62,7 @@ class EpisodeRunner(Node):
             *self.chaos.probes(),
             (self.robot.observe_cli, Observe.Request()),
         ]:
-            handshake(cli, probe, self.timeout)
+            self.planners.check_probe(probe, handshake(cli, probe, self.timeout))
         self.executive.wait_connected()
 
     def run_episode(

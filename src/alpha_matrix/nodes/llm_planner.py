@@ -1,5 +1,10 @@
 """llm_planner: the language model behind the `llm` arm. Serves llm/get_plan_text.
 
+A served model (Ollama, OpenAI-compatible) is built and checked on the runner's start-up probe
+of its arm (a probe carries no episode): the configured model for ``llm``, the named one for
+``llm:<model>``; one that is not served stops the run before its first episode. The embedded
+model and a replay are loaded at start; a replay serves every arm from its recordings (by episode).
+
 Returns the model's raw text with its provenance and publishes the same on llm/replies (for
 the bag, and for a later replay); it never parses the text for the executive. A backend that
 cannot answer (daemon down, timeout, replay miss) is reported as ``unavailable``, which stops
@@ -18,12 +23,14 @@ from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.planning.llm import LLMError
-from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template
+from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend, load_template
 from alpha_matrix.core.planning.provenance import reply_to_msg_fields
 from alpha_matrix.ros.convert import poses_of, vec3
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
+
+LOCAL = ("llamacpp", "replay")  # loaded at start: a bad GGUF or recording fails before any probe
 
 
 class LLMPlannerNode(Node):
@@ -31,18 +38,39 @@ class LLMPlannerNode(Node):
         super().__init__("llm_planner")
         p = self.params = declare_params(self, LLMPlannerParams)
         prompt = Path(p.prompt) if Path(p.prompt).is_absolute() else default_config_dir() / p.prompt
-        template = load_template(prompt, p.prompt_sha256)
-        backend = build_backend(p)
-        self.planner = LLMPlanner(backend, template, p.retries)
-        described = getattr(backend, "model", "") or f"{len(backend)} recorded replies"
-        self.get_logger().info(f"backend {backend.name}: {described} (prompt {template.version})")
+        self.template = load_template(prompt, p.prompt_sha256)
+        self.backend = concrete_backend(p)
+        self.planners: dict[str, LLMPlanner] = {}  # by requested model ("": the configured one)
+        if self.backend in LOCAL:
+            self._planner("")
         self.reply_pub = self.create_publisher(PlannerReply, "llm/replies", EVENTS)
         self.create_service(GetPlanText, "llm/get_plan_text", self._on_plan_text)
+
+    def _planner(self, model: str) -> LLMPlanner:
+        """The planner of ``model`` ("": the configured one), its backend built and checked once."""
+        if self.backend == "replay" and "" in self.planners:
+            return self.planners[""]
+        if model not in self.planners:
+            backend = build_backend(self.params, model, self.backend)
+            described = getattr(backend, "model", "") or f"{len(backend)} recorded replies"
+            arm = f"llm:{model}" if model else "llm"
+            self.get_logger().info(f"arm {arm}: backend {backend.name}, {described} (prompt {self.template.version})")
+            self.planners[model] = LLMPlanner(backend, self.template, self.params.retries)
+        return self.planners[model]
 
     def _on_plan_text(self, req: GetPlanText.Request, res: GetPlanText.Response) -> GetPlanText.Response:
         scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
         try:
-            reply = self.planner.plan_text(req.episode_id, req.task, scene, vec3(req.zone), int(req.seed))
+            planner = self._planner(req.model)
+        except (LLMError, ConfigError) as err:  # not served: the run stops (at its start-up probe)
+            self.get_logger().error(f"arm {f'llm:{req.model}' if req.model else 'llm'}: {err}")
+            res.success, res.unavailable, res.message = False, True, str(err)
+            return res
+        if not req.episode_id:  # a start-up probe: the model is served; nothing to plan
+            res.message = "probe"
+            return res
+        try:
+            reply = planner.plan_text(req.episode_id, req.task, scene, vec3(req.zone), int(req.seed))
         except LLMError as err:
             self.get_logger().error(f"{req.episode_id}: {err}")
             res.success, res.unavailable, res.message = False, True, str(err)

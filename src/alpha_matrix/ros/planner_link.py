@@ -2,7 +2,9 @@
 
 The oracle arm gets a typed plan (planner/get_plan); the text arms (TEXT_SERVICES: the oracle's
 canonical text, the LLM) get raw text, passed to the executive unparsed (it validates) and kept
-for the record with the planner's own publication (provenance, its text before any fault).
+for the record with the planner's own publication (provenance, its text before any fault). An
+``llm:<model>`` arm asks the llm planner for that model; its start-up probe names the model, so a
+model the planner cannot serve stops the run before the first episode.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.matrix.cells import TEXT_ARMS, TEXT_REPLIES, TEXT_SERVICES
+from alpha_matrix.core.matrix.cells import TEXT_REPLIES, TEXT_SERVICES, arm_family, arm_model, is_text_arm
 from alpha_matrix.core.matrix.episode import Planned
 from alpha_matrix.core.planning.guards import parse_plan_text
 from alpha_matrix.core.planning.plan import PlanError
@@ -35,19 +37,29 @@ class PlannerLink:
 
     def clients(self, arms: list[str]) -> list[Any]:
         """The services the arms need."""
-        return [self.text_clis[arm] for arm in arms if arm in TEXT_ARMS] + (
-            [self.plan_cli] if set(arms) - TEXT_ARMS else []
+        text = {arm_family(arm) for arm in arms if is_text_arm(arm)}
+        return [self.text_clis[family] for family in sorted(text)] + (
+            [self.plan_cli] if not all(map(is_text_arm, arms)) else []
         )
 
     def probes(self, arms: list[str]) -> list[tuple[Any, Any]]:
-        """One harmless exchange per planner client (an empty request), so no first reply is lost."""
+        """One harmless exchange per planner client and model (an empty request), so no first reply
+        is lost; ``check_probe`` judges the replies."""
         probes: list[tuple[Any, Any]] = [
-            (self.text_clis[arm], GetPlanText.Request()) for arm in arms if arm in TEXT_ARMS
+            (self.text_clis[arm_family(arm)], GetPlanText.Request(model=arm_model(arm)))
+            for arm in arms
+            if is_text_arm(arm)
         ]
-        return probes + ([(self.plan_cli, GetPlan.Request())] if set(arms) - TEXT_ARMS else [])
+        return probes + ([(self.plan_cli, GetPlan.Request())] if not all(map(is_text_arm, arms)) else [])
+
+    @staticmethod
+    def check_probe(request: Any, reply: Any) -> None:
+        """A probe's reply: a planner that cannot serve the probed model stops the run now."""
+        if isinstance(request, GetPlanText.Request) and reply.unavailable:
+            raise AlphaMatrixError(f"arm {'llm:' + request.model if request.model else 'llm'}: {reply.message}")
 
     def plan(self, arm: str, request: GetPlan.Request) -> Planned:
-        if arm not in TEXT_ARMS:
+        if not is_text_arm(arm):
             reply = call_service(self.plan_cli, request, self.timeout_s)
             if not reply.success:
                 return Planned(error=reply.message)
@@ -55,9 +67,9 @@ class PlannerLink:
             return Planned(req, plan_msg_to_dict(reply.plan))
         ask = GetPlanText.Request(
             episode_id=request.episode_id, task=request.task, object=request.object, scene=request.scene,
-            zone=request.zone, seed=request.seed,
+            zone=request.zone, seed=request.seed, model=arm_model(arm),
         )  # fmt: skip
-        reply = call_service(self.text_clis[arm], ask, self.plan_timeout_s)
+        reply = call_service(self.text_clis[arm_family(arm)], ask, self.plan_timeout_s)
         if reply.unavailable:  # no model answered: stop the run rather than record a plan nobody wrote
             raise AlphaMatrixError(f"{arm} planner unavailable: {reply.message}")
         if not reply.success:

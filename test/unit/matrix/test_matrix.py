@@ -6,7 +6,10 @@ from alpha_matrix.core import seeds
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix.cells import (
     Cell,
+    arm_family,
+    arm_model,
     episode_seed,
+    is_text_arm,
     matrix_cells,
     parse_arms,
     parse_cell_fault,
@@ -56,9 +59,20 @@ def test_episode_seed_depends_on_index_only():
 def test_parse_arms():
     known = {"oracle", "oracle-text", "llm"}
     assert parse_arms(["oracle", " oracle-text"], known) == ["oracle", "oracle-text"]
+    # Several models in one run: llm:<model> arms, each its own arm, paired with the others by seed.
+    many = ["oracle", "llm", "llm:llama3.1", "llm:qwen2.5:7b", "llm:library/mistral"]
+    assert parse_arms(many) == many
+    assert [arm_family(a) for a in many] == ["oracle", "llm", "llm", "llm", "llm"]
+    assert [arm_model(a) for a in many] == ["", "", "llama3.1", "qwen2.5:7b", "library/mistral"]
+    assert [is_text_arm(a) for a in many] == [False, True, True, True, True]
     for names, match in [
-        (["oracle", "gpt"], "unknown arm 'gpt' \\(known: llm, oracle, oracle-text\\)"),
+        (["oracle", "gpt"], "unknown arm 'gpt' \\(known: llm, oracle, oracle-text, llm:<model>\\)"),
         (["oracle", "oracle"], "given twice"),
+        (["llm:a", "llm:a"], "given twice"),
+        (["oracle-text:x"], "unknown arm 'oracle-text:x'"),
+        (["llm:../../etc"], "not a model name"),
+        (["llm:"], "'' is not a model name"),
+        (["llm:a b"], "not a model name"),
         ([], "no arm"),
     ]:
         with pytest.raises(ValueError, match=match) as err:

@@ -228,3 +228,33 @@ def test_planner_section_counts_costs_and_guard_catches(tmp_path):
     assert "| llm | 4 | 1/4 = 25.0 % | 1 | 0 | 1 | 1 | 1 |" in md
     assert "no data: no text-arm episode" not in md
     assert "## Planners (text arms)" in write_report(tmp_path, [rec("oracle", 0, True)]).read_text()
+
+
+def test_several_models_are_compared_pair_by_pair(tmp_path):
+    """One run, several llm:<model> arms: every pair of arms gets its own McNemar table."""
+    records = [r for r in matrix() if r.arm == "oracle"]
+    models = {"llm:llama3.1": lambda i: i % 2 == 0, "llm:qwen2.5:7b": lambda i: i % 3 != 0}
+    for arm, succeeds in models.items():
+        records += [
+            r.model_copy(
+                update={
+                    "arm": arm,
+                    "episode_id": f"{arm}-{r.episode_index:04d}",
+                    "outcome": r.outcome.model_copy(update={"success": succeeds(r.episode_index)}),
+                }
+            )
+            for r in matrix()
+            if r.arm == "oracle"
+        ]
+    md = write_report(tmp_path, records).read_text()
+    pairs = ["llm:llama3.1 and llm:qwen2.5:7b", "llm:llama3.1 and oracle", "llm:qwen2.5:7b and oracle"]
+    assert [line[4:] for line in md.splitlines() if line.startswith("### ")][:3] == pairs
+    n = sum(r.arm == "oracle" for r in records)
+    b = sum(models["llm:llama3.1"](i) and not models["llm:qwen2.5:7b"](i) for i in range(n))
+    c = sum(models["llm:qwen2.5:7b"](i) and not models["llm:llama3.1"](i) for i in range(n))
+    first = md.split("### llm:llama3.1 and llm:qwen2.5:7b")[1].split("### ")[0]
+    assert f"| all cells | {n} |" in first and f"| {b} | {c} |" in first
+    assert md.count("#### Discordant pairs") == 3
+    # One pair asked for: that table alone.
+    one = write_report(tmp_path, records, arms=("oracle", "llm:qwen2.5:7b")).read_text()
+    assert "### Discordant pairs" in one and "### llm:" not in one

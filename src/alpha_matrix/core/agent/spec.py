@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.names import check_run_id
+from alpha_matrix.core.names import MODEL_NAME, check_run_id
 
-_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")  # ollama's name[:tag], a hosted model id
 _TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool> | replay:<run_id>"
 
@@ -44,7 +43,7 @@ def parse_agent_spec(text: str, where: str = "--agent") -> AgentSpec:
     if head in ("llm", "llamacpp") and not tail:
         return AgentSpec("llamacpp")
     if head in ("llm", "ollama", "openai") and tail:
-        if not _MODEL.match(tail):
+        if not MODEL_NAME.fullmatch(tail):
             raise ConfigError(f"{where}: {tail[:80]!r} is not a model name")
         return AgentSpec("ollama" if head == "llm" else head, tail)
     if head == "always" and tail:

@@ -20,6 +20,7 @@ from alpha_matrix.core.matrix.faults import (
     FaultConfigError,
     validate_intensity,
 )
+from alpha_matrix.core.names import MODEL_NAME, name_part
 from alpha_matrix.core.records import CellRecord
 
 __all__ = [
@@ -72,15 +73,22 @@ def episode_seed(master_seed: int, episode_index: int) -> int:
     return seeds.derive_seed(master_seed, "episode", episode_index)
 
 
-def parse_arms(names: list[str], known: set[str]) -> list[str]:
-    """Arm names as given (order kept), or FaultConfigError on an empty, unknown or repeated name."""
+def parse_arms(names: list[str], known: set[str] | None = None) -> list[str]:
+    """Arm names as given (order kept), or FaultConfigError on an empty, unknown or repeated name.
+    ``llm:<model>`` is the llm arm asking that model (several models, one run, paired by seed)."""
     if not names:
         raise FaultConfigError("no arm given")
+    known = set(ARMS) if known is None else known
     out: list[str] = []
     for raw in names:
         name = raw.strip()
-        if name not in known:
-            raise FaultConfigError(f"unknown arm {raw!r} (known: {', '.join(sorted(known)) or 'none'})")
+        family, sep, model = name.partition(":")
+        if sep and family in known and family in MODEL_ARMS:
+            if not MODEL_NAME.fullmatch(model):
+                raise FaultConfigError(f"arm {raw[:80]!r}: {model[:80]!r} is not a model name")
+        elif name not in known:
+            shown = ", ".join([*sorted(known), *(f"{f}:<model>" for f in sorted(MODEL_ARMS & known))])
+            raise FaultConfigError(f"unknown arm {raw[:80]!r} (known: {shown or 'none'})")
         if name in out:
             raise FaultConfigError(f"arm {name!r} given twice")
         out.append(name)
@@ -107,6 +115,23 @@ def shard(cells: list[Cell], workers: int, worker: int) -> list[int]:
 # parsed and validated by the executive, exposed to F4); the typed arm hands over a typed plan.
 ARMS = {"oracle": "typed", "oracle-text": "text", "llm": "text"}
 TEXT_ARMS = frozenset(name for name, kind in ARMS.items() if kind == "text")
+MODEL_ARMS = frozenset({"llm"})  # also given as llm:<model>: the same planner node, that model
+
+
+def arm_family(arm: str) -> str:
+    """The arm's planner: ``llm:qwen2.5`` is the llm arm (its node, service and topics)."""
+    return arm.partition(":")[0]
+
+
+def arm_model(arm: str) -> str:
+    """The model an ``llm:<model>`` arm asks for; empty: the planner's configured model."""
+    return arm.partition(":")[2]
+
+
+def is_text_arm(arm: str) -> bool:
+    return arm_family(arm) in TEXT_ARMS
+
+
 # The service each text arm asks (the chaos node intercepts both for F4).
 TEXT_SERVICES = {"oracle-text": "planner/get_plan_text", "llm": "llm/get_plan_text"}
 # Where each text planner publishes its own text and provenance (before any fault injection).
@@ -120,4 +145,5 @@ def episode_id(arm: str, index: int) -> str:
 
 def default_run_id(arms: list[str], config_hash: str) -> str:
     """Run id when none is given: re-running the same config resumes the same run."""
-    return f"{'+'.join(arms)}-{config_hash[:12]}"
+    names = "+".join(name_part(a, 64) for a in arms)[:100].rstrip("+.-")  # the hash tells runs apart
+    return f"{names}-{config_hash[:12]}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.names import MODEL_NAME
 from alpha_matrix.core.planning.guards import parse_plan_text
 from alpha_matrix.core.planning.llm import (
     Backend,
@@ -49,11 +50,22 @@ def concrete_backend(params: LLMPlannerParams) -> str:
     return "ollama" if ollama_available(params.ollama_host) else "llamacpp"
 
 
-def build_backend(params: LLMPlannerParams) -> Backend:
-    """The configured backend, loaded and checked now (a bad GGUF or replay source fails at start)."""
-    name = concrete_backend(params)
+def build_backend(params: LLMPlannerParams, model: str = "", name: str = "") -> Backend:
+    """The configured backend (``name``: already resolved from ``auto``), loaded and checked now (a
+    bad GGUF, replay source or unpulled model fails here). ``model`` (an ``llm:<model>`` arm)
+    replaces the configured Ollama or OpenAI-compatible model."""
+    name = name or concrete_backend(params)
+    if model and not MODEL_NAME.fullmatch(model):
+        raise ConfigError(f"llm_planner: {model[:80]!r} is not a model name")
+    if model and name in ("llamacpp", "replay"):
+        raise ConfigError(
+            f"llm_planner: backend {name} cannot serve model {model!r} "
+            "(an llm:<model> arm needs backend ollama or openai; a replay serves every arm as one)"
+        )
     if name == "ollama":
-        backend = OllamaBackend(host=params.ollama_host or None, model=params.ollama_model, timeout_s=params.timeout_s)
+        backend = OllamaBackend(
+            host=params.ollama_host or None, model=model or params.ollama_model, timeout_s=params.timeout_s
+        )
         backend.digest()  # reachable and pulled, or a one-line error before the first episode
         return backend
     if name == "llamacpp":
@@ -67,7 +79,7 @@ def build_backend(params: LLMPlannerParams) -> Backend:
     if name == "openai":
         return make_backend(
             "openai",
-            model=params.openai_model,
+            model=model or params.openai_model,
             base_url=params.openai_base_url,
             api_key_env=params.openai_api_key_env,
             timeout_s=params.timeout_s,

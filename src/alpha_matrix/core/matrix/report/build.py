@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,13 +22,13 @@ def _write(path: Path, text: str) -> None:
 
 
 def build_report(
-    records: Sequence[EpisodeRecord], pair_arms: tuple[str, str] | None, plots: dict[str, bool]
+    records: Sequence[EpisodeRecord], arm_pairs: Sequence[tuple[str, str]], plots: dict[str, bool]
 ) -> list[Block]:
     """The report as blocks, from records already sorted; plots says which PNGs were written."""
     arms = sorted({r.arm for r in records})
     blocks = _header(records, arms)
     blocks += _success(records, arms, plots.get("success", False))
-    blocks += _paired(records, arms, pair_arms)
+    blocks += _paired(records, arms, arm_pairs)
     blocks.append(Heading(2, "Faults"))
     blocks += _f1(records, plots.get("f1", False))
     blocks += _f2(records, arms)
@@ -43,7 +44,7 @@ def write_report(
 ) -> Path:
     """Write report.md, report.html and plots/*.png into run_dir; returns the Markdown path.
 
-    ``arms`` picks the paired comparison (first, second); by default the first two arms in sorted order.
+    ``arms`` picks one paired comparison (first, second); by default every pair of the run's arms.
     """
     run_dir = Path(run_dir)
     if records is None:
@@ -56,9 +57,9 @@ def write_report(
             raise ValueError(
                 f"arms {arms!r}: need two distinct arms of this run (it has {', '.join(present) or 'none'})"
             )
-        pair_arms: tuple[str, str] | None = (arms[0], arms[1])
+        arm_pairs = [(arms[0], arms[1])]
     else:
-        pair_arms = (present[0], present[1]) if len(present) >= 2 else None
+        arm_pairs = list(itertools.combinations(present, 2))
 
     plot_dir = run_dir / PLOTS
     plot_dir.mkdir(parents=True, exist_ok=True)
@@ -70,7 +71,7 @@ def write_report(
     for name, written in zip(("success_by_cell", "f1_lag", "f3_placement_error"), plots.values(), strict=True):
         if not written:  # a plot left from an earlier version of the records would now be wrong
             (plot_dir / f"{name}.png").unlink(missing_ok=True)
-    blocks = build_report(ordered, pair_arms, plots)
+    blocks = build_report(ordered, arm_pairs, plots)
     md_path = run_dir / "report.md"
     _write(md_path, render_markdown(blocks))
     title = blocks[0].text if isinstance(blocks[0], Heading) else "Matrix report"

@@ -76,15 +76,24 @@ def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool) 
     return blocks
 
 
-def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], pair_arms: tuple[str, str] | None) -> list[Block]:
+def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], arm_pairs: Sequence[tuple[str, str]]) -> list[Block]:
+    """One comparison per pair of arms (every pair of a run's arms: several models, one study)."""
     blocks: list[Block] = [Heading(2, "Paired comparison (McNemar)")]
-    if pair_arms is None:
+    if not arm_pairs:
         return blocks + [Para(f"{NO_DATA}: a paired comparison needs two arms (found: {', '.join(arms) or 'none'}).")]
-    a, b = pair_arms
+    for a, b in arm_pairs:
+        if len(arm_pairs) > 1:
+            blocks.append(Heading(3, f"{a} and {b}"))
+        blocks += _pair(records, a, b, 3 if len(arm_pairs) == 1 else 4)
+    return blocks
+
+
+def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int) -> list[Block]:
+    blocks: list[Block] = []
     try:
         pairs = pair_records(records, a, b)
     except ValueError as err:
-        return blocks + [Para(f"Not computed: the episodes of {a} and {b} do not pair ({err}).")]
+        return [Para(f"Not computed: the episodes of {a} and {b} do not pair ({err}).")]
     n_a = sum(r.arm == a for r in records)
     n_b = sum(r.arm == b for r in records)
     blocks.append(
@@ -134,7 +143,7 @@ def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], pair_arms: tu
     )
     blocks.append(_table(header, rows))
     odd = discordant(pairs)
-    blocks.append(Heading(3, "Discordant pairs"))
+    blocks.append(Heading(level, "Discordant pairs"))
     if not pairs:
         blocks.append(Para(NO_DATA))
     elif not odd:
