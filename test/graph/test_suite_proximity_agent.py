@@ -146,6 +146,21 @@ def test_an_ollama_model_over_http_reaches_the_record(cell: Path, ollama_server)
     cam = CameraConfig()
     assert all(f.shape == (cam.height, cam.width, 3) and f.std() > 0 for f in frames)  # a real render each time
     assert all(len(c["messages"][-1]["images"]) == 1 for c in chats)
+    # The model server fails every call (HTTP 500 through every retry): infrastructure aborts, never
+    # the model's error. The scenario is not recorded (exit 1, one line); the same command re-runs it.
+    ollama_server.state.chat_status, ollama_server.state.chat_error = 500, "server error"
+    args = ["suite", "proximity", "--scenarios", "a.yaml", "--run-id", "olla-down", "--agent", "llm:llama3"]
+    args += ["--decide-every", "40", *host]
+    down = run_cli(args, cell, timeout=600)
+    said = [ln for ln in down.stdout.splitlines() if "infrastructure abort" in ln]
+    assert down.returncode == 1 and len(said) == 2, down.stdout[-3000:]  # the progress line, the run's last word
+    assert "NOT RECORDED" in said[0] and "1 scenario(s) not recorded after infrastructure aborts (a02-1m)" in said[1]
+    assert "Traceback" not in down.stdout + down.stderr and not (cell / "runs" / "olla-down" / "episodes.jsonl").exists()
+    audit = run_cli(["audit", str(cell / "bags" / "olla-down")], cell, timeout=120)
+    assert audit.returncode == 1 and "infrastructure abort" in audit.stdout, audit.stdout
+    ollama_server.state.chat_status = 200
+    again = _run(cell, "olla-down", "--agent", "llm:llama3", "--decide-every", "40", *host)
+    assert again["agent"]["aborts"] == 0 and again["agent"]["decisions"] >= 1
     missing = run_cli(["suite", "proximity", "--scenarios", "a.yaml", "--agent", "llm:qwen9", *host], cell, timeout=120)
     lines = [ln for ln in missing.stderr.splitlines() if not ln.startswith("pybullet build time")]
     assert missing.returncode == 1 and len(lines) == 1 and "not pulled" in lines[0], missing.stderr

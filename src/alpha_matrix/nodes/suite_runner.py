@@ -3,6 +3,9 @@
 For each scenario of the file not yet in the run directory: publish it on suite/request (the
 suite's executive and helper nodes pick it up), wait for suite/result, append one record
 (core/suites/records.SuiteStore: append-only, idempotent, resumable), print one progress line.
+A scenario in which the agent under test got no answer at all (an infrastructure abort: the
+model server down, timeouts, 429/5xx beyond the retries) is not recorded: the run goes on, exits
+1 naming it, and the same command runs it again (its attempt stays in the bag, for the audit).
 Every request carries the suite's context (core/suites/context.py, computed by the CLI from the
 resolved graph): the bag then holds what its audit needs. Exits 0 when every scenario is recorded.
 The suite's pieces (scenarios, progress line) come from core/suites/registry.py.
@@ -25,6 +28,7 @@ from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import context_json, parse_context
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
 from alpha_matrix.ros.lifecycle import run_node
@@ -80,6 +84,7 @@ class SuiteRunner(Node):
         p, total = self.params, len(self.scenarios)
         # The executive subscribes late at start-up; transient-local requests still reach it.
         self.recorder.wait_ready()
+        held: list[str] = []
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):
             eid = episode_id(p.suite, name)
             if eid in self.store:
@@ -112,9 +117,22 @@ class SuiteRunner(Node):
                 timing=SuiteTiming(started_at=started, wall_s=round(wall, 3)),
             )
             self.recorder.committed(eid)  # the bag holds the scenario: now the record
+            if aborts := infrastructure_aborts(record.result):
+                held.append(name)
+                print(
+                    f"[{index + 1}/{total}] {name}: NOT RECORDED: {aborts} decision(s) got no answer from "
+                    f"the agent's model (infrastructure abort; run again to re-run it) ({wall:.1f} s)",
+                    flush=True,
+                )
+                continue
             self.store.append(record)
             print(f"[{index + 1}/{total}] {name}: {self._line(record)} ({wall:.1f} s)", flush=True)
         self._delivered()
+        if held:
+            raise AlphaMatrixError(
+                f"{len(held)} scenario(s) not recorded after infrastructure aborts ({', '.join(held[:5])}"
+                f"{', ...' if len(held) > 5 else ''}): run the same command again to re-run them"
+            )
 
     def _delivered(self) -> None:
         """Transient-local history dies with this process: before it exits, the recorder must have

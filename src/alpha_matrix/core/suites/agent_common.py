@@ -57,3 +57,10 @@ def agent_heading(part: dict[str, Any]) -> str:
         f"Agent `{part['agent']}` (backend {part['backend']}, model `{part['model']}`{digest}); "
         f"prompt {part['template_version']} (sha256 {part['template_sha256'][:12]})"
     )
+
+
+def infrastructure_aborts(result: dict[str, Any]) -> int:
+    """Decisions of a scenario's agent that got no answer at all (the infrastructure's failure):
+    such a scenario is not recorded, and the same command runs it again."""
+    agent = result.get("agent") or {}
+    return int(agent.get("aborts", 0)) if isinstance(agent, dict) else 0

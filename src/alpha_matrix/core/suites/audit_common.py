@@ -33,6 +33,7 @@ from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_a
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import SuiteContext, parse_context
 from alpha_matrix.core.suites.registry import audit_suite_bag
 
@@ -95,10 +96,14 @@ def as_json(d: Any) -> Any:
 
 # ----------------------------------------------------------------------------- records of the run
 def read_records(run_dir: Path | None) -> dict[str, Any]:
-    """episode id -> SuiteRecord of the run directory (none without one)."""
+    """episode id -> SuiteRecord of the run directory (none without one, or when the run has
+    recorded nothing yet: its manifest is there, its episodes.jsonl is not)."""
     if run_dir is None:
         return {}
     from alpha_matrix.core.suites.records import SuiteStore
+
+    if (run_dir / "manifest.json").is_file() and not (run_dir / "episodes.jsonl").exists():
+        return {}
 
     return {r.episode_id: r for r in SuiteStore.read_only(run_dir)}
 
@@ -109,6 +114,8 @@ def compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: P
         return []
     rec = records.get(ep_id)
     if rec is None:
+        if result is not None and result.ok and (n := infrastructure_aborts(json.loads(result.result_json))):
+            return [f"not recorded: {n} decision(s) got no answer (infrastructure abort; the run re-runs it)"]
         return [f"no JSONL record in {run_dir}"]
     if result is None:
         return []
@@ -205,7 +212,9 @@ def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
     if interrupted:
         n = sum(a.interrupted_attempts for a in interrupted)
         eps = ", ".join(f"{a.episode_id} ({a.interrupted_attempts})" for a in interrupted)
-        lines.append(f"interrupted attempts: {n} (a run killed mid-scenario, re-run on resume; not audited): {eps}")
+        lines.append(
+            f"interrupted attempts: {n} (killed mid-scenario, or not recorded after an infrastructure abort; re-run on resume; not audited): {eps}"
+        )
     return "\n".join(lines).rstrip("\n")
 
 
