@@ -155,7 +155,9 @@ def test_an_ollama_model_over_http_reaches_the_record(cell: Path, ollama_server)
     said = [ln for ln in down.stdout.splitlines() if "infrastructure abort" in ln]
     assert down.returncode == 1 and len(said) == 2, down.stdout[-3000:]  # the progress line, the run's last word
     assert "NOT RECORDED" in said[0] and "1 scenario(s) not recorded after infrastructure aborts (a02-1m)" in said[1]
-    assert "Traceback" not in down.stdout + down.stderr and not (cell / "runs" / "olla-down" / "episodes.jsonl").exists()
+    assert (
+        "Traceback" not in down.stdout + down.stderr and not (cell / "runs" / "olla-down" / "episodes.jsonl").exists()
+    )
     audit = run_cli(["audit", str(cell / "bags" / "olla-down")], cell, timeout=120)
     assert audit.returncode == 1 and "infrastructure abort" in audit.stdout, audit.stdout
     ollama_server.state.chat_status = 200

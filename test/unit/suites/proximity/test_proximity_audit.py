@@ -181,4 +181,7 @@ def test_an_interrupted_attempt_is_split_off_and_counted(tmp_path: Path) -> None
     assert a.ok, a.problems
     assert a.interrupted_attempts == 1 and a.inputs == END // EVERY
     table = format_suite_table("proximity", [a])
-    assert f"interrupted attempts: 1 (killed mid-scenario, or not recorded after an infrastructure abort; re-run on resume; not audited): {EP} (1)" in table
+    assert (
+        f"interrupted attempts: 1 (killed mid-scenario, or not recorded after an infrastructure abort; re-run on resume; not audited): {EP} (1)"
+        in table
+    )
