@@ -3,10 +3,12 @@ the tool a decision called, and the provenance part of a record's ``agent`` part
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from alpha_matrix.core.agent.protocol import Decision
+from alpha_matrix.core.agent.decide import decide
+from alpha_matrix.core.agent.protocol import NO_PROMPT, Decision, Observation, RawAnswer
 
 
 def tool_of(decision: Decision) -> str:
@@ -64,3 +66,32 @@ def infrastructure_aborts(result: dict[str, Any]) -> int:
     such a scenario is not recorded, and the same command runs it again."""
     agent = result.get("agent") or {}
     return int(agent.get("aborts", 0)) if isinstance(agent, dict) else 0
+
+
+def _same(a: Decision, b: Decision) -> bool:
+    return (a.kind, a.call, a.message if a.kind == "message" else "", a.invalid) == (
+        b.kind, b.call, b.message if b.kind == "message" else "", b.invalid,
+    )  # fmt: skip
+
+
+def fmt_decision(d: Decision) -> str:
+    if d.kind == "tool_call" and d.call is not None:
+        return f"{d.call.name}({json.dumps(d.call.arguments, sort_keys=True)})"
+    return f"{d.kind} {d.invalid or ''}".strip()
+
+
+def said_again(observation: Observation, decision: Decision, reference: Any = None) -> str | None:
+    """An audit's check of what the agent said (None: consistent). A decision the embedded model
+    answered in text is judged again from that text against the recorded tools; with ``reference``
+    (a ReferenceAgent, when the reference was the agent) its answer to the recorded observation
+    must be the recorded call. ``reference`` keeps its per-episode state: feed it in order."""
+    i, prov = observation.decision_index, decision.provenance
+    if decision.kind != "abort" and prov.raw_text and prov.backend == "llamacpp":
+        again = decide(observation.tools, RawAnswer(text=prov.raw_text, provenance=prov))
+        if not _same(again, decision):
+            return f"decision {i}: recorded {fmt_decision(decision)}, its text judges as {fmt_decision(again)}"
+    if reference is not None:
+        ref = decide(observation.tools, reference.answer(observation, NO_PROMPT, 0))
+        if not _same(ref, decision):
+            return f"decision {i}: recorded {fmt_decision(decision)}, the reference answers {fmt_decision(ref)}"
+    return None

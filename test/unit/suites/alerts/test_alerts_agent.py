@@ -3,6 +3,7 @@ scorer's verdicts against the configured policy (covered, guard catch, harm, nee
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -130,3 +131,29 @@ def test_two_agents_pair_on_the_same_events() -> None:
     c = compare(arm_of("A", a), arm_of("B", b), a, b)
     assert (c.pairs, c.a_right, c.b_right) == (4, 3, 2)
     assert "McNemar on 4 paired decisions" in "\n".join(comparison_lines(c))
+
+
+def test_an_audit_asks_the_reference_again_and_judges_the_text_again() -> None:
+    """agent_common.said_again: a recorded reference decision must be the reference's answer to the
+    recorded observation (with the recorded policy); an embedded model's text must judge the same."""
+    from alpha_matrix.core.agent.decide import decide
+    from alpha_matrix.core.agent.protocol import NO_PROMPT, RawAnswer
+    from alpha_matrix.core.agent.reference import ReferenceAgent
+    from alpha_matrix.core.suites.agent_common import said_again
+
+    obs = AlertAgentLink("alerts-x", "the task", L).on_event(AlertEvent(ESTOP, 300, False), False)
+    assert obs is not None
+    reference = ReferenceAgent(alerts=POLICY)
+    said = decide(obs.tools, ReferenceAgent(alerts=POLICY).answer(obs, NO_PROMPT, 0))
+    assert said.call is not None and said.call.name == "robot_stop"
+    assert said_again(obs, said, reference) is None
+    problem = said_again(obs, _d("continue_task"), ReferenceAgent(alerts=POLICY))
+    assert problem == "decision 0: recorded continue_task({}), the reference answers " + (
+        f"robot_stop({json.dumps(said.call.arguments, sort_keys=True)})"
+    )
+    text = '{"tool": "continue_task", "arguments": {}}'
+    model = AgentProvenance(backend="llamacpp", raw_text=text)
+    judged = decide(obs.tools, RawAnswer(text=text, provenance=model))
+    assert said_again(obs, judged) is None
+    forged = Decision(kind="tool_call", call=ToolCall(name="robot_stop", arguments={"reason": "r"}), provenance=model)
+    assert "its text judges as continue_task({})" in (said_again(obs, forged) or "")

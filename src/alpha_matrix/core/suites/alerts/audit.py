@@ -13,7 +13,9 @@ With an agent under test (the result's ``agent`` part), its link is replayed alo
 guard (core/suites/alerts/agent_link.py) with the recorded decisions: every observation it
 builds must equal the recorded one (the agent saw what had been received and nothing else),
 each admission is the guard's and the agent's combined as the node combines them, and the
-agent's part is re-judged from the recorded observations and decisions (agent_score.py).
+agent's part is re-judged from the recorded observations and decisions (agent_score.py). Each
+decision is checked as said (agent_common.said_again): the embedded model's text judged again,
+and, when the reference decided, the reference (with the recorded policy) asked again.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
 from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose_alert_result
@@ -98,13 +102,13 @@ def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
 class AgentReplay:
     """The agent's link replayed with its recorded decisions (by decision index)."""
 
-    def __init__(self, ep: AlertEpisode, latency: int, guards: bool) -> None:
+    def __init__(self, ep: AlertEpisode, latency: int, guards: bool, reference: Any = None) -> None:
         self.obs = {int(m.decision_index): m for m in ep.observations}
         self.dec = {int(m.decision_index): m for m in ep.decisions}
         first = self.obs.get(0)
         task = json.loads(first.situation_json)["brief"]["task"] if first is not None else "?"
         self.link = AlertAgentLink(ep.request.episode_id if ep.request else "", task, latency)
-        self.guards = guards
+        self.guards, self.reference = guards, reference  # a ReferenceAgent when the reference decided
         self.problems: list[str] = []
 
     def _take(self, obs: Any) -> Any:
@@ -116,7 +120,12 @@ class AgentReplay:
             self.problems.append(
                 f"decision {i} (step {obs.step}): the recorded observation differs from the link's replay"
             )
-        return decision_of(self.dec[i])
+            return None
+        decision = decision_of(self.dec[i])
+        if problem := said_again(obs, decision, self.reference):
+            self.problems.append(problem)
+            return None
+        return decision
 
     def events(self, core: GuardCore) -> None:
         """Every event the guard processed that the agent has not decided on yet."""
@@ -204,7 +213,10 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                 policy, problems = None, [*problems, f"recorded policy: {err}"]
             if policy is not None:
                 part, latency = rec.get("agent"), ctx.reaction_latency_steps
-                agent = AgentReplay(ep, latency, bool(part["guards"])) if isinstance(part, dict) else None
+                agent = None
+                if isinstance(part, dict):  # the reference is asked again with the recorded policy
+                    reference = ReferenceAgent(alerts=policy) if part.get("agent") == "reference" else None
+                    agent = AgentReplay(ep, latency, bool(part["guards"]), reference)
                 account = replay_guard(ep, rec["commands"], policy, latency, agent)
                 if agent is not None and isinstance(part, dict):
                     problems += agent.problems

@@ -16,30 +16,16 @@ recorded estimates and truth:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.agent.decide import decide
-from alpha_matrix.core.agent.protocol import NO_PROMPT, Decision, RawAnswer
 from alpha_matrix.core.agent.situation import frame_estimate
 from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
-
-
-def _same(a: Decision, b: Decision) -> bool:
-    return (a.kind, a.call, a.message if a.kind == "message" else "", a.invalid) == (
-        b.kind, b.call, b.message if b.kind == "message" else "", b.invalid,
-    )  # fmt: skip
-
-
-def _fmt(d: Decision) -> str:
-    if d.kind == "tool_call" and d.call is not None:
-        return f"{d.call.name}({json.dumps(d.call.arguments, sort_keys=True)})"
-    return f"{d.kind} {d.invalid or ''}".strip()
 
 
 def audit_agent(
@@ -86,17 +72,9 @@ def audit_agent(
             problems.append(f"decision {i} (step {e['step']}): an attached image is not the frame's colour image")
             break
         decision = decision_of(dec_by[i])
-        prov = decision.provenance
-        if decision.kind != "abort" and prov.raw_text and prov.backend == "llamacpp":
-            again = decide(recorded.tools, RawAnswer(text=prov.raw_text, provenance=prov))
-            if not _same(again, decision):
-                problems.append(f"decision {i}: recorded {_fmt(decision)}, its text judges as {_fmt(again)}")
-                break
-        if reference is not None:
-            ref = decide(recorded.tools, reference.answer(recorded, NO_PROMPT, 0))
-            if not _same(ref, decision):
-                problems.append(f"decision {i}: recorded {_fmt(decision)}, the reference answers {_fmt(ref)}")
-                break
+        if problem := said_again(recorded, decision, reference):
+            problems.append(problem)
+            break
         engage = link.on_decision(decision, e["step"])
         at = e["step"] + latency
         if engage and at <= last and not stopped[at]:
