@@ -1,5 +1,6 @@
 """Bags recorded by earlier versions of the code still audit clean against their records."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ BAGS = Path(__file__).resolve().parents[1] / "bags"
 
 
 @pytest.mark.parametrize("run_id", ["matrix-pre-layout", "alerts-pre-layout"])
-def test_an_old_bag_audits_clean(run_id: str) -> None:
+def test_an_old_bag_audits_clean(run_id: str, tmp_path: Path) -> None:
+    run_dir = shutil.copytree(BAGS / "runs" / run_id, tmp_path / run_id)  # the audit logs into its run directory
     done = subprocess.run(
         [
             sys.executable,
@@ -19,7 +21,7 @@ def test_an_old_bag_audits_clean(run_id: str) -> None:
             "audit",
             str(BAGS / "bags" / run_id),
             "--run-dir",
-            str(BAGS / "runs" / run_id),
+            str(run_dir),
         ],
         capture_output=True,
         text=True,
@@ -28,3 +30,4 @@ def test_an_old_bag_audits_clean(run_id: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2/2 episodes match" in done.stdout
     assert "interrupted" not in done.stdout
+    assert '"verdict":"clean"' in (run_dir / "audits.jsonl").read_text()

@@ -8,6 +8,9 @@
   alpha-matrix report     write the report from a run directory's records
   alpha-matrix compare    pair two agents' suite runs decision by decision (McNemar, Wilson)
   alpha-matrix calibrate  violent-contact threshold from a bag of nominal episodes
+  alpha-matrix runs       list the run directories: start, kind, arms, n, success, model, last audit
+  alpha-matrix bag info   what a bag holds (splits, sizes, times, topics), like ros2 bag info
+  alpha-matrix --version  the installed version
 
 Exit codes, the same for every command: 0 done (audit: everything matches); 1 a finding (an
 audit mismatch or unreadable split, a run whose graph lost a node); 2 a user error (bad
@@ -21,15 +24,27 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, check_driver, compare, launch, report, run, suite
+from alpha_matrix.cli import audit, bag, check_driver, compare, launch, report, run, runs, suite
 from alpha_matrix.cli.common import config_dir_problem
+from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
-COMMANDS = (run, suite, launch, audit, report, compare, check_driver)  # each: register(subparsers, graph_opts)
+COMMANDS = (
+    run,
+    suite,
+    launch,
+    audit,
+    report,
+    compare,
+    check_driver,
+    runs,
+    bag,
+)  # each: register(subparsers, graph_opts)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
+    add_version(parser)
     parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter"

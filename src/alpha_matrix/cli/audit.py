@@ -1,25 +1,19 @@
 """alpha-matrix audit | calibrate: replay a bag through the core and compare every verdict; a
-contact threshold from nominal bags. Exit 0 all match, 1 a finding, 2 a user error."""
+contact threshold from nominal bags. Exit 0 all match, 1 a finding, 2 a user error.
+
+An audit against a run's records also appends its outcome to that run's audits.jsonl
+(core/audit_log.py), which ``alpha-matrix runs`` shows; --no-records compares nothing and
+records nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
-
-
-def _audit_bags(bag: Path) -> list[Path]:
-    """The bag itself, or the worker-k bags of a multi-worker run's bag folder (one run)."""
-    if not bag.exists():
-        raise AlphaMatrixError(f"{bag}: no such bag")
-    if (bag / "metadata.yaml").exists():
-        return [bag]
-    workers = [p for p in bag.glob("worker-*") if (p / "metadata.yaml").exists()]
-    if not workers:
-        raise AlphaMatrixError(f"{bag}: not a bag (no metadata.yaml, and no worker-k bags in it)")
-    return sorted(workers, key=lambda p: (int(p.name[7:]) if p.name[7:].isdigit() else 1 << 30, p.name))
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError, RecordError
 
 
 def _audit_run_dir(args: argparse.Namespace, bag: Path, bags: list[Path]) -> tuple[Path | None, list[str]]:
@@ -79,11 +73,31 @@ def _audit_footer(bags: list[Path], bad: list[Any], notes: list[str]) -> None:
         print(str(x))
 
 
-def _raise_unless_some_read(bags: list[Path], bad: list[Any]) -> None:
+def _record(bag: Path, bags: list[Path], run_dir: Path | None, kind: str, **counts: Any) -> None:
+    """Append the outcome to the run's audits.jsonl; a failure to write is a warning (the
+    audit's result is already printed, and its exit code stands)."""
+    from alpha_matrix.core.audit_log import AuditEntry, append_audit, now_utc, verdict
+    from alpha_matrix.core.bag import bag_splits
+
+    if run_dir is None:
+        return
+    counts.setdefault("verdict", verdict(counts["mismatches"], counts.get("unreadable_splits", 0)))
+    entry = AuditEntry(
+        time=now_utc(), bag=str(bag.resolve()), kind=kind, splits=sum(len(bag_splits(b)) for b in bags), **counts
+    )
+    try:
+        append_audit(run_dir, entry)
+    except RecordError as err:
+        print(f"alpha-matrix: warning: audit not logged: {err}", file=sys.stderr)
+
+
+def _raise_unless_some_read(bag: Path, bags: list[Path], bad: list[Any], run_dir: Path | None, kind: str) -> None:
     """No episodes: a user error (exit 2) unless some splits were read and others were not."""
     from alpha_matrix.core.bag import bag_splits
 
     if bad and len(bad) == sum(len(bag_splits(b)) for b in bags):
+        counts = {"episodes": 0, "matched": 0, "mismatches": 0, "unreadable_splits": len(bad)}
+        _record(bag, bags, run_dir, kind, verdict="unreadable bag", **counts)
         raise AlphaMatrixError(f"{bags[0]}: unreadable bag (no split readable; {bad[0]})")
     if not bad:
         raise AlphaMatrixError(f"{bags[0]}: no episodes in the bag")
@@ -91,12 +105,12 @@ def _raise_unless_some_read(bags: list[Path], bad: list[Any]) -> None:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Exit 0 all match, 1 a mismatch or an unreadable split, 2 a user error (no such bag, bad args)."""
-    from alpha_matrix.core.bag import bag_metadata, tolerate_bad_splits
+    from alpha_matrix.core.bag import bag_metadata, run_bags, tolerate_bad_splits
     from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, unbacked_records, window_sweep
     from alpha_matrix.core.suites.audit_common import audit_suite_bag, bag_suite, format_suite_table
 
     bag = Path(args.bag)
-    bags = _audit_bags(bag)
+    bags = run_bags(bag)
     for b in bags:
         bag_metadata(b)  # a broken metadata.yaml is a one-line error before anything is read
     run_dir, notes = _audit_run_dir(args, bag, bags)
@@ -110,12 +124,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 raise AlphaMatrixError("--window is for the matrix's safety monitor; this is a suite bag")
             found = [a for b in bags for a in audit_suite_bag(suite, b, run_dir)]
             if not found:
-                _raise_unless_some_read(bags, bad)
+                _raise_unless_some_read(bag, bags, bad, run_dir, suite)
             print(_audit_header(bags, bad, run_dir) + "\n")
             print(f"suite {suite}: replayed through the same core code as the live nodes\n")
             print(format_suite_table(suite, found))
             _audit_footer(bags, bad, notes)
             failed = [a for a in found if not a.ok]
+            interrupted = sum(a.interrupted_attempts for a in found)
+            counts = {"episodes": len(found), "matched": len(found) - len(failed), "mismatches": len(failed)}
+            _record(bag, bags, run_dir, suite, interrupted=interrupted, unreadable_splits=len(bad), **counts)
             print(
                 f"\n{len(found) - len(failed)}/{len(found)} episodes match"
                 + (f"; MISMATCH in {', '.join(a.episode_id for a in failed)}" if failed else "")
@@ -124,7 +141,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             return 1 if failed or bad else 0
         audits = [a for b in bags for a in audit_bag(b, run_dir)]
         if not audits:
-            _raise_unless_some_read(bags, bad)
+            _raise_unless_some_read(bag, bags, bad, run_dir, "matrix")
         sweep = {}
         if args.window:
             for b in bags:
@@ -145,8 +162,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     checked = [a for a in audits if a.audited]
     failed = [a for a in audits if not a.ok]
     interrupted = sum(a.interrupted_attempts for a in audits)
+    matched = len(checked) - sum(1 for a in checked if not a.ok)
+    counts = {"episodes": len(checked), "matched": matched, "mismatches": len(failed) + len(unbacked)}
+    _record(bag, bags, run_dir, "matrix", interrupted=interrupted, unreadable_splits=len(bad), **counts)
     print(
-        f"\n{len(checked) - sum(1 for a in checked if not a.ok)}/{len(checked)} episodes match"
+        f"\n{matched}/{len(checked)} episodes match"
         + (f"; MISMATCH in {', '.join(a.episode_id for a in failed)}" if failed else "")
         + (f"; {len(unbacked)} records not in the bag" if unbacked else "")
         + (f"; {interrupted} interrupted attempt{'s' if interrupted > 1 else ''} not audited" if interrupted else "")

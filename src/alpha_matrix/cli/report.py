@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,12 @@ from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
 def cmd_report(args: argparse.Namespace) -> int:
     from alpha_matrix.core.matrix.report import write_report
+    from alpha_matrix.core.runs_index import suite_of_run
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "episodes.jsonl").exists():
         raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
-    if (suite := _suite_of(run_dir)) is not None:  # a safety suite's run: its own report
+    if (suite := suite_of_run(run_dir)) is not None:  # a safety suite's run: its own report
         from alpha_matrix.core.suites.report import write_report as write_suite_report
 
         if args.arms:
@@ -32,20 +32,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise AlphaMatrixError(f"{run_dir}: {err}") from None
     print(f"report: {path} (and report.html, plots/)")
     return 0
-
-
-def _suite_of(run_dir: Path) -> str | None:
-    """The suite whose records the run directory holds, or None (a matrix run, or unreadable: the
-    matrix report then names what is wrong)."""
-    from alpha_matrix.core.suites.registry import SUITE_NAMES
-
-    with open(run_dir / "episodes.jsonl", encoding="utf-8") as f:
-        first = f.readline()
-    try:
-        suite = json.loads(first).get("suite")
-    except (json.JSONDecodeError, AttributeError):
-        return None
-    return suite if suite in SUITE_NAMES else None
 
 
 def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:

@@ -209,6 +209,22 @@ def bag_metadata(bag_dir: Path) -> dict[str, Any]:
     return info
 
 
+def run_bags(path: Path) -> list[Path]:
+    """The bag at ``path``, or the worker-k bags of a multi-worker run's bag folder (one run).
+
+    ``alpha-matrix run --workers N`` records bags/<run id>/worker-k, one bag per graph; the
+    commands that take a bag (audit, bag info) take that folder as the run's bag.
+    """
+    if not path.exists():
+        raise BagError(f"{path}: no such bag")
+    if (path / "metadata.yaml").exists():
+        return [path]
+    workers = [p for p in path.glob("worker-*") if (p / "metadata.yaml").exists()]
+    if not workers:
+        raise BagError(f"{path}: not a bag (no metadata.yaml, and no worker-k bags in it)")
+    return sorted(workers, key=lambda p: (int(p.name[7:]) if p.name[7:].isdigit() else 1 << 30, p.name))
+
+
 def bag_splits(bag_dir: Path) -> list[Path]:
     """The listed splits, in recording order."""
     return [bag_dir / name for name in bag_metadata(bag_dir)["relative_file_paths"]]
