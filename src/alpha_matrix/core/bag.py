@@ -205,7 +205,8 @@ def bag_metadata(bag_dir: Path) -> dict[str, Any]:
         if not isinstance(info.get("relative_file_paths"), list):
             raise TypeError("no relative_file_paths")
     except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as err:
-        raise BagError(f"{meta}: unreadable bag metadata ({type(err).__name__}: {err})") from None
+        detail = " ".join(str(err).split())  # a YAML error spans lines: the message stays one
+        raise BagError(f"{meta}: unreadable bag metadata ({type(err).__name__}: {detail})") from None
     return info
 
 

@@ -290,3 +290,55 @@ def test_user_errors_are_one_line_exit_2(
     Bag(Path("bags/r")).episode("ep-0", 60)
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == f"alpha-matrix: error: {message}"
+
+
+def _audit_log(run_dir: Path) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in (run_dir / "audits.jsonl").read_text().splitlines()]
+
+
+def test_an_audit_against_records_is_logged_in_its_run_and_runs_shows_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    b = Bag(Path("bags/r"))
+    b.episode("ep-0", 120)
+    b.episode("ep-1", 120)
+    b.close()
+    Path("runs/r").mkdir(parents=True)
+    (Path("runs/r") / "episodes.jsonl").write_text("")
+    assert main(["audit", "bags/r"]) == 1  # no records for the bag's episodes: 2 mismatches
+    assert main(["audit", "bags/r", "--no-records"]) == 0  # compared with nothing: not logged
+    (entry,) = _audit_log(Path("runs/r"))
+    assert entry["bag"] == str((tmp_path / "bags/r").resolve()) and entry["kind"] == "matrix"
+    assert (entry["verdict"], entry["episodes"], entry["matched"], entry["mismatches"]) == ("2 mismatches", 2, 0, 2)
+    assert (entry["splits"], entry["unreadable_splits"], entry["interrupted"]) == (2, 0, 0)
+    capsys.readouterr()
+    assert main(["runs"]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("r ")]
+    assert row.endswith(f"2 mismatches (0/2, {entry['time'][:10]})")
+
+    bag_splits(Path("bags/r"))[1].write_bytes(b"not an mcap")
+    assert main(["audit", "bags/r"]) == 1
+    assert _audit_log(Path("runs/r"))[-1]["verdict"] == "1 mismatch, 1 unreadable split"
+    for split in bag_splits(Path("bags/r")):
+        split.write_bytes(b"not an mcap")
+    assert main(["audit", "bags/r"]) == 2  # nothing readable: a one-line error, and logged as such
+    assert _audit_log(Path("runs/r"))[-1]["verdict"] == "unreadable bag"
+
+
+def test_a_log_that_cannot_be_written_is_a_warning_not_a_lost_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    b = Bag(Path("bags/r"))
+    b.episode("ep-0", 60)
+    b.close()
+    Path("runs/r/audits.jsonl").mkdir(parents=True)  # unwritable as a file, even for root
+    (Path("runs/r") / "episodes.jsonl").write_text("")
+    assert main(["audit", "bags/r"]) == 1  # the audit's own verdict stands
+    captured = capsys.readouterr()
+    assert "0/1 episodes match; MISMATCH in ep-0" in captured.out
+    (warning,) = captured.err.splitlines()
+    assert warning.startswith("alpha-matrix: warning: audit not logged: runs/r/audits.jsonl: cannot append")
