@@ -142,12 +142,3 @@ def test_cli_bag_info_user_errors_are_one_line_exit_2(
     assert len(captured.err.splitlines()) == 1
     with pytest.raises(BagError):
         bag_infos(Path("b"))
-
-
-def test_cli_version(capsys: pytest.CaptureFixture[str]) -> None:
-    from importlib import metadata
-
-    with pytest.raises(SystemExit) as done:
-        main(["--version"])
-    assert done.value.code == 0
-    assert capsys.readouterr().out == f"alpha-matrix {metadata.version('alpha_matrix')}\n"
