@@ -29,17 +29,8 @@ from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
-COMMANDS = (
-    run,
-    suite,
-    launch,
-    audit,
-    report,
-    compare,
-    check_driver,
-    runs,
-    bag,
-)  # each: register(subparsers, graph_opts)
+# each: register(subparsers, graph_opts)
+COMMANDS = (run, suite, launch, audit, report, compare, check_driver, runs, bag)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -190,6 +190,8 @@ def format_bag_info(info: BagInfo) -> str:
         for s in info.splits:
             shown = human_size(s.size) if s.size is not None else "missing"
             what = f"{s.messages} messages" if s.bad is None else "UNREADABLE"
+            if s.listed_messages is not None and s.listed_messages != s.messages:
+                what += f" (listed {s.listed_messages})"
             lines.append(f"  {s.path.name}  {shown}  {what}")
     for path, size in info.unlisted:
         lines.append(
