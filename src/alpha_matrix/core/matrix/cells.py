@@ -147,3 +147,44 @@ def default_run_id(arms: list[str], config_hash: str) -> str:
     """Run id when none is given: re-running the same config resumes the same run."""
     names = "+".join(name_part(a, 64) for a in arms)[:100].rstrip("+.-")  # the hash tells runs apart
     return f"{names}-{config_hash[:12]}"
+
+
+# Task variants (episode_runner.task_variant). Open loop: the plan is made from one observation,
+# taken at rest after settling, and executed blind. Closed loop: the block is nudged during the
+# approach and the executive re-observes before the grasp (README, "Closed-loop variant").
+OPEN_LOOP, CLOSED_LOOP = "open_loop", "closed_loop"
+TASK_VARIANTS = (OPEN_LOOP, CLOSED_LOOP)
+
+# Why a fault cannot change an outcome by construction: the one place the report takes it from.
+F4_TYPED_ARM = (
+    "F4 corrupts the planner's raw text, and this arm hands over a typed plan with no text path: "
+    "F4 never draws, the plan is the control plan"
+)
+F1_OPEN_LOOP = (
+    "F1 delays observations, and in the open-loop task the only observation a decision uses is the "
+    "one the plan is made from, taken after settling while nothing moves: its delayed copy shows the "
+    "blocks where they are"
+)
+
+
+def inert_faults(cell_fault: str, arm: str, task_variant: str | None) -> dict[str, str]:
+    """The cell's single faults that cannot change ``arm``'s outcome by construction, with why.
+
+    Decided from the design, not from what an episode happened to draw: F4 acts on plan text only,
+    so a typed arm is out of its reach; F1 acts on observations only, so it matters only where an
+    observation is taken while something moves (closed loop). ``task_variant`` None (unknown) claims
+    nothing about F1. An unknown arm family claims nothing about F4.
+    """
+    out: dict[str, str] = {}
+    for fault in Cell(cell_fault, 0.0, 0).faults:
+        if fault == "F4" and ARMS.get(arm_family(arm)) == "typed":
+            out[fault] = F4_TYPED_ARM
+        elif fault == "F1" and task_variant == OPEN_LOOP:
+            out[fault] = F1_OPEN_LOOP
+    return out
+
+
+def cannot_act(cell_fault: str, arm: str, task_variant: str | None) -> bool:
+    """True when no fault of the cell can change this arm's outcome (control cells: False, no fault)."""
+    faults = Cell(cell_fault, 0.0, 0).faults
+    return bool(faults) and len(inert_faults(cell_fault, arm, task_variant)) == len(faults)

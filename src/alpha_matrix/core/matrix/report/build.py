@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from alpha_matrix.core.matrix.report.blocks import PLOTS, Block, Heading, render_html, render_markdown
+from alpha_matrix.core.matrix.report.construction import task_variant
 from alpha_matrix.core.matrix.report.fault_sections import _f1, _f2, _f3, _f4
 from alpha_matrix.core.matrix.report.planners import _planners
 from alpha_matrix.core.matrix.report.plots import _plot_f1, _plot_f3, _plot_success
-from alpha_matrix.core.matrix.report.sections import _header, _paired, _safety, _success
+from alpha_matrix.core.matrix.report.sections import _by_construction, _header, _paired, _safety, _success
 from alpha_matrix.core.records import EpisodeRecord, RunStore
 
 
@@ -26,14 +27,16 @@ def build_report(
 ) -> list[Block]:
     """The report as blocks, from records already sorted; plots says which PNGs were written."""
     arms = sorted({r.arm for r in records})
-    blocks = _header(records, arms)
-    blocks += _success(records, arms, plots.get("success", False))
-    blocks += _paired(records, arms, arm_pairs)
+    variant = task_variant(records)
+    blocks = _header(records, arms, variant)
+    blocks += _by_construction(records, arms, variant)
+    blocks += _success(records, arms, plots.get("success", False), variant)
+    blocks += _paired(records, arms, arm_pairs, variant)
     blocks.append(Heading(2, "Faults"))
-    blocks += _f1(records, plots.get("f1", False))
+    blocks += _f1(records, plots.get("f1", False), variant)
     blocks += _f2(records, arms)
     blocks += _f3(records, arms, plots.get("f3", False))
-    blocks += _f4(records, arms)
+    blocks += _f4(records, arms, variant)
     blocks += _planners(records, arms)
     blocks += _safety(records, arms)
     return blocks
@@ -64,7 +67,7 @@ def write_report(
     plot_dir = run_dir / PLOTS
     plot_dir.mkdir(parents=True, exist_ok=True)
     plots = {
-        "success": _plot_success(ordered, present, plot_dir / "success_by_cell.png"),
+        "success": _plot_success(ordered, present, plot_dir / "success_by_cell.png", task_variant(ordered)),
         "f1": _plot_f1(ordered, plot_dir / "f1_lag.png"),
         "f3": _plot_f3(ordered, present, plot_dir / "f3_placement_error.png"),
     }

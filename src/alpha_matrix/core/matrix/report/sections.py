@@ -6,12 +6,19 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from alpha_matrix.core.matrix.report.blocks import NO_DATA, PLOTS, Block, Bullets, Heading, Image, Para, _table
+from alpha_matrix.core.matrix.report.construction import (
+    MARK,
+    Variant,
+    cell_marked,
+    inert_rows,
+    pair_by_construction,
+)
 from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _ci, _i, _p, _rate
 from alpha_matrix.core.matrix.stats import Pair, arm_table, cell_of, discordant, pair_records, paired_test, physical
 from alpha_matrix.core.records import EpisodeRecord
 
 
-def _header(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block]:
+def _header(records: Sequence[EpisodeRecord], arms: Sequence[str], variant: Variant) -> list[Block]:
     run_ids = sorted({r.run_id for r in records})
     per_arm = Counter(r.arm for r in records)
     revisions = Counter(f"{r.provenance.code_revision}{' (dirty)' if r.provenance.code_dirty else ''}" for r in records)
@@ -30,6 +37,7 @@ def _header(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block
         f"Run id: {', '.join(run_ids) or NO_DATA}",
         "Arms: " + (", ".join(f"{arm} ({per_arm[arm]} episodes)" for arm in arms) or NO_DATA),
         f"Tasks: {', '.join(sorted({r.task for r in records})) or NO_DATA}",
+        f"Task variant: {variant.name or 'unknown'} ({variant.evidence})",
         f"Master seed: {', '.join(str(s) for s in sorted({r.master_seed for r in records})) or NO_DATA}",
         f"Code revision: {counted(revisions) if records else NO_DATA}",
         f"Config hash: {counted(configs) if records else NO_DATA}",
@@ -47,7 +55,37 @@ def _header(records: Sequence[EpisodeRecord], arms: Sequence[str]) -> list[Block
     ]
 
 
-def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool) -> list[Block]:
+def _by_construction(records: Sequence[EpisodeRecord], arms: Sequence[str], variant: Variant) -> list[Block]:
+    """Which results are fixed by the design of the run, said before any of them is shown."""
+    blocks: list[Block] = [Heading(2, "By construction")]
+    rows = inert_rows(records, arms, variant)
+    if not rows:
+        return blocks + [
+            Para(
+                "No cell of this run has a fault that cannot act on its arm"
+                + ("." if variant.name else " (F1 not judged: the task variant is unknown).")
+            )
+        ]
+    blocks.append(
+        Para(
+            f"{MARK} marks a cell whose fault cannot change the arm's outcome, whatever it draws: its success "
+            "rate is that of the plan without the fault, not a measure of robustness to it. This differs from a "
+            "fault that can act but drew nothing in some episode (see each fault's table). In a concurrent "
+            "cell only the listed fault is inert; the cell is marked when all of its faults are."
+        )
+    )
+    blocks.append(_table(("cell", "arm", "episodes", "inert fault", "why", "recorded"), rows))
+    blocks.append(
+        Para(
+            f"A paired comparison is by construction ({MARK}) when its fault can act on one arm and not on the "
+            "other: the shielded arm keeps the control plan by design. The headline McNemar row leaves those "
+            "pairs out; the 'all cells' row keeps them, for comparison."
+        )
+    )
+    return blocks
+
+
+def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool, variant: Variant) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Success")]
     rows = [
         (s.arm, str(s.n), str(s.successes), _rate(s.successes, s.n), _ci(s.successes, s.n)) for s in arm_table(records)
@@ -64,10 +102,13 @@ def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool) 
     for _, intensity, fault in cells:
         for arm in arms:
             n, k = tally.get((arm, fault, intensity), (0, 0))
-            cell_rows.append((fault, _i(intensity), arm, str(n), str(k) if n else NO_DATA, _rate(k, n), _ci(k, n)))
-    blocks.append(Para("Per cell (arm × fault × intensity):"))
+            mark = f"{MARK} fault cannot act" if n and cell_marked(fault, arm, variant) else ""
+            cell_rows.append(
+                (fault, _i(intensity), arm, str(n), str(k) if n else NO_DATA, _rate(k, n), _ci(k, n), mark)
+            )
+    blocks.append(Para(f"Per cell (arm × fault × intensity; {MARK}: see 'By construction'):"))
     blocks.append(
-        _table(("fault", "intensity", "arm", "n", "successes", "rate", "95 % CI"), cell_rows)
+        _table(("fault", "intensity", "arm", "n", "successes", "rate", "95 % CI", "by construction"), cell_rows)
         if cell_rows
         else Para(NO_DATA)
     )
@@ -76,7 +117,9 @@ def _success(records: Sequence[EpisodeRecord], arms: Sequence[str], plot: bool) 
     return blocks
 
 
-def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], arm_pairs: Sequence[tuple[str, str]]) -> list[Block]:
+def _paired(
+    records: Sequence[EpisodeRecord], arms: Sequence[str], arm_pairs: Sequence[tuple[str, str]], variant: Variant
+) -> list[Block]:
     """One comparison per pair of arms (every pair of a run's arms: several models, one study)."""
     blocks: list[Block] = [Heading(2, "Paired comparison (McNemar)")]
     if not arm_pairs:
@@ -84,11 +127,11 @@ def _paired(records: Sequence[EpisodeRecord], arms: Sequence[str], arm_pairs: Se
     for a, b in arm_pairs:
         if len(arm_pairs) > 1:
             blocks.append(Heading(3, f"{a} and {b}"))
-        blocks += _pair(records, a, b, 3 if len(arm_pairs) == 1 else 4)
+        blocks += _pair(records, a, b, 3 if len(arm_pairs) == 1 else 4, variant)
     return blocks
 
 
-def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int) -> list[Block]:
+def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int, variant: Variant) -> list[Block]:
     blocks: list[Block] = []
     try:
         pairs = pair_records(records, a, b)
@@ -104,13 +147,23 @@ def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int) -> list[
             "continuity correction, the exact p is the two-sided binomial test of b on b + c."
         )
     )
+    designed = {p.key for p in pairs if pair_by_construction(p, a, b, variant)}
+    blocks.append(
+        Para(
+            f"Headline: 'all cells except {MARK}', which leaves out the {len(designed)} pair(s) whose fault can act "
+            f"on one arm only (see 'By construction'). Rows marked {MARK} contain such pairs."
+        )
+    )
     subsets: list[tuple[str, list[Pair]]] = [
+        (f"all cells except {MARK} (headline)", [p for p in pairs if p.key not in designed]),
         ("all cells", pairs),
         ("physical (all but F4)", physical(pairs)),
         ("F4 only", [p for p in pairs if p.cell is not None and p.cell.fault == "F4"]),
     ]
     rows = []
     for name, subset in subsets:
+        if any(p.key in designed for p in subset):
+            name = f"{name} {MARK}"
         if not subset:
             rows.append((name, "0") + (NO_DATA,) * 7)
             continue
@@ -149,10 +202,16 @@ def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int) -> list[
     elif not odd:
         blocks.append(Para(f"None: {a} and {b} had the same outcome in all {len(pairs)} pairs."))
     else:
-        blocks.append(Para(f"{len(odd)} of {len(pairs)} pairs ({len(physical(odd))} in the physical subset):"))
+        n_designed = sum(p.key in designed for p in odd)
+        blocks.append(
+            Para(
+                f"{len(odd)} of {len(pairs)} pairs ({len(physical(odd))} in the physical subset, "
+                f"{n_designed} by construction {MARK}):"
+            )
+        )
         blocks.append(
             _table(
-                ("episode index", "cell", "replicate", "seed", "succeeded", "failed", "episodes"),
+                ("episode index", "cell", "replicate", "seed", "succeeded", "failed", "episodes", "by construction"),
                 (
                     (
                         str(p.key),
@@ -162,6 +221,7 @@ def _pair(records: Sequence[EpisodeRecord], a: str, b: str, level: int) -> list[
                         a if p.a_success else b,
                         b if p.a_success else a,
                         f"{p.a_id}, {p.b_id}",
+                        MARK if p.key in designed else "",
                     )
                     for p in odd
                 ),
