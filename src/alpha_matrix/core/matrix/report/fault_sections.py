@@ -6,7 +6,6 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from alpha_matrix.core.matrix.report.blocks import NO_DATA, PLOTS, Block, Heading, Image, Para, _table
 from alpha_matrix.core.matrix.report.fmt import (
     F3_DELIVERED,
     TIME_EPS,
@@ -22,6 +21,7 @@ from alpha_matrix.core.matrix.report.fmt import (
     _spread,
 )
 from alpha_matrix.core.matrix.stats import CONTROL, cell_of
+from alpha_matrix.core.pages.blocks import NO_DATA, PLOTS, Block, Heading, Image, Para, _table
 from alpha_matrix.core.records import EpisodeRecord, FaultRecord
 
 

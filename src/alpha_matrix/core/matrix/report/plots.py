@@ -10,12 +10,8 @@ from matplotlib.figure import Figure
 
 from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _faults, _i, _lags
 from alpha_matrix.core.matrix.stats import CONTROL, cell_of, wilson
+from alpha_matrix.core.pages.plots import save_png
 from alpha_matrix.core.records import EpisodeRecord
-
-
-def _save(fig: Figure, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
 def _plot_success(records: Sequence[EpisodeRecord], arms: Sequence[str], path: Path) -> bool:
@@ -45,7 +41,7 @@ def _plot_success(records: Sequence[EpisodeRecord], arms: Sequence[str], path: P
     ax.set_ylabel("success rate (95 % Wilson CI)")
     ax.set_title("Success per cell and arm")
     ax.legend(loc="upper right", ncol=max(1, len(arms)))
-    _save(fig, path)
+    save_png(fig, path)
     return True
 
 
@@ -71,7 +67,7 @@ def _plot_f3(records: Sequence[EpisodeRecord], arms: Sequence[str], path: Path) 
     ax.set_ylabel("placement error (m)")
     ax.set_title("F3 unreachable IK: placement error")
     ax.legend()
-    _save(fig, path)
+    save_png(fig, path)
     return True
 
 
@@ -102,5 +98,5 @@ def _plot_f1(records: Sequence[EpisodeRecord], path: Path) -> bool:
     ax.set_ylabel("delivered lag (s)")
     ax.set_title("F1 sensor delay")
     ax.legend()
-    _save(fig, path)
+    save_png(fig, path)
     return True
