@@ -80,7 +80,7 @@ def _distances(done: Sequence[dict[str, Any]], path: Path) -> bool:
             label=f"closest approach while moving, per run ({len(closest)})",
         )
     ax.set_xlim(lo, hi)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.1 * max([hi] + [d for _, d in stops + closest]))  # no marker cut at the top
     ax.set_xticks(thresholds, [f"{t:g}" for t in thresholds])
     ax.set_xlabel("stop threshold of the run (m)")
     ax.set_ylabel("true distance of the person (m)")
