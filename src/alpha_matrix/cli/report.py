@@ -21,7 +21,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         if args.arms:
             raise ConfigError(f"--arms: {run_dir} is a suite run ({suite}), not a matrix run with arms")
-        print(f"report: {write_suite_report(suite, run_dir)}")
+        print(f"report: {write_suite_report(suite, run_dir)} (and report.html, plots/)")
         return 0
     arms = tuple(a.strip() for a in args.arms.split(",")) if args.arms else None
     if arms is not None and len(arms) != 2:

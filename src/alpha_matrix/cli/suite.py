@@ -3,7 +3,8 @@
 The scenario file is validated before anything starts (a bad file is one line, exit 2, and
 nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
 scenario in separate node processes, the runner appends one record per scenario to
-runs/<run_id>/episodes.jsonl (resumable), and report.md is written from the records alone.
+runs/<run_id>/episodes.jsonl (resumable), and report.md, report.html and plots/ are written from the
+records alone.
 """
 
 from __future__ import annotations
@@ -268,7 +269,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
         print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
         print(f"records: {run_dir / 'episodes.jsonl'}")
-        print(f"report: {write_report(args.suite, run_dir)}")
+        print(f"report: {write_report(args.suite, run_dir)} (and report.html, plots/)")
     return 0, run_dir
 
 

@@ -49,6 +49,7 @@ class SuiteSpec:
     context: str  # (resolved Graph) -> SuiteContext: what the bag must carry for its audit
     summarize: str  # (results of the scenarios run, as recorded) -> summary dict
     report: str  # (records, summary) -> the report's body lines
+    plots: str  # (records, plot dir) -> [(file name, alt text)] of the PNGs written (names start "<suite>_")
     progress: str  # (one recorded result) -> the runner's one-line progress
     audit: str  # (bag dir, run dir | None) -> [SuiteAudit]
 
@@ -70,6 +71,7 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.confidence.scenarios:graph_context",
         summarize=f"{_P}.confidence.report:summarize_results",
         report=f"{_P}.confidence.report:report_lines",
+        plots=f"{_P}.confidence.plots:write_plots",
         progress=f"{_P}.confidence.report:progress_line",
         audit=f"{_P}.confidence.audit:audit_confidence_bag",
     ),
@@ -82,6 +84,7 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.alerts.scenarios:graph_context",
         summarize=f"{_P}.alerts.report:summarize_results",
         report=f"{_P}.alerts.report:report_lines",
+        plots=f"{_P}.alerts.plots:write_plots",
         progress=f"{_P}.alerts.report:progress_line",
         audit=f"{_P}.alerts.audit:audit_alerts_bag",
     ),
@@ -94,6 +97,7 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.proximity.scenarios:graph_context",
         summarize=f"{_P}.proximity.report:summarize_proximity",
         report=f"{_P}.proximity.report:report_lines",
+        plots=f"{_P}.proximity.plots:write_plots",
         progress=f"{_P}.proximity.report:progress_line",
         audit=f"{_P}.proximity.audit:audit_proximity_bag",
     ),
@@ -135,6 +139,10 @@ def report_lines(suite: str, records: Sequence[SuiteRecord], summary: dict[str, 
     return list(spec(suite).piece("report")(records, summary))
 
 
+def write_plots(suite: str, records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
+    return list(spec(suite).piece("plots")(records, plot_dir))
+
+
 def progress_line(suite: str, result: dict[str, Any]) -> str:
     return str(spec(suite).piece("progress")(result))
 
@@ -164,4 +172,5 @@ __all__ = [
     "spec",
     "suite_of_topics",
     "summarize_results",
+    "write_plots",
 ]

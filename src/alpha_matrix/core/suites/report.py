@@ -1,16 +1,19 @@
-"""A suite run's summary and Markdown report, from its records alone.
+"""A suite run's summary and report (report.md, report.html, plots/), from its records alone.
 
-The frame is common (title, scenarios not run, wall time); the metrics and tables are the
-suite's own (``<suite>/report.py``, found through the registry).
+The frame is common (title, plots, wall time); the metrics and tables are the suite's own
+(``<suite>/report.py``), and so are its plots (``<suite>/plots.py``), both found through the
+registry. The HTML page is the Markdown parsed back into the matrix report's blocks
+(core/pages), so both read the same and there is one renderer.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.core.pages.blocks import PLOTS, Heading, render_html, write_atomic
+from alpha_matrix.core.pages.markdown import parse_markdown
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore
 
@@ -24,20 +27,41 @@ def summarize_records(suite: str, records: Iterable[SuiteRecord]) -> dict[str, A
     return out
 
 
-def render_report(suite: str, run_id: str, records: Sequence[SuiteRecord]) -> str:
+def render_report(
+    suite: str, run_id: str, records: Sequence[SuiteRecord], plots: Sequence[tuple[str, str]] = ()
+) -> str:
+    """The Markdown report; ``plots``: (file name in plots/, alt text) of the PNGs written for it."""
     s = summarize_records(suite, records)
     lines = [f"# Suite `{suite}` through the ROS graph: run `{run_id}`", ""]
     lines += registry.report_lines(suite, records, s)
+    if plots:
+        lines += ["", "### Plots", ""]
+        for name, alt in plots:
+            lines += [f"![{alt}]({PLOTS}/{name})", ""]
+        lines.pop()
     lines += ["", f"Wall time of the scenarios (sum): {s['wall_s']:.1f} s.", ""]
     return "\n".join(lines)
 
 
+def markdown_page(text: str) -> str:
+    """The HTML page of a report written as Markdown (a suite report, a comparison)."""
+    blocks = parse_markdown(text)
+    title = next((b.text for b in blocks if isinstance(b, Heading) and b.level == 1), "Report")
+    return render_html(blocks, title.replace("`", ""), inline=True)
+
+
 def write_report(suite: str, run_dir: Path) -> Path:
+    """Write report.md, report.html and plots/<suite>_*.png into run_dir; returns the Markdown path."""
     records = SuiteStore.read_only(run_dir)
+    plot_dir = run_dir / PLOTS
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    for old in plot_dir.glob(f"{suite}_*.png"):  # a plot the records no longer give would be wrong
+        old.unlink()
+    plots = registry.write_plots(suite, records, plot_dir)
+    text = render_report(suite, run_dir.name, records, plots)
     path = run_dir / "report.md"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(render_report(suite, run_dir.name, records), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
+    write_atomic(run_dir / "report.html", markdown_page(text))
     return path
 
 
@@ -56,4 +80,4 @@ def share(k: int, n: int) -> str:
     return f"{k}/{n} = {100.0 * k / n:.1f} % ({100.0 * lo:.1f} – {100.0 * hi:.1f} %)"
 
 
-__all__ = ["pct", "render_report", "share", "summarize_records", "write_report"]
+__all__ = ["markdown_page", "pct", "render_report", "share", "summarize_records", "write_report"]

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from alpha_matrix.core.matrix.report.blocks import PLOTS, Block, Heading, render_html, render_markdown
 from alpha_matrix.core.matrix.report.construction import task_variant
 from alpha_matrix.core.matrix.report.fault_sections import _f1, _f2, _f3, _f4
 from alpha_matrix.core.matrix.report.planners import _planners
 from alpha_matrix.core.matrix.report.plots import _plot_f1, _plot_f3, _plot_success
 from alpha_matrix.core.matrix.report.sections import _by_construction, _header, _paired, _safety, _success
+from alpha_matrix.core.pages.blocks import PLOTS, Block, Heading, render_html, render_markdown, write_atomic
 from alpha_matrix.core.records import EpisodeRecord, RunStore
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def build_report(
@@ -76,7 +69,7 @@ def write_report(
             (plot_dir / f"{name}.png").unlink(missing_ok=True)
     blocks = build_report(ordered, arm_pairs, plots)
     md_path = run_dir / "report.md"
-    _write(md_path, render_markdown(blocks))
+    write_atomic(md_path, render_markdown(blocks))
     title = blocks[0].text if isinstance(blocks[0], Heading) else "Matrix report"
-    _write(run_dir / "report.html", render_html(blocks, title))
+    write_atomic(run_dir / "report.html", render_html(blocks, title))
     return md_path

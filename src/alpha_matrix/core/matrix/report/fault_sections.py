@@ -7,7 +7,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from alpha_matrix.core.matrix.cells import F1_OPEN_LOOP, F4_TYPED_ARM, inert_faults
-from alpha_matrix.core.matrix.report.blocks import NO_DATA, PLOTS, Block, Heading, Image, Para, _table
 from alpha_matrix.core.matrix.report.construction import MARK, Variant, before_motion, cell_marked
 from alpha_matrix.core.matrix.report.fmt import (
     F3_DELIVERED,
@@ -24,6 +23,7 @@ from alpha_matrix.core.matrix.report.fmt import (
     _spread,
 )
 from alpha_matrix.core.matrix.stats import CONTROL, cell_of
+from alpha_matrix.core.pages.blocks import NO_DATA, PLOTS, Block, Heading, Image, Para, _table
 from alpha_matrix.core.records import EpisodeRecord, FaultRecord
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from alpha_matrix.core.matrix.report.blocks import NO_DATA
 from alpha_matrix.core.matrix.stats import CONTROL, cell_of, fault_rank, wilson
+from alpha_matrix.core.pages.blocks import NO_DATA
 from alpha_matrix.core.records import EpisodeRecord, FaultRecord
 
 # FaultRecord keys, the first present wins: the brief's names, then those core/matrix/faults.py records.

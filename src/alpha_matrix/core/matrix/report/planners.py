@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from alpha_matrix.core.matrix.report.blocks import NO_DATA, Block, Heading, Para, _table
 from alpha_matrix.core.matrix.report.fmt import _rate
+from alpha_matrix.core.pages.blocks import NO_DATA, Block, Heading, Para, _table
 from alpha_matrix.core.records import EpisodeRecord
 
 GUARDS = ("json", "schema", "semantic", "rejected")  # parse, plan schema, scene + reach, the robot itself

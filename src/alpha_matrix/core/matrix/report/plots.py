@@ -13,14 +13,10 @@ from alpha_matrix.core.matrix.faults import INTENSITIES
 from alpha_matrix.core.matrix.report.construction import MARK, Variant, before_motion, cell_marked
 from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _faults, _i, _lags
 from alpha_matrix.core.matrix.stats import CONTROL, cell_of, wilson
+from alpha_matrix.core.pages.plots import save_png
 from alpha_matrix.core.records import EpisodeRecord
 
 _LABEL_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
-
-
-def _save(fig: Figure, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
 @dataclass(frozen=True)
@@ -76,7 +72,7 @@ def _plot_success(records: Sequence[EpisodeRecord], arms: Sequence[str], path: P
     ax.set_ylabel("success rate (95 % Wilson CI)")
     ax.set_title(f"Success per cell and arm (k/n on each bar; {MARK}: fault cannot act)")
     ax.legend(loc="upper right", ncol=max(1, len(arms)))
-    _save(fig, path)
+    save_png(fig, path)
     return True
 
 
@@ -123,7 +119,7 @@ def _plot_f3(records: Sequence[EpisodeRecord], arms: Sequence[str], path: Path) 
     ax.set_title("F3 unreachable IK: placement error")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize=7)
-    _save(fig, path)
+    save_png(fig, path)
     return True
 
 
@@ -154,5 +150,5 @@ def _plot_f1(records: Sequence[EpisodeRecord], path: Path) -> bool:
     ax.set_ylabel("delivered lag (s)")
     ax.set_title("F1 sensor delay")
     ax.legend()
-    _save(fig, path)
+    save_png(fig, path)
     return True

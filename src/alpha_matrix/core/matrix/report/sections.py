@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from alpha_matrix.core.matrix.report.blocks import NO_DATA, PLOTS, Block, Bullets, Heading, Image, Para, _table
 from alpha_matrix.core.matrix.report.construction import (
     MARK,
     Variant,
@@ -15,6 +14,7 @@ from alpha_matrix.core.matrix.report.construction import (
 )
 from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _ci, _i, _p, _rate
 from alpha_matrix.core.matrix.stats import Pair, arm_table, cell_of, discordant, pair_records, paired_test, physical
+from alpha_matrix.core.pages.blocks import NO_DATA, PLOTS, Block, Bullets, Heading, Image, Para, _table
 from alpha_matrix.core.records import EpisodeRecord
 
 

@@ -1,10 +1,17 @@
-"""Report content as blocks, rendered the same way to Markdown and to HTML."""
+"""Report content as blocks, rendered the same way to Markdown and to HTML.
+
+Every report page of the project (the matrix report, the suite reports, a comparison) is written
+through here, so a report reads the same in a Markdown viewer and in a browser.
+"""
 
 from __future__ import annotations
 
 import html
+import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 NO_DATA = "no data"
 PLOTS = "plots"
@@ -66,12 +73,27 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     return "\n\n".join(out) + "\n"
 
 
-def render_html(blocks: Sequence[Block], title: str) -> str:
-    e = html.escape
+_CODE = re.compile(r"`([^`]+)`")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _inline(text: str) -> str:
+    """Escaped text with the two inline marks the suite reports use: `code` and **bold**."""
+    out = _CODE.sub(r"<code>\1</code>", html.escape(text))
+    return _BOLD.sub(r"<strong>\1</strong>", out)
+
+
+def render_html(blocks: Sequence[Block], title: str, inline: bool = False) -> str:
+    """One self-contained page; ``inline`` renders `code` and **bold** (texts written as Markdown).
+
+    The matrix report's texts are plain (an arm or model name may hold any character), so by
+    default every text is only escaped.
+    """
+    e = _inline if inline else html.escape
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(title)}</title>",
+        f"<title>{html.escape(title)}</title>",
         "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.2em .6em;text-align:left}"
         "th{background:#eee}img{max-width:100%}</style>",
@@ -89,6 +111,13 @@ def render_html(blocks: Sequence[Block], title: str) -> str:
             body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in b.rows)
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         elif isinstance(b, Image):
-            out.append(f'<p><img src="{e(b.path)}" alt="{e(b.alt)}"></p>')
+            out.append(f'<p><img src="{html.escape(b.path)}" alt="{html.escape(b.alt)}"></p>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file, so a reader never sees half a page."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,1 @@
+"""Report pages: content blocks rendered to Markdown and HTML, and the plots they show (shared by every report)."""

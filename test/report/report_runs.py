@@ -1,0 +1,187 @@
+"""Synthetic run directories of every report kind, shaped as the runners record them.
+
+Matrix episodes (every fault with a plot), and one run of each safety suite with results as the
+suite's own ``compose_*`` functions write them (a not-run scenario included), plus a pair of
+agent runs for ``compare``. Fixed provenance and timing, so the same call gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.records import (
+    CellRecord,
+    EpisodeRecord,
+    FaultRecord,
+    OutcomeRecord,
+    Provenance,
+    RunStore,
+    Timing,
+)
+from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
+
+PROVENANCE = Provenance(
+    code_revision="deadbeef", code_dirty=False, config_hash="cafe01", packages={"numpy": "2"}, python="3.11"
+)
+
+
+# ----------------------------------------------------------------------------- matrix
+def _episode(arm: str, index: int, success: bool, fault: str, intensity: float, faults: list[FaultRecord]) -> Any:
+    return EpisodeRecord(
+        run_id="matrix-x", episode_id=f"{arm}-{index:04d}", arm=arm, episode_index=index, master_seed=42,
+        seed=9000 + index, task="t", object="red", zone=(0.6, 0.35, 0.65), initial_positions={"red": (0.5, 0.0, 0.65)},
+        plan=None, abort_kind="", abort_reason="", actions_completed=6,
+        outcome=OutcomeRecord(success=success, placement_error=0.002 + 0.1 * (fault == "F3"), steps_used=100, reason=""),
+        final_poses={}, safety=None, cell=CellRecord(fault=fault, intensity=intensity, replicate=0), faults=faults,
+        provenance=PROVENANCE, timing=Timing(started_at="2026-01-01T00:00:00", wall_s=0.1, plan_s=0.0, execute_s=0.1),
+    )  # fmt: skip
+
+
+def matrix_run(run_dir: Path) -> Path:
+    """A two-arm matrix run: control, F1, F2, F3 cells (every matrix plot has something to draw)."""
+    f1 = FaultRecord(fault="F1", step=0, seq=0, requested={"lag_s": 0.5}, delivered={"lag_s": 0.4})
+    f2 = FaultRecord(fault="F2", step=300, seq=0, requested={"p": 0.6}, delivered={"slipped": 1.0})
+    f3 = FaultRecord(fault="F3", step=0, seq=0, requested={"delta": 0.3}, delivered={"offset": 0.3})
+    store = RunStore(run_dir, "cafe01")
+    for arm in ("oracle", "oracle-text"):
+        for index, (ok, fault, intensity, faults) in enumerate(
+            [
+                (True, "none", 0.0, []),
+                (True, "F1", 1.0, [f1]),
+                (arm == "oracle", "F2", 0.66, [f2]),
+                (True, "F3", 1.0, [f3]),
+            ]
+        ):
+            store.append(_episode(arm, index, ok, fault, intensity, faults))
+    return run_dir
+
+
+# ----------------------------------------------------------------------------- suites
+def _suite_record(suite: str, run_id: str, index: int, scenario: str, result: dict[str, Any] | None) -> SuiteRecord:
+    return SuiteRecord(
+        suite=suite, run_id=run_id, episode_id=f"{suite}-{scenario}", index=index, scenario=scenario, seed=7,
+        ok=result is not None, message="" if result is not None else "no result within 300 s", result=result or {},
+        provenance=PROVENANCE, timing=SuiteTiming(started_at="2026-01-01T00:00:00", wall_s=1.5),
+    )  # fmt: skip
+
+
+def _write(run_dir: Path, suite: str, results: list[tuple[str, dict[str, Any] | None]]) -> Path:
+    store = SuiteStore(run_dir, "cafe01")
+    for i, (name, result) in enumerate(results):
+        store.append(_suite_record(suite, run_dir.name, i, name, result))
+    return run_dir
+
+
+def proximity_result(name: str, threshold: float, missed: int, closest: float) -> dict[str, Any]:
+    """A run in which the person walks in to ``closest`` m and out; the stop lands on the frame after."""
+    path = [4.5, 3.5, 2.5, threshold + 0.3, closest, closest, threshold + 0.3, 2.5, 3.5]
+    rows = []
+    for i, gt in enumerate(path):
+        action = "stop" if i == 3 else "resume" if i == 7 else "none"
+        rows.append([144 + 24 * i, gt, gt <= 4.0, gt + 0.02, 0.98, int(gt <= 4.0), action, 4 <= i <= 7 and not missed])
+    metrics = {
+        "frames_scored": 9, "frames_correct": 9 - missed, "breaches": 1, "missed_breaches": missed,
+        "missed_steps": 24 * missed, "stop_requests": 1, "false_stops": 0, "unresolved_stops": 0,
+        "errors": [0.02] * 8, "stop_latencies": [-0.1], "resume_latencies": [0.2],
+    }  # fmt: skip
+    task = {
+        "commands": [[121, 420, "move", "DONE"]], "interrupted": 1, "refused_while_stopped": 0,
+        "holds_while_stopped": 24, "plan_done": 6, "plan_complete": True, "placed": True, "resumes": 1,
+        "continued_after_resume": 1,
+    }  # fmt: skip
+    return {
+        "name": name, "run": f"{name}-{threshold:g}m", "seed": 7, "threshold": threshold, "mode": "fixed",
+        "lighting": "bright", "end_step": 400, "metrics": metrics, "frames": len(rows), "frames_in_view": len(rows),
+        "stop_requests": [[r[0], r[6]] for r in rows if r[6] != "none"], "rows": rows, "task": task,
+    }  # fmt: skip
+
+
+def proximity_run(run_dir: Path) -> Path:
+    return _write(
+        run_dir,
+        "proximity",
+        [
+            ("a01-1m", proximity_result("a01", 1.0, 0, 0.8)),
+            ("a02-1.5m", proximity_result("a02", 1.5, 1, 1.1)),
+            ("a03-1.5m", None),
+        ],
+    )
+
+
+def _alert(alert_id: str, cls: str, at: int, expected: str, correct: bool = True) -> dict[str, Any]:
+    return {
+        "alert_id": alert_id, "cls": cls, "severity": "critical" if expected == "stop" else "warning",
+        "source": "sim", "at_step": at, "cleared_at_step": None, "expected": expected,
+        "actual": expected if correct else "warn", "robot_stopped_after": expected == "stop", "correct": correct,
+    }  # fmt: skip
+
+
+def _command(step: int, accepted: bool, should_refuse: bool) -> dict[str, Any]:
+    code = "ACCEPTED" if accepted else "estop_button"
+    msg = "" if accepted else f"step {step}: move refused: robot stopped"
+    return {"step": step, "command": "move", "accepted": accepted, "reason_code": code, "message": msg,
+            "should_refuse": should_refuse}  # fmt: skip
+
+
+def alerts_result(name: str, wrong: bool) -> dict[str, Any]:
+    """An e-stop at 300 lifted at 500 (a command refused inside, one admitted after) and a battery warning."""
+    return {
+        "name": name, "seed": 7,
+        "alerts": [_alert("es1", "estop_button", 300, "stop", correct=not wrong), _alert("bl1", "battery_low", 250, "warn")],
+        "commands": [_command(121, True, False), _command(400, wrong, True), _command(520, True, False)],
+        "resumes": [[500, True]], "outcome": asdict(Outcome(not wrong, 0.01, 900, "")), "steps": 900,
+        "battery_pct": 40.0, "plan_complete": True,
+        "stop_requests": [{"engage": True, "decision_step": 300, "reason": "estop"},
+                          {"engage": False, "decision_step": 500, "reason": "cleared"}],
+    }  # fmt: skip
+
+
+def alerts_run(run_dir: Path) -> Path:
+    return _write(run_dir, "alerts", [("estop_hover", alerts_result("estop_hover", False)),
+                                      ("estop_missed", alerts_result("estop_missed", True)),
+                                      ("battery_out", None)])  # fmt: skip
+
+
+def confidence_result(task: str, confidences: list[float], refused: int | None = None) -> dict[str, Any]:
+    rows = [
+        {"task": task, "seed": 7, "index": i, "instruction": f"pick(o{i})", "query_index": i, "confidence": c,
+         "rank": 0, "start_step": 121 + 600 * i, "end_step": 700 + 600 * i, "succeeded": c >= 0.5 and i != refused,
+         "violation": "below threshold" if i == refused else ""}
+        for i, c in enumerate(confidences)
+    ]  # fmt: skip
+    done = all(r["succeeded"] for r in rows)
+    return {
+        "task": task, "seed": 7, "rows": rows, "goal_status": {f"o{i}": "done" if r["succeeded"] else "failed"
+        for i, r in enumerate(rows)}, "achieved": {f"o{i}": r["succeeded"] for i, r in enumerate(rows)},
+        "expected": {f"o{i}": True for i in range(len(rows))}, "queries": len(rows), "calls": len(rows),
+        "checked": len(rows), "below_threshold": int(refused is not None),
+        "violations": ["below threshold"] if refused is not None else [], "stop_reason": "every goal settled",
+        "robot_stopped": True, "steps": 1464 if done else 900,
+    }  # fmt: skip
+
+
+def confidence_run(run_dir: Path) -> Path:
+    return _write(run_dir, "confidence", [("sort_one", confidence_result("sort_one", [0.95, 0.96])),
+                                          ("sort_unsure", confidence_result("sort_unsure", [0.9, 0.4, 0.3], 2)),
+                                          ("sort_three", None)])  # fmt: skip
+
+
+SUITE_RUNS = {"proximity": proximity_run, "alerts": alerts_run, "confidence": confidence_run}
+
+
+def _agent_part(agent: str, verdicts: list[str]) -> dict[str, Any]:
+    """The part of a result compare.arm_of reads: the agent's verdict per decision step."""
+    rows = [[i, 144 + 24 * i, "tool_call", "robot_stop", True, v] for i, v in enumerate(verdicts)]
+    return {"agent": agent, "guards": True, "rows": rows, "harms": 0, "guard_catches": verdicts.count("guard_catch")}
+
+
+def compare_runs(root: Path) -> tuple[Path, Path]:
+    """Two agents' proximity runs on the same scenarios, for ``alpha-matrix compare``."""
+    runs = []
+    for name, verdicts in (("st.reference", ["right"] * 6), ("gemma", ["right", "wrong", "right", "guard_catch"] * 2)):
+        results = [(f"a0{i}-1m", {"agent": _agent_part(name, verdicts[3 * i : 3 * i + 3])}) for i in range(2)]
+        runs.append(_write(root / name, "proximity", list(results)))
+    return runs[0], runs[1]
