@@ -11,6 +11,7 @@ import collections
 import contextlib
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,6 +117,24 @@ def refuse_busy_domains(domains: Iterable[int], names: Iterable[str], timeout_s:
             f"ROS domain {domain_id} already has nodes of this graph up ({', '.join(nodes)}): "
             "another graph runs there; stop it or pass another --domain-id (nothing was started)"
         )
+
+
+def unmade_dirs(graph: Graph) -> list[Path]:
+    """The graph's output directories that do not exist yet: the ones this run will make."""
+    return [d for d in graph_dirs(graph) if not d.exists()]
+
+
+def discard_unrecorded(made: Iterable[Path], run_dir: Path) -> list[Path]:
+    """After a failed run: the directories it made, removed when it recorded nothing (no record in
+    ``run_dir``), so a failed start leaves no empty bag behind. A run that recorded anything, or
+    a directory that was there before (a resumed run's), is never touched. Returns what went."""
+    records = run_dir / "episodes.jsonl"
+    if records.exists() and records.stat().st_size > 0:
+        return []
+    gone = [d for d in made if d.is_dir()]
+    for d in gone:
+        shutil.rmtree(d, ignore_errors=True)
+    return gone
 
 
 @contextlib.contextmanager
