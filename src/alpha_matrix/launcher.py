@@ -11,6 +11,7 @@ import collections
 import contextlib
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from typing import IO
 
 import yaml
 
+from alpha_matrix.console import FORMAT_ENV, NODE_FORMAT, Console, clean, progress
 from alpha_matrix.core.domains import DomainLease, allocate, release
 from alpha_matrix.core.errors import GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
@@ -117,6 +119,24 @@ def refuse_busy_domains(domains: Iterable[int], names: Iterable[str], timeout_s:
         )
 
 
+def unmade_dirs(graph: Graph) -> list[Path]:
+    """The graph's output directories that do not exist yet: the ones this run will make."""
+    return [d for d in graph_dirs(graph) if not d.exists()]
+
+
+def discard_unrecorded(made: Iterable[Path], run_dir: Path) -> list[Path]:
+    """After a failed run: the directories it made, removed when it recorded nothing (no record in
+    ``run_dir``), so a failed start leaves no empty bag behind. A run that recorded anything, or
+    a directory that was there before (a resumed run's), is never touched. Returns what went."""
+    records = run_dir / "episodes.jsonl"
+    if records.exists() and records.stat().st_size > 0:
+        return []
+    gone = [d for d in made if d.is_dir()]
+    for d in gone:
+        shutil.rmtree(d, ignore_errors=True)
+    return gone
+
+
 @contextlib.contextmanager
 def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str = "run") -> Iterator[list[int]]:
     """Hold the graph's directories and ``domains`` ROS domains, and check no graph is up there.
@@ -188,12 +208,18 @@ class Launcher:
     """Starts the graph; ``wait()`` supervises it. Use as a context manager to always stop it."""
 
     def __init__(
-        self, graph: Graph, env: dict[str, str] | None = None, out: IO[str] | None = None, tag: str = ""
+        self,
+        graph: Graph,
+        env: dict[str, str] | None = None,
+        out: IO[str] | None = None,
+        tag: str = "",
+        console: Console | None = None,
     ) -> None:
         self.graph = graph
         self.tag = f"{tag} " if tag else ""
-        self.env = env or graph_env()
-        self.out = out or sys.stdout
+        self.env = {FORMAT_ENV: NODE_FORMAT, **(env or graph_env())}  # the user's own format wins
+        self._own_console = console is None
+        self.console = console or Console(out or sys.stdout)
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self._threads: list[threading.Thread] = []
         self._exits: queue.Queue[tuple[str, int]] = queue.Queue()
@@ -215,8 +241,7 @@ class Launcher:
     def _print(self, text: str) -> None:
         with self._out_lock:
             self._lines.append(text)
-            self.out.write(text)
-            self.out.flush()
+        self.console.write(text)
 
     def _ask_stacks(self) -> None:
         """With $ALPHA_MATRIX_FAILURE_DIR set: every node still up prints its thread stacks now
@@ -281,9 +306,13 @@ class Launcher:
 
     def _forward(self, name: str, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
+        job = self.graph.node(name).role == "job"
         for line in proc.stdout:
-            text = f"[{self.tag}{name}] {line}"
-            self._print(text if text.endswith("\n") else text + "\n")
+            if (text := clean(line)) is None:
+                continue
+            self._print(f"[{self.tag}{name}] {text}\n")
+            if job and (kn := progress(text)):
+                self.console.advance(f"{self.tag}{name}", *kn)
 
     def _watch(self, name: str, proc: subprocess.Popen[str]) -> None:
         self._exits.put((name, proc.wait()))
@@ -345,6 +374,8 @@ class Launcher:
     def close(self) -> None:
         self.stop()
         self._tmp.cleanup()
+        if self._own_console:
+            self.console.close()
 
 
 def run_graph(graph: Graph, env: dict[str, str] | None = None) -> int:
@@ -357,7 +388,8 @@ def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
 
     Returns 0 when every graph's jobs finished; the first failure stops them all.
     """
-    launchers = [Launcher(g, env, tag=tag) for g, env, tag in runs]
+    console = Console(sys.stdout)
+    launchers = [Launcher(g, env, tag=tag, console=console) for g, env, tag in runs]
     codes: queue.Queue[int] = queue.Queue()
 
     def _term(_sig: int, _frame: object) -> None:
@@ -378,9 +410,10 @@ def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
                     launcher.stop()
         return worst
     except KeyboardInterrupt:
-        sys.stdout.write("alpha-matrix: interrupted; stopping the graph\n")
+        console.write("alpha-matrix: interrupted; stopping the graph\n")
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
         for launcher in launchers:
             launcher.close()
+        console.close()

@@ -163,7 +163,9 @@ def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> N
     params.write_text(params.read_text().replace("reaction_latency_steps: 24", "reaction_latency_steps: 96"))
     policy = cfg / "alerts.yaml"
     policy.write_text(policy.read_text().replace("battery_critical: stop", "battery_critical: warn"))
-    ok = run_cli(["--config", str(cfg), "audit", str(bag), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120)
+    ok = run_cli(
+        ["audit", str(bag), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120
+    )  # no --config: refused
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "1/1 episodes match" in ok.stdout
     assert "context from the bag: alert_guard L=48, policy alerts.yaml sha256 " in ok.stdout

@@ -31,7 +31,7 @@ def test_a_run_against_an_external_driver(tmp_path: Path) -> None:
     full = resolve_graph(CONFIG)
     driver = resolve_graph(CONFIG, exclude=tuple(n.name for n in full.nodes if n.name != "sim_bridge"))
     with Launcher(driver, graph_env(domain), out=(log := Captured())):
-        wait_until(lambda: log.has("[sim_bridge]: ready:"), 60, "the driver to be up")
+        wait_until(lambda: log.has("[sim_bridge] ready:"), 60, "the driver to be up")
         ext = run_cli(args, tmp_path, timeout=300)
     assert ext.returncode == 0 and "success: 2/2" in ext.stdout, ext.stdout[-3000:] + ext.stderr[-3000:]
     assert "[sim_bridge]" not in ext.stdout  # not started by the run

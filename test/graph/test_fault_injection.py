@@ -195,7 +195,7 @@ MATRIX_NODES = ["sim_bridge", "safety_monitor", "chaos", "oracle", "executive", 
 def test_kill_9_of_each_matrix_node_then_resume_audits_clean_with_the_interrupted_attempts(tmp_path):
     args = ["run", "--arms", "oracle,oracle-text", "--episodes", "6", "--fault", "F1+F2", "--intensity", "0.5"]
     args += ["--run-id", "k9"]
-    out = _kill_each_then_resume(tmp_path, args, MATRIX_NODES, "]: [1/")
+    out = _kill_each_then_resume(tmp_path, args, MATRIX_NODES, "[episode_runner] [1/")
     assert "success: " in out
     records = (tmp_path / "runs" / "k9" / "episodes.jsonl").read_text().splitlines()
     assert len(records) == len(set(records)) == 12  # every episode once, none lost, none twice

@@ -6,7 +6,7 @@ import pytest
 from alpha_matrix.cli import main as cli_main
 from alpha_matrix.core.errors import ConfigError, GraphError
 from alpha_matrix.core.graph import resolve_graph
-from alpha_matrix.launcher import node_command
+from alpha_matrix.launcher import discard_unrecorded, node_command, unmade_dirs
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
@@ -179,3 +179,54 @@ def test_an_external_node_is_in_the_graph_and_its_hash_but_never_started(cfg):
     assert graph.config_hash != resolve_graph(cfg).config_hash  # a run against your driver is another run
     with pytest.raises(ConfigError, match="--external sim_brige: no node of that name"):
         resolve_graph(cfg, external=("sim_brige",))
+
+
+def test_graph_is_the_dry_run_of_run_with_the_same_options(capsys):
+    assert cli_main(["graph", "--episodes", "3", "--arms", "oracle,oracle-text", "--run-id", "dry"]) == 0
+    out = capsys.readouterr().out
+    assert "run id: dry" in out and "episodes: 3" in out and "arms: ['oracle', 'oracle-text']" in out
+    assert cli_main(["graph", "--workers", "2", "--run-id", "dry"]) == 0
+    out = capsys.readouterr().out
+    assert "worker 1 of 2: run id: dry" in out and "run_id: 'dry/worker-1'" in out
+    assert cli_main(["graph", "--fault", "F9"]) == 2
+    assert "unknown fault 'F9'" in capsys.readouterr().err
+
+
+def test_config_and_set_after_the_command_are_the_same_as_before_it(cfg, capsys):
+    assert cli_main(["--config", str(cfg), "--set", "episode_runner.episodes=7", "graph"]) == 0
+    before = capsys.readouterr().out
+    assert cli_main(["graph", "--config", str(cfg), "--set", "episode_runner.episodes=7"]) == 0
+    assert capsys.readouterr().out == before and "episodes: 7" in before
+    with pytest.raises(SystemExit):
+        cli_main(["run", "--help"])
+    shown = capsys.readouterr().out
+    assert "--config DIR" in shown and "--set NODE.PARAM=VALUE" in shown
+
+
+def test_a_failed_run_that_recorded_nothing_leaves_no_directories(tmp_path):
+    graph = resolve_graph(
+        None, {"episode_runner": {"runs_dir": str(tmp_path / "runs")}, "recorder": {"bags_dir": str(tmp_path / "bags")}}
+    )
+    made = unmade_dirs(graph)
+    assert {p.parent.name for p in made} == {"runs", "bags"}
+    for d in made:  # what the failed graph wrote before it failed: a bag, a manifest
+        d.mkdir(parents=True)
+        (d / "something").write_text("x")
+    assert discard_unrecorded(made, tmp_path / "runs" / graph.run_id) == made
+    assert not any(d.exists() for d in made)
+
+
+def test_a_run_that_recorded_anything_or_was_there_before_is_kept(tmp_path):
+    graph = resolve_graph(
+        None, {"episode_runner": {"runs_dir": str(tmp_path / "runs")}, "recorder": {"bags_dir": str(tmp_path / "bags")}}
+    )
+    made = unmade_dirs(graph)
+    for d in made:
+        d.mkdir(parents=True)
+    run_dir = tmp_path / "runs" / graph.run_id
+    (run_dir / "episodes.jsonl").write_text('{"episode_id": "x"}\n')
+    assert discard_unrecorded(made, run_dir) == []
+    assert all(d.exists() for d in made)
+    (run_dir / "episodes.jsonl").write_text("")  # a resumed run's directories are not "made" by it
+    assert unmade_dirs(graph) == [] and discard_unrecorded(unmade_dirs(graph), run_dir) == []
+    assert all(d.exists() for d in made)

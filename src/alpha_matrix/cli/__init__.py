@@ -3,7 +3,7 @@
   alpha-matrix run        start the graph, run a batch of episodes (or the matrix), print the summary
   alpha-matrix suite S    run a safety suite (confidence | alerts | proximity) through its graph
   alpha-matrix launch     start the graph and keep it up (Ctrl-C stops it)
-  alpha-matrix graph      print the resolved graph (nodes, parameters, command lines)
+  alpha-matrix graph      print the graph run would start with the same options (a dry run)
   alpha-matrix audit      replay a bag through the core evaluation and compare every verdict
   alpha-matrix report     write the report from a run directory's records
   alpha-matrix compare    pair two agents' suite runs decision by decision (McNemar, Wilson)
@@ -36,29 +36,59 @@ COMMANDS = (run, suite, launch, audit, report, compare, check_driver, runs, bag)
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alpha-matrix", description=__doc__.split("\n\n")[0])
     add_version(parser)
-    parser.add_argument("--config", type=Path, default=None, help="config directory (default: the package's config/)")
-    parser.add_argument(
-        "--set", action="append", default=[], metavar="NODE.PARAM=VALUE", help="override a node parameter"
-    )
+    # --config and --set before the command (alpha-matrix --config DIR run) or after it (shown in
+    # each command's help); only the commands that build a graph take them.
+    parser.add_argument("--config", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--set", action="append", default=[], help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True)
-    # --set also after the command (alpha-matrix run --set ...), added to any given before it.
     graph_opts = argparse.ArgumentParser(add_help=False)
     graph_opts.add_argument(
-        "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
+        "--config",
+        dest="config_after",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="config directory (default: the package's config/)",
     )
+    graph_opts.add_argument(
+        "--set",
+        dest="set_after",
+        action="append",
+        default=[],
+        metavar="NODE.PARAM=VALUE",
+        help="override a node parameter (repeatable; '/**.PARAM=VALUE' for the whole graph)",
+    )
+    graph_opts.set_defaults(reads_config=True)
     for command in COMMANDS:
         command.register(sub, graph_opts)
+    for command_parser in sub.choices.values():  # the others take the words only to say why they do not apply
+        if not command_parser.get_default("reads_config"):
+            command_parser.add_argument("--config", dest="config_after", type=Path, help=argparse.SUPPRESS)
+            command_parser.add_argument("--set", dest="set_after", action="append", default=[], help=argparse.SUPPRESS)
     return parser
+
+
+def _graph_options(args: argparse.Namespace) -> None:
+    """One --config and --set list, wherever they were given; refused where they cannot apply."""
+    after = getattr(args, "config_after", None)
+    if after is not None and args.config is not None and after != args.config:
+        raise ConfigError(f"--config given twice ({args.config} and {after})")
+    args.config = after or args.config
+    args.set = args.set + getattr(args, "set_after", [])
+    if not getattr(args, "reads_config", False) and (args.config is not None or args.set):
+        raise ConfigError(
+            f"{args.command} reads what was recorded, never the config files: --config and --set do not apply to it"
+        )
+    if args.config is not None and (problem := config_dir_problem(args.config)):
+        raise ConfigError(f"--config {args.config}: {problem}")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    args.set = args.set + getattr(args, "set_after", [])
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
     try:
-        if args.config is not None and (problem := config_dir_problem(args.config)):  # every command
-            raise ConfigError(f"--config {args.config}: {problem}")
+        _graph_options(args)
         return args.func(args)
     except AlphaMatrixError as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)

@@ -1,9 +1,8 @@
-"""alpha-matrix launch | graph: keep the graph up until Ctrl-C; print the resolved graph."""
+"""alpha-matrix launch: keep the graph up until Ctrl-C."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from alpha_matrix.cli.common import check_environment, first_domain, graph_for
@@ -21,18 +20,6 @@ def cmd_launch(args: argparse.Namespace) -> int:
         return run_graph(graph, graph_env(domains[0]))
 
 
-def cmd_graph(args: argparse.Namespace) -> int:
-    from alpha_matrix.launcher import node_command
-
-    graph = graph_for(args)
-    print(f"config hash: {graph.config_hash}")
-    for n in graph.nodes:
-        print(f"\n{n.name} ({n.role}): {' '.join(node_command(n, Path('<params.yaml>')))}")
-        for k, v in n.parameters.items():
-            print(f"  {k}: {v!r}")
-    return 0
-
-
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     launch = sub.add_parser("launch", parents=[graph_opts], help="start the graph and keep it up until Ctrl-C")
     launch.add_argument("--exclude", action="append", default=[], metavar="NODE", help="leave a node out")
@@ -40,6 +27,3 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
     )
     launch.set_defaults(func=cmd_launch)
-
-    graph = sub.add_parser("graph", parents=[graph_opts], help="print the resolved graph")
-    graph.set_defaults(func=cmd_graph)

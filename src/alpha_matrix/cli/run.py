@@ -7,17 +7,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for
+from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for, said_gone
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.core.records import RunStore
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def planned_graphs(args: argparse.Namespace) -> tuple[Graph, list[Graph]]:
+    """The run's graph and the graph(s) `run` starts with these options: that one, or one per
+    worker (its own shard and bag; the run's graph names the run directory and the bag folder)."""
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.names import worker_bag_name
-    from alpha_matrix.launcher import graph_env, guarded, run_graphs
 
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
@@ -28,15 +30,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("--workers must be at least 1")
     graph = graph_for(args, overrides, exclude=exclude)
     parse_arms(list(graph.node("episode_runner").parameters["arms"]), set(ARMS))
+    if args.workers == 1:
+        return graph, [graph]
+    graphs = []  # one graph per worker, each on its own domain and with its own bag, one shared run directory
+    for w in range(args.workers):
+        shard = {**runner, "run_id": graph.run_id, "shard_count": args.workers, "shard_index": w}
+        recorder = {**overrides.get("recorder", {}), "run_id": worker_bag_name(graph.run_id, w)}
+        extra = {**overrides, "episode_runner": shard, "recorder": recorder}
+        graphs.append(graph_for(args, extra, exclude=exclude))
+    return graph, graphs
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graphs, unmade_dirs
+
+    graph, graphs = planned_graphs(args)
     check_environment()
-    graphs = [graph]
-    if args.workers > 1:  # one graph per worker, each on its own domain and with its own bag, one shared run directory
-        graphs = []
-        for w in range(args.workers):
-            shard = {**runner, "run_id": graph.run_id, "shard_count": args.workers, "shard_index": w}
-            recorder = {**overrides.get("recorder", {}), "run_id": worker_bag_name(graph.run_id, w)}
-            extra = {**overrides, "episode_runner": shard, "recorder": recorder}
-            graphs.append(graph_for(args, extra, exclude=exclude))
+    run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
+    made = unmade_dirs(graph)
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
     # bags/<id>, or a domain, or while a graph is already up on one of our domains.
     with guarded(graph, args.workers, first_domain(args)) as domains:
@@ -46,12 +57,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             runs = [(g, graph_env(d), f"w{w}") for w, (g, d) in enumerate(zip(graphs, domains, strict=True))]
             print(f"workers on ROS domains {', '.join(map(str, domains))}", file=sys.stderr, flush=True)
         code = run_graphs(runs)
-        if code == 0:
+        if code != 0:
+            said_gone(discard_unrecorded(made, run_dir))
+        else:
             from alpha_matrix.core.matrix.report import write_report
             from alpha_matrix.core.matrix.summary import summarize
 
-            runner_params = graph.node("episode_runner").parameters
-            run_dir = Path(runner_params["runs_dir"]) / graph.run_id
             if args.workers > 1:
                 print(
                     f"\nrun {graph.run_id} ({args.workers} workers)\n" + summarize(RunStore.read_only(run_dir).values())
@@ -60,10 +71,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_graph(args: argparse.Namespace) -> int:
+    """What `run` with the same options would start, and nothing started."""
+    from alpha_matrix.launcher import node_command
+
+    _run_graph, graphs = planned_graphs(args)
+    for w, graph in enumerate(graphs):
+        head = f"worker {w} of {len(graphs)}: " if len(graphs) > 1 else ""
+        print(f"{head}run id: {graph.run_id}\nconfig hash: {graph.config_hash}")
+        for n in graph.nodes:
+            how = "external: not started here" if n.external else " ".join(node_command(n, Path("<params.yaml>")))
+            print(f"\n{n.name} ({n.role}): {how}")
+            for k, v in n.parameters.items():
+                print(f"  {k}: {v!r}")
+        print()
+    return 0
+
+
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     run = sub.add_parser(
         "run", parents=[graph_opts], help="run a batch of episodes through the graph and print the summary"
     )
+    add_run_arguments(run)
+    run.set_defaults(func=cmd_run)
+    graph = sub.add_parser(
+        "graph", parents=[graph_opts], help="print the graph `run` would start with the same options (a dry run)"
+    )
+    add_run_arguments(graph)
+    graph.set_defaults(func=cmd_graph)
+
+
+def add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--episodes", type=int, default=None, help="number of episodes (default from params.yaml)")
     run.add_argument("--first", type=int, default=None, help="index of the first episode")
     run.add_argument("--seed", type=int, default=None, help="master seed (default 42)")
@@ -105,4 +143,3 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101)"
     )
-    run.set_defaults(func=cmd_run)

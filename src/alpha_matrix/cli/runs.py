@@ -31,9 +31,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
+def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "runs", help="list the runs: id, start, kind, arms or agent, n, success, model, last audit (read-only)"
+        "runs",
+        parents=[graph_opts],
+        help="list the runs: id, start, kind, arms or agent, n, success, model, last audit (read-only)",
     )
     p.add_argument("--runs-dir", default=None, help="where run directories are (default: where `run` writes, runs/)")
     p.add_argument("--json", action="store_true", help="one JSON object per run and line, for scripts")

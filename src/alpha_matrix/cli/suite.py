@@ -24,6 +24,7 @@ from alpha_matrix.cli.common import (
     external_nodes,
     first_domain,
     parse_sets,
+    said_gone,
 )
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
@@ -252,7 +253,7 @@ def _study(args: argparse.Namespace, specs: list[str]) -> int:
 def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     from alpha_matrix.core.suites.records import SuiteStore
     from alpha_matrix.core.suites.report import summarize_records, write_report
-    from alpha_matrix.launcher import graph_env, guarded, run_graph
+    from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graph, unmade_dirs
 
     graph, run_dir = suite_graph(args)
     check_environment()
@@ -262,9 +263,11 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 1, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
+    made = unmade_dirs(graph)
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
+            said_gone(discard_unrecorded(made, run_dir))
             return code, run_dir
         summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
         print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
@@ -273,8 +276,10 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     return 0, run_dir
 
 
-def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("suite", help="run a safety suite (confidence | alerts | proximity) through the ROS graph")
+def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "suite", parents=[graph_opts], help="run a safety suite (confidence | alerts | proximity) through the ROS graph"
+    )
     p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
     p.add_argument(
@@ -307,8 +312,5 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
-    )
-    p.add_argument(
-        "--set", dest="set_after", action="append", default=[], metavar="NODE.PARAM=VALUE", help=argparse.SUPPRESS
     )
     p.set_defaults(func=cmd_suite)

@@ -131,7 +131,7 @@ class SuiteRunner(Node):
         if held:
             raise AlphaMatrixError(
                 f"{len(held)} scenario(s) not recorded after infrastructure aborts ({', '.join(held[:5])}"
-                f"{', ...' if len(held) > 5 else ''}): run the same command again to re-run them"
+                f"{f' and {len(held) - 5} more' if len(held) > 5 else ''}): run the same command again to re-run them"
             )
 
     def _delivered(self) -> None:

@@ -274,11 +274,16 @@ def test_an_old_bag_without_a_run_id_falls_back_to_its_folder_name(
     assert "guessed 'old' from its folder name" in capsys.readouterr().out
 
 
+AUDIT_TAKES_NO_CONFIG = "audit reads what was recorded, never the config files: --config and --set do not apply to it"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["audit", "bags/nonexistent"], "bags/nonexistent: no such bag"),
-        (["--config", "/does/not/exist", "audit", "bags/nonexistent"], "--config /does/not/exist: no such directory"),
+        (["--config", "/does/not/exist", "audit", "bags/nonexistent"], AUDIT_TAKES_NO_CONFIG),
+        (["audit", "bags/r", "--set", "sim_bridge.x=1"], AUDIT_TAKES_NO_CONFIG),
+        (["run", "--config", "/does/not/exist"], "--config /does/not/exist: no such directory"),
         (["--config", "/does/not/exist", "graph"], "--config /does/not/exist: no such directory"),
         (["audit", "bags/r", "--run-dir", "nowhere"], "nowhere: no such run directory (--run-dir)"),
     ],

@@ -12,6 +12,7 @@ from alpha_matrix.core.matrix.stats import (
     physical,
     wilson,
 )
+from alpha_matrix.core.matrix.summary import SHOWN_FAILURES, summarize
 from alpha_matrix.core.records import CellRecord, EpisodeRecord, OutcomeRecord, Provenance, Timing
 
 
@@ -115,3 +116,11 @@ def test_cell_table_counts_plain_runs_as_control():
     ]
     assert rows[0].rate == 0.5 and (rows[0].lo, rows[0].hi) == wilson(1, 2)
     assert [(r.arm, r.n, r.successes) for r in arm_table(records)] == [("a", 3, 2), ("b", 1, 1)]
+
+
+def test_summary_counts_the_failures_it_does_not_name():
+    text = summarize([rec("oracle", i, success=i % 2 == 0) for i in range(30)])  # 15 failed
+    assert text.count("  failed oracle-") == SHOWN_FAILURES
+    assert f"... and {15 - SHOWN_FAILURES} more failed" in text
+    short = summarize([rec("oracle", i, success=i != 3) for i in range(5)])
+    assert "failed oracle-0003" in short and "more failed" not in short

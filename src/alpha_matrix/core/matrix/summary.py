@@ -8,6 +8,8 @@ from collections.abc import Iterable
 
 from alpha_matrix.core.records import EpisodeRecord
 
+SHOWN_FAILURES = 10  # failed episodes listed by name; the rest are counted
+
 
 def summarize(records: Iterable[EpisodeRecord]) -> str:
     recs = list(records)
@@ -32,6 +34,8 @@ def summarize(records: Iterable[EpisodeRecord]) -> str:
     walls = [r.timing.wall_s for r in recs]
     lines.append(f"wall time per episode: median {statistics.median(walls):.3f} s")
     failed = [r for r in recs if not r.outcome.success]
-    for r in failed[:10]:
+    for r in failed[:SHOWN_FAILURES]:
         lines.append(f"  failed {r.episode_id} (seed {r.seed}): {r.abort_reason or r.outcome.reason}")
+    if len(failed) > SHOWN_FAILURES:
+        lines.append(f"  ... and {len(failed) - SHOWN_FAILURES} more failed (every one: report.md, or episodes.jsonl)")
     return "\n".join(lines)
