@@ -80,6 +80,16 @@ def test_ancestors_include_the_parent():
     assert os.getppid() in ancestors()
 
 
+def test_ancestors_reach_past_the_parent():
+    """A grandchild (e.g. alpha-matrix started by a shell a test started) sees the test process."""
+    import subprocess
+    import sys
+
+    code = "from alpha_matrix.core.runlock import ancestors; print(sorted(ancestors()))"
+    out = subprocess.run(["bash", "-c", f"{sys.executable} -c '{code}'; true"], capture_output=True, text=True)
+    assert str(os.getpid()) in out.stdout.strip("[]\n").split(", "), out.stdout + out.stderr
+
+
 def test_a_discarded_lock_removes_the_directories_it_made(tmp_path):
     (tmp_path / "runs").mkdir()
     lock = lock_dirs([tmp_path / "runs" / "t", tmp_path / "bags" / "t"])

@@ -60,7 +60,14 @@ def graph_for(
     for node in planners:
         chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
         args._auto_backend = chosen
-        print(f"{node.name}: backend auto -> {chosen}", file=sys.stderr, flush=True)
+        why = ""
+        if chosen == "llamacpp":  # the weak embedded model: say so where the user looks, with the way out
+            host = node.parameters.get("ollama_host") or os.environ.get("OLLAMA_HOST") or "127.0.0.1:11434"
+            why = (
+                f" (no Ollama daemon answered at {host}: the embedded 270M model plans, a test of the path, "
+                "not of planning; your own model: --llm-backend ollama --arms llm:<model>, README 'Recipes')"
+            )
+        print(f"{node.name}: backend auto -> {chosen}{why}", file=sys.stderr, flush=True)
         overrides.setdefault(node.name, {})["backend"] = chosen
     return resolve_graph(args.config, overrides, exclude=exclude, external=external)
 

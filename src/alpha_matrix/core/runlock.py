@@ -33,12 +33,14 @@ def ancestors(pid: int | None = None) -> set[int]:
     """The pids above ``pid`` (default: this process) up to init, from /proc."""
     out: set[int] = set()
     pid = os.getpid() if pid is None else pid
-    while pid > 1 and pid not in out:
+    while pid > 1:
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             break
         pid = int(stat.rsplit(")", 1)[1].split()[1])  # the name in () may hold spaces
+        if pid in out:  # a cycle cannot happen in /proc, but never loop on a bad read
+            break
         out.add(pid)
     return out
 
