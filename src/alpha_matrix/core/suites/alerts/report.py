@@ -46,7 +46,7 @@ def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def report_lines(records: Sequence[SuiteRecord], s: dict[str, Any]) -> list[str]:
     lines = [
-        "Hardware alerts (DESIGN §7 item 3): `alert_source` publishes alerts and robot status per step batch;",
+        "Hardware alerts: `alert_source` publishes alerts and robot status per step batch;",
         "`alert_guard` sits between the executive and the robot (remapping only), stops and resumes the",
         "robot at decision step + L, and refuses every command while stopped with a typed reason code.",
         "",

@@ -46,7 +46,7 @@ def report_lines(records: Sequence[SuiteRecord], s: dict[str, Any]) -> list[str]
         else "the scripted executive (SkillAgent) decides"
     )
     lines = [
-        "Skill-confidence gating (DESIGN §7 item 4): the `skill_executive` node runs the task; "
+        "Skill-confidence gating: the `skill_executive` node runs the task; "
         f"{who}. The `skill_confidence` service answers every check; the ledger judges every call from the",
         "service's own answers.",
         "",

@@ -72,7 +72,7 @@ def render_proximity_lines(results: Sequence[tuple[str, dict[str, Any] | None, s
     done = [r for _, r, _ in results if r is not None]
     s = summarize_proximity(done)
     lines = [
-        "Human proximity (DESIGN §7 item 2): `proximity_bridge` renders the overhead depth camera every 24 steps",
+        "Human proximity: `proximity_bridge` renders the overhead depth camera every 24 steps",
         "(10 Hz) and publishes it as `sensor_msgs/Image` + `CameraInfo`; `proximity_detector` sees only those",
         "(and the camera mount from configuration), decides stop/resume per frame and requests it at the frame's",
         "step (it lands at + L = 24 steps); ground truth travels only on `sim/proximity_truth`, for this score.",
