@@ -22,6 +22,7 @@ from rclpy.node import Node
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
+from alpha_matrix.core.matrix.cells import model_arm
 from alpha_matrix.core.planning.llm import LLMError
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend, load_template
 from alpha_matrix.core.planning.provenance import reply_to_msg_fields
@@ -39,22 +40,23 @@ class LLMPlannerNode(Node):
         p = self.params = declare_params(self, LLMPlannerParams)
         prompt = Path(p.prompt) if Path(p.prompt).is_absolute() else default_config_dir() / p.prompt
         self.template = load_template(prompt, p.prompt_sha256)
-        self.backend = concrete_backend(p)
+        self.backend_name = concrete_backend(p)
         self.planners: dict[str, LLMPlanner] = {}  # by requested model ("": the configured one)
-        if self.backend in LOCAL:
+        if self.backend_name in LOCAL:
             self._planner("")
         self.reply_pub = self.create_publisher(PlannerReply, "llm/replies", EVENTS)
         self.create_service(GetPlanText, "llm/get_plan_text", self._on_plan_text)
 
     def _planner(self, model: str) -> LLMPlanner:
         """The planner of ``model`` ("": the configured one), its backend built and checked once."""
-        if self.backend == "replay" and "" in self.planners:
-            return self.planners[""]
+        if self.backend_name == "replay":  # one recording serves every arm (loaded at start)
+            model = ""
         if model not in self.planners:
-            backend = build_backend(self.params, model, self.backend)
+            backend = build_backend(self.params, model, self.backend_name)
             described = getattr(backend, "model", "") or f"{len(backend)} recorded replies"
-            arm = f"llm:{model}" if model else "llm"
-            self.get_logger().info(f"arm {arm}: backend {backend.name}, {described} (prompt {self.template.version})")
+            self.get_logger().info(
+                f"arm {model_arm(model)}: backend {backend.name}, {described} (prompt {self.template.version})"
+            )
             self.planners[model] = LLMPlanner(backend, self.template, self.params.retries)
         return self.planners[model]
 
@@ -63,7 +65,7 @@ class LLMPlannerNode(Node):
         try:
             planner = self._planner(req.model)
         except (LLMError, ConfigError) as err:  # not served: the run stops (at its start-up probe)
-            self.get_logger().error(f"arm {f'llm:{req.model}' if req.model else 'llm'}: {err}")
+            self.get_logger().error(f"arm {model_arm(req.model)}: {err}")
             res.success, res.unavailable, res.message = False, True, str(err)
             return res
         if not req.episode_id:  # a start-up probe: the model is served; nothing to plan

@@ -16,7 +16,7 @@ from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.matrix.cells import TEXT_REPLIES, TEXT_SERVICES, arm_family, arm_model, is_text_arm
+from alpha_matrix.core.matrix.cells import TEXT_REPLIES, TEXT_SERVICES, arm_family, arm_model, is_text_arm, model_arm
 from alpha_matrix.core.matrix.episode import Planned
 from alpha_matrix.core.planning.guards import parse_plan_text
 from alpha_matrix.core.planning.plan import PlanError
@@ -56,7 +56,7 @@ class PlannerLink:
     def check_probe(request: Any, reply: Any) -> None:
         """A probe's reply: a planner that cannot serve the probed model stops the run now."""
         if isinstance(request, GetPlanText.Request) and reply.unavailable:
-            raise AlphaMatrixError(f"arm {'llm:' + request.model if request.model else 'llm'}: {reply.message}")
+            raise AlphaMatrixError(f"arm {model_arm(request.model)}: {reply.message}")
 
     def plan(self, arm: str, request: GetPlan.Request) -> Planned:
         if not is_text_arm(arm):

@@ -11,6 +11,7 @@ from alpha_matrix.core.matrix.cells import (
     episode_seed,
     is_text_arm,
     matrix_cells,
+    model_arm,
     parse_arms,
     parse_cell_fault,
     shard,
@@ -65,6 +66,7 @@ def test_parse_arms():
     assert [arm_family(a) for a in many] == ["oracle", "llm", "llm", "llm", "llm"]
     assert [arm_model(a) for a in many] == ["", "", "llama3.1", "qwen2.5:7b", "library/mistral"]
     assert [is_text_arm(a) for a in many] == [False, True, True, True, True]
+    assert [model_arm(arm_model(a)) for a in many[1:]] == many[1:]  # the arm a planner's model names
     for names, match in [
         (["oracle", "gpt"], "unknown arm 'gpt' \\(known: llm, oracle, oracle-text, llm:<model>\\)"),
         (["oracle", "oracle"], "given twice"),

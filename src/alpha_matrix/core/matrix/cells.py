@@ -128,6 +128,11 @@ def arm_model(arm: str) -> str:
     return arm.partition(":")[2]
 
 
+def model_arm(model: str) -> str:
+    """The arm that asks the llm planner for ``model`` ("": the configured one): ``llm:<model>``."""
+    return f"llm:{model}" if model else "llm"
+
+
 def is_text_arm(arm: str) -> bool:
     return arm_family(arm) in TEXT_ARMS
 
