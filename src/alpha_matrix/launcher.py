@@ -25,6 +25,7 @@ from typing import IO
 import yaml
 
 from alpha_matrix.console import FORMAT_ENV, NODE_FORMAT, Console, clean, progress
+from alpha_matrix.core.bag import holds_steps
 from alpha_matrix.core.domains import DomainLease, allocate, release
 from alpha_matrix.core.errors import GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
@@ -125,13 +126,14 @@ def unmade_dirs(graph: Graph) -> list[Path]:
 
 
 def discard_unrecorded(made: Iterable[Path], run_dir: Path) -> list[Path]:
-    """After a failed run: the directories it made, removed when it recorded nothing (no record in
-    ``run_dir``), so a failed start leaves no empty bag behind. A run that recorded anything, or
-    a directory that was there before (a resumed run's), is never touched. Returns what went."""
+    """After a failed run: the directories it made, removed when they hold nothing to keep (no
+    record in ``run_dir`` and no robot step in a bag: a failed start), so a failed start leaves no
+    empty bag behind. A bag of steps is evidence (an audit names what happened) and stays; so does
+    a directory that was there before (a resumed run's). Returns what was removed."""
     records = run_dir / "episodes.jsonl"
-    if records.exists() and records.stat().st_size > 0:
-        return []
     gone = [d for d in made if d.is_dir()]
+    if (records.exists() and records.stat().st_size > 0) or any(holds_steps(d) for d in gone):
+        return []
     for d in gone:
         shutil.rmtree(d, ignore_errors=True)
     return gone

@@ -2,6 +2,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from alpha_matrix.cli import main as cli_main
 from alpha_matrix.core.errors import ConfigError, GraphError
@@ -227,6 +228,17 @@ def test_a_run_that_recorded_anything_or_was_there_before_is_kept(tmp_path):
     (run_dir / "episodes.jsonl").write_text('{"episode_id": "x"}\n')
     assert discard_unrecorded(made, run_dir) == []
     assert all(d.exists() for d in made)
-    (run_dir / "episodes.jsonl").write_text("")  # a resumed run's directories are not "made" by it
-    assert unmade_dirs(graph) == [] and discard_unrecorded(unmade_dirs(graph), run_dir) == []
+    (run_dir / "episodes.jsonl").write_text("")
+    bag = tmp_path / "bags" / graph.run_id
+    steps = {"topic_metadata": {"name": "/robot/step_batch"}, "message_count": 3}
+    info = {"relative_file_paths": ["x_0.mcap"], "topics_with_message_count": [steps]}
+    (bag / "metadata.yaml").write_text(yaml.safe_dump({"rosbag2_bagfile_information": info}))
+    assert discard_unrecorded(made, run_dir) == []  # a bag of robot steps is evidence, records or not
+    steps["message_count"] = 0
+    (bag / "metadata.yaml").write_text(yaml.safe_dump({"rosbag2_bagfile_information": info}))
+    (bag / ".split-0001").mkdir()  # a split left open: it may hold steps
+    assert discard_unrecorded(made, run_dir) == []
+    (bag / ".split-0001").rmdir()
+    assert unmade_dirs(graph) == [] and discard_unrecorded(unmade_dirs(graph), run_dir) == []  # resumed: not made
     assert all(d.exists() for d in made)
+    assert discard_unrecorded(made, run_dir) == made  # no record, no step: a failed start, removed

@@ -107,9 +107,9 @@ def first_domain(args: argparse.Namespace) -> int | None:
 
 
 def said_gone(dirs: list[Path]) -> None:
-    """Name the directories a failed run removed because it recorded nothing (never silently)."""
+    """Name the directories a failed run removed because they held nothing (never silently)."""
     if dirs:
         print(
-            f"alpha-matrix: removed {', '.join(map(str, dirs))}: the run recorded nothing (its error is above)",
+            f"alpha-matrix: removed {', '.join(map(str, dirs))}: the run recorded no episode and no robot step (its error is above)",
             file=sys.stderr,
         )

@@ -29,6 +29,7 @@ from rosbags.rosbag2 import Writer
 from rosbags.rosbag2.writer import StoragePlugin
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
+from alpha_matrix.core.attempts import STEP_TOPIC
 from alpha_matrix.core.errors import AlphaMatrixError
 
 INTERFACE_PACKAGE = "alpha_matrix_interfaces"
@@ -263,6 +264,21 @@ def read_bag(bag_dir: Path, bad_splits: list[BadSplit] | None = None) -> Iterato
                 collector.append(BadSplit(path, reason))
             continue
         yield from messages
+
+
+def holds_steps(folder: Path) -> bool:
+    """Whether any bag under ``folder`` recorded a robot step (what every audit starts from), or
+    may have: a split still open or metadata that cannot be read counts as holding steps."""
+    if any(folder.rglob(".split-*")):
+        return True
+    for meta in folder.rglob("metadata.yaml"):
+        try:
+            topics = bag_metadata(meta.parent).get("topics_with_message_count") or []
+            if any(t["topic_metadata"]["name"] == STEP_TOPIC and t["message_count"] > 0 for t in topics):
+                return True
+        except (BagError, KeyError, TypeError):
+            return True
+    return False
 
 
 def unlisted_splits(bag_dir: Path) -> list[Path]:
