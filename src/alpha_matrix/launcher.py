@@ -129,13 +129,20 @@ def discard_unrecorded(made: Iterable[Path], run_dir: Path) -> list[Path]:
     """After a failed run: the directories it made, removed when they hold nothing to keep (no
     record in ``run_dir`` and no robot step in a bag: a failed start), so a failed start leaves no
     empty bag behind. A bag of steps is evidence (an audit names what happened) and stays; so does
-    a directory that was there before (a resumed run's). Returns what was removed."""
+    a directory that was there before (a resumed run's). Names what it removed on stderr (never
+    silently) and returns it."""
     records = run_dir / "episodes.jsonl"
     gone = [d for d in made if d.is_dir()]
     if (records.exists() and records.stat().st_size > 0) or any(holds_steps(d) for d in gone):
         return []
     for d in gone:
         shutil.rmtree(d, ignore_errors=True)
+    if gone:
+        print(
+            f"alpha-matrix: removed {', '.join(map(str, gone))}: the run recorded no episode and no robot step "
+            "(its error is above)",
+            file=sys.stderr,
+        )
     return gone
 
 

@@ -104,12 +104,3 @@ def first_domain(args: argparse.Namespace) -> int | None:
     if args.domain_id is None and getattr(args, "workers", 1) > 1 and not os.environ.get("ROS_DOMAIN_ID", "").strip():
         return None
     return default_domain(args.domain_id)
-
-
-def said_gone(dirs: list[Path]) -> None:
-    """Name the directories a failed run removed because they held nothing (never silently)."""
-    if dirs:
-        print(
-            f"alpha-matrix: removed {', '.join(map(str, dirs))}: the run recorded no episode and no robot step (its error is above)",
-            file=sys.stderr,
-        )

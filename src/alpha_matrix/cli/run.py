@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for, said_gone
+from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
@@ -58,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"workers on ROS domains {', '.join(map(str, domains))}", file=sys.stderr, flush=True)
         code = run_graphs(runs)
         if code != 0:
-            said_gone(discard_unrecorded(made, run_dir))
+            discard_unrecorded(made, run_dir)
         else:
             from alpha_matrix.core.matrix.report import write_report
             from alpha_matrix.core.matrix.summary import summarize

@@ -24,7 +24,6 @@ from alpha_matrix.cli.common import (
     external_nodes,
     first_domain,
     parse_sets,
-    said_gone,
 )
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
@@ -267,7 +266,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
-            said_gone(discard_unrecorded(made, run_dir))
+            discard_unrecorded(made, run_dir)
             return code, run_dir
         summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
         print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")

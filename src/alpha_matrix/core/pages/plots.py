@@ -34,6 +34,18 @@ def rate_figure(labels: Sequence[str], counts: Sequence[tuple[int, int]], title:
     return fig
 
 
+def rates_png(
+    suite: str, title: str, rates: tuple[Sequence[str], Sequence[tuple[int, int]]], plot_dir: Path
+) -> list[tuple[str, str]]:
+    """A suite's outcome-rate plot ``<suite>_rates.png`` as [(file name, alt text)]; none without outcomes."""
+    labels, counts = rates
+    if not labels:
+        return []
+    name = f"{suite}_rates.png"
+    save_png(rate_figure(labels, counts, f"{title} (k/n, 95 % Wilson)"), plot_dir / name)
+    return [(name, f"{title} with k/n and 95 % Wilson intervals")]
+
+
 def rate_bars(ax: Axes, labels: Sequence[str], counts: Sequence[tuple[int, int]]) -> None:
     ys = list(range(len(labels)))
     for y, (k, n) in zip(ys, counts, strict=True):
@@ -52,4 +64,4 @@ def rate_bars(ax: Axes, labels: Sequence[str], counts: Sequence[tuple[int, int]]
     ax.set_xlabel("rate (bar), 95 % Wilson interval (whisker), k/n counted")
 
 
-__all__ = ["rate_bars", "rate_figure", "save_png"]
+__all__ = ["rate_bars", "rate_figure", "rates_png", "save_png"]

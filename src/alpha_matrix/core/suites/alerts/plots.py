@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from alpha_matrix.core.pages.plots import rate_figure, save_png
+from alpha_matrix.core.pages.plots import rates_png, save_png
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_summary_json
 from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
@@ -124,9 +124,7 @@ def write_plots(records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[st
     out: list[tuple[str, str]] = []
     if not done:
         return out
-    labels, counts = _rates([d for _, d in done])
-    save_png(rate_figure(labels, counts, "Alerts: outcomes (k/n, 95 % Wilson)"), plot_dir / "alerts_rates.png")
-    out.append(("alerts_rates.png", "Alerts outcome rates with k/n and 95 % Wilson intervals"))
+    out += rates_png("alerts", "Alerts outcome rates", _rates([d for _, d in done]), plot_dir)
     if _timeline([(name, d, alert_from_result(d)) for name, d in done], plot_dir / "alerts_timeline.png"):
         out.append(("alerts_timeline.png", "Per scenario: alerts, stop windows and commands admitted or refused"))
     return out

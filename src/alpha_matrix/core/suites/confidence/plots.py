@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from alpha_matrix.core.pages.plots import rate_figure, save_png
+from alpha_matrix.core.pages.plots import rates_png, save_png
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
@@ -81,9 +81,7 @@ def write_plots(records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[st
     out: list[tuple[str, str]] = []
     if not done:
         return out
-    labels, counts = _rates([d for _, d in done])
-    save_png(rate_figure(labels, counts, "Confidence: outcomes (k/n, 95 % Wilson)"), plot_dir / "confidence_rates.png")
-    out.append(("confidence_rates.png", "Confidence suite outcome rates with k/n and 95 % Wilson intervals"))
+    out += rates_png("confidence", "Confidence suite outcome rates", _rates([d for _, d in done]), plot_dir)
     if _calls([(name, confidence_from_result(d)) for name, d in done], plot_dir / "confidence_calls.png"):
         out.append(("confidence_calls.png", "Confidence of every skill call per task, and its outcome"))
     return out

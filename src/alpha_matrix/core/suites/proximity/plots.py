@@ -14,7 +14,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from alpha_matrix.core.pages.plots import rate_figure, save_png
+from alpha_matrix.core.pages.plots import rates_png, save_png
 from alpha_matrix.core.suites.proximity.agent_score import agent_summary_json
 from alpha_matrix.core.suites.records import SuiteRecord
 
@@ -93,13 +93,7 @@ def _distances(done: Sequence[dict[str, Any]], path: Path) -> bool:
 def write_plots(records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
     done = [r.result for r in records if r.ok]
     out: list[tuple[str, str]] = []
-    labels, counts = _rates(done)
-    if labels:
-        save_png(
-            rate_figure(labels, counts, "Proximity: outcomes per threshold (k/n, 95 % Wilson)"),
-            plot_dir / "proximity_rates.png",
-        )
-        out.append(("proximity_rates.png", "Proximity outcome rates per threshold with k/n and 95 % Wilson intervals"))
+    out += rates_png("proximity", "Proximity outcome rates per threshold", _rates(done), plot_dir)
     if _distances(done, plot_dir / "proximity_distances.png"):
         out.append(
             ("proximity_distances.png", "True distance at each stop and closest approach while moving vs the threshold")
