@@ -28,6 +28,7 @@ from alpha_matrix.cli import audit, bag, check_driver, compare, launch, report, 
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+from alpha_matrix.orphans import die_with_parent_if_asked
 
 # each: register(subparsers, graph_opts)
 COMMANDS = (run, suite, launch, audit, report, compare, check_driver, runs, bag)
@@ -84,6 +85,7 @@ def _graph_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    die_with_parent_if_asked()
     args = build_parser().parse_args(argv)
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]

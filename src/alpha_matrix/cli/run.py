@@ -46,6 +46,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     graph, graphs = planned_graphs(args)
     check_environment()
+    if args.ray is not None:
+        return _run_on_ray(args, graph)
     run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
     made = unmade_dirs(graph)
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
@@ -68,6 +70,68 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"\nrun {graph.run_id} ({args.workers} workers)\n" + summarize(RunStore.read_only(run_dir).values())
                 )
             print(f"report: {write_report(run_dir)}")
+    return code
+
+
+def rerun_argv(args: argparse.Namespace, drop: set[str]) -> list[str]:
+    """The ``run`` command line that repeats ``args`` as parsed, without the options in ``drop``
+    (from the parser itself, so a new option travels without being listed here)."""
+    from alpha_matrix.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = ["run"]
+    if args.config is not None:
+        out += ["--config", str(Path(args.config).resolve())]
+    for item in args.set:
+        out += ["--set", item]
+    for action in commands.choices["run"]._actions:
+        dest, value = action.dest, getattr(args, action.dest, None)
+        if not action.option_strings or dest in drop | {"help", "config_after", "set_after"}:
+            continue
+        flag = action.option_strings[-1]
+        if isinstance(action, argparse._StoreTrueAction):
+            out += [flag] if value else []
+        elif isinstance(action, argparse._AppendAction):
+            for item in value or ():
+                out += [flag, str(item)]
+        elif value is not None and value != action.default:
+            out += [flag, str(value)]
+    return out
+
+
+def _run_on_ray(args: argparse.Namespace, graph: Graph) -> int:
+    """The run's episodes as ``--workers`` shards, one Ray task each, merged here into one run."""
+    from alpha_matrix.core.matrix.report import write_report
+    from alpha_matrix.core.matrix.summary import summarize
+    from alpha_matrix.core.runlock import lock_dirs
+    from alpha_matrix.launcher import graph_dirs
+    from alpha_matrix.ray_run import run_on_ray
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
+    bags_run_dir = Path(graph.node("recorder").parameters["bags_dir"]) / graph.run_id
+    argv = rerun_argv(args, {"ray", "workers", "domain_id", "runs_dir", "run_id"})
+    lock = lock_dirs(graph_dirs(graph), "run")  # the merge is this run's only writer
+    try:
+        code = run_on_ray(
+            None if args.ray == "auto" else args.ray,
+            argv,
+            graph.run_id,
+            graph.config_hash,
+            args.workers,
+            run_dir,
+            bags_run_dir,
+            say,
+        )
+    finally:
+        lock.release()
+    records = RunStore.read_only(run_dir) if (run_dir / "episodes.jsonl").exists() else {}
+    print(f"\nrun {graph.run_id} ({args.workers} Ray shards)\n" + summarize(records.values()))
+    if records:
+        print(f"report: {write_report(run_dir)}")
     return code
 
 
@@ -141,5 +205,16 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
         help="closed_loop: the block is nudged during the approach and the executive re-observes before the grasp",
     )
     run.add_argument(
-        "--workers", type=int, default=1, help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101)"
+        "--workers",
+        type=int,
+        default=1,
+        help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101); with --ray: the number of shards",
+    )
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help="run the shards as Ray tasks: on the cluster at ADDRESS (host:port), else $RAY_ADDRESS, else a local Ray",
     )

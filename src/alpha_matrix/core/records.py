@@ -210,7 +210,7 @@ def provenance(config_hash: str) -> Provenance:
     )
 
 
-def _parse_records(path: Path, raw: bytes, model: type[R]) -> dict[str, R]:
+def parse_records(path: Path, raw: bytes, model: type[R]) -> dict[str, R]:
     """Complete JSONL lines -> records by episode id (first one wins); a bad line is an error."""
     records: dict[str, R] = {}
     for lineno, line in enumerate(raw.splitlines(), 1):
@@ -288,7 +288,7 @@ class RunStore(Generic[R]):
             with open(self.path, "r+b") as f:
                 f.truncate(end)
             raw = raw[:end]
-        self.records = _parse_records(self.path, raw, self.model)
+        self.records = parse_records(self.path, raw, self.model)
 
     @overload
     @staticmethod
@@ -310,7 +310,7 @@ class RunStore(Generic[R]):
                 raise RecordError(f"{manifest}: not readable JSON") from None
             _check_schema(run_dir, data, version, "read it with the version that wrote it")
         raw = path.read_bytes()
-        return _parse_records(path, raw[: raw.rfind(b"\n") + 1], model)  # a line still being written is not one
+        return parse_records(path, raw[: raw.rfind(b"\n") + 1], model)  # a line still being written is not one
 
     def __contains__(self, episode_id: str) -> bool:
         return episode_id in self.records

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import faulthandler
 import os
 import signal
@@ -17,25 +16,12 @@ from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.graph import DONE_FILE_ENV
+from alpha_matrix.orphans import die_with_parent
 from alpha_matrix.ros.exit_timer import ExitTimer
 from alpha_matrix.ros.spin import spin_until_stopped
 from alpha_matrix.ros.stop import STOP, NodeStopped
 
 TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
-
-
-def die_with_parent() -> None:
-    """Linux: end this node when the process that started it dies, however it dies. An orphaned
-    node would keep serving its ROS domain and silently join the next graph started there."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent is already gone
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def run_node(

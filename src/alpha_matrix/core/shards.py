@@ -1,0 +1,84 @@
+"""Shards of one run computed elsewhere (a Ray task on another machine) merged into the run.
+
+A shard returns what its graph wrote: the run directory's manifest and records, and its bag.
+Merging goes through the same append-only store as a live run, so a record already there is
+never written twice (a retried or repeated shard adds nothing), a shard made with another config
+is refused, and a shard's bag lands beside the others as ``bags/<run id>/worker-<k>`` (a later
+attempt of the same shard as ``worker-<k>.<attempt>``: earlier evidence is never overwritten).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from alpha_matrix.core.errors import RecordError
+from alpha_matrix.core.records import EpisodeRecord, RunStore, parse_records
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """What one shard's graph wrote, as bytes (it travels from the machine that ran it)."""
+
+    index: int
+    manifest: bytes  # the shard's run directory manifest.json
+    records: bytes  # its episodes.jsonl: the records it started with and the ones it added
+    bag_tar: bytes  # its bag directory as an uncompressed tar ("" when it recorded nothing)
+
+
+def run_files(run_dir: Path) -> dict[str, bytes]:
+    """The files a shard needs to resume this run: recorded episodes are skipped there."""
+    return {
+        name: (run_dir / name).read_bytes() for name in ("manifest.json", "episodes.jsonl") if (run_dir / name).exists()
+    }
+
+
+def merge_records(run_dir: Path, config_hash: str, result: ShardResult) -> int:
+    """Append the shard's records that the run lacks; how many were new."""
+    try:
+        theirs = json.loads(result.manifest).get("config_hash")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        raise RecordError(f"shard {result.index}: its manifest.json is not JSON") from None
+    if theirs != config_hash:
+        raise RecordError(
+            f"shard {result.index} ran config {str(theirs)[:12]}, this run is {config_hash[:12]}: not merged"
+        )
+    raw = result.records[: result.records.rfind(b"\n") + 1]
+    found = parse_records(run_dir / f"shard-{result.index}.jsonl", raw, EpisodeRecord)
+    store = RunStore(run_dir, config_hash)
+    return sum(store.append(rec) for _, rec in sorted(found.items()))
+
+
+def bag_dir_for(bags_run_dir: Path, index: int) -> Path:
+    """Where shard ``index``'s bag goes: worker-<k>, or worker-<k>.<n> for its n-th later attempt."""
+    first = bags_run_dir / f"worker-{index}"
+    if not first.exists():
+        return first
+    n = 2
+    while (bags_run_dir / f"worker-{index}.{n}").exists():
+        n += 1
+    return bags_run_dir / f"worker-{index}.{n}"
+
+
+def pack_bag(bag_dir: Path) -> bytes:
+    """A bag directory as tar bytes (files only, names relative to it)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in sorted(p for p in bag_dir.rglob("*") if p.is_file()):
+            tar.add(path, arcname=path.relative_to(bag_dir).as_posix(), recursive=False)
+    return buf.getvalue()
+
+
+def unpack_bag(data: bytes, dest: Path) -> None:
+    """Extract a shard's bag into ``dest`` (made here): plain files only, never outside it."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+        members = tar.getmembers()
+        for m in members:
+            name = PurePosixPath(m.name)
+            if not m.isfile() or name.is_absolute() or ".." in name.parts:
+                raise RecordError(f"shard bag member {m.name!r}: not a plain file inside the bag")
+        dest.mkdir(parents=True)
+        tar.extractall(dest, members=members, filter="data")

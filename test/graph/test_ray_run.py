@@ -1,0 +1,110 @@
+"""``run --ray``: shards as Ray tasks on a two-node Ray cluster on this machine, merged into one run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from alpha_matrix.core.records import RunStore, deterministic_view
+from conftest import next_domain_id, run_cli, wait_until
+
+ray_cluster_utils = pytest.importorskip("ray.cluster_utils")
+
+ARGS = ["run", "--arms", "oracle,oracle-text", "--episodes", "10", "--fault", "F1+F2", "--intensity", "0.5"]
+
+
+def records(cwd: Path) -> dict[str, str]:
+    (run_dir,) = (cwd / "runs").iterdir()
+    lines = (run_dir / "episodes.jsonl").read_text().splitlines()
+    recs = RunStore.read_only(run_dir)
+    assert len(lines) == len(recs)  # no episode twice
+    return {rid: json.dumps(deterministic_view(rec), sort_keys=True) for rid, rec in recs.items()}
+
+
+def shard_processes(index: int) -> list[psutil.Process]:
+    """The command line processes of shard ``index`` (their --set names the shard)."""
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = p.info["cmdline"] or []
+        if "alpha_matrix.cli" in cmd and f"episode_runner.shard_index={index}" in cmd:
+            out.append(p)
+    return out
+
+
+def recorded_by(proc: psutil.Process) -> int:
+    """Records the shard's graph has written so far (its temporary run directory)."""
+    try:
+        cmd = proc.cmdline()
+    except psutil.Error:
+        return 0
+    runs = Path(cmd[cmd.index("--runs-dir") + 1])
+    return sum(len(p.read_text().splitlines()) for p in runs.glob("*/episodes.jsonl"))
+
+
+@pytest.fixture
+def ray_cluster():
+    """Two Ray nodes of one CPU each in this process tree, shut down after the test."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    cluster = ray_cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    try:
+        yield cluster
+    finally:
+        cluster.shutdown()
+
+
+def test_ray_shards_equal_one_worker_and_a_killed_task_is_retried(tmp_path, ray_cluster):
+    one = tmp_path / "one"
+    one.mkdir()
+    r = run_cli(ARGS, one, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    expected = records(one)
+    assert len(expected) == 20
+
+    cwd = tmp_path / "ray"
+    cwd.mkdir()
+    log = tmp_path / "ray.log"
+    from alpha_matrix.launcher import graph_env
+
+    with open(log, "wb") as out:
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "alpha_matrix.cli", *ARGS, "--workers", "2", "--ray", ray_cluster.address],
+            env=graph_env(next_domain_id()),
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        # Kill shard 0's Ray worker once its graph has recorded an episode: Ray retries the task.
+        def shard0_recorded() -> bool:
+            assert driver.poll() is None, log.read_text()[-4000:]
+            return any(recorded_by(p) >= 1 for p in shard_processes(0))
+
+        wait_until(shard0_recorded, 300, "shard 0 recording")
+        (victim,) = shard_processes(0)
+        killed_tree = [victim, *victim.children(recursive=True)]
+        worker = victim.parent()
+        assert worker is not None and "ray" in " ".join(worker.cmdline()).lower()
+        os.kill(worker.pid, signal.SIGKILL)
+        # Nothing of the killed attempt outlives it: its command line and every node of its graph.
+        wait_until(
+            lambda: not any(p.is_running() and p.status() != "zombie" for p in killed_tree), 60, "killed shard gone"
+        )
+        assert driver.wait(timeout=600) == 0, log.read_text()[-4000:]
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    text = log.read_text()
+    assert "2 shard(s)" in text and "shard 0:" in text and "shard 1:" in text
+    assert records(cwd) == expected  # nothing lost, nothing doubled, bit-identical outcomes
+    (bag_dir,) = (cwd / "bags").iterdir()
+    audit = run_cli(["audit", str(bag_dir)], cwd, timeout=300)
+    assert audit.returncode == 0 and "20/20 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
