@@ -45,6 +45,7 @@ ARGUMENTS = {
     "task_variant": "open_loop or closed_loop",
     "llm_backend": "the llm arm's backend: auto, ollama, openai, llamacpp, replay",
     "replay_from": "replay backend: a run directory or a bag of an llm run",
+    "shard": "K/N: only the episode indices i with i mod N == K (one machine's share of a run)",
 }
 
 

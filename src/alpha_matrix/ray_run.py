@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.shards import ShardResult, bag_dir_for, merge_records, pack_bag, run_files, unpack_bag
+from alpha_matrix.core.shards import (
+    ShardResult,
+    bag_dir_for,
+    merge_records,
+    pack_bag,
+    run_files,
+    tar_member,
+    unpack_bag,
+)
 from alpha_matrix.orphans import ENV as DIE_WITH_PARENT
 
 TMP_PREFIX = "alpha-matrix-shard-"  # + <run id>-<k>-: a shard's temporary run and bag directories
@@ -42,6 +50,7 @@ def run_shard(
     argv: Sequence[str], run_id: str, index: int, count: int, files: dict[str, bytes], cwd: str
 ) -> ShardResult:
     """One shard on this machine: the command line with this shard's indices, domain and directories."""
+    from alpha_matrix.core.bag import holds_steps
     from alpha_matrix.core.domains import allocate, release
     from alpha_matrix.core.runlock import Hold, try_hold
 
@@ -60,7 +69,7 @@ def run_shard(
             *argv,
             *("--run-id", run_id, "--runs-dir", str(tmp / "runs"), "--domain-id", str(leases[0].domain_id)),
             *("--set", f"recorder.bags_dir={tmp / 'bags'}"),
-            *("--set", f"episode_runner.shard_count={count}", "--set", f"episode_runner.shard_index={index}"),
+            *("--shard", f"{index}/{count}"),
         ]
         env = {**os.environ, DIE_WITH_PARENT: "1"}
         here = cwd if Path(cwd).is_dir() else str(tmp)
@@ -72,7 +81,7 @@ def run_shard(
             index=index,
             manifest=(run_dir / "manifest.json").read_bytes(),
             records=(run_dir / "episodes.jsonl").read_bytes() if (run_dir / "episodes.jsonl").exists() else b"",
-            bag_tar=pack_bag(bag) if (bag / "metadata.yaml").exists() else b"",
+            bag_tar=pack_bag(bag) if (bag / "metadata.yaml").exists() and holds_steps(bag) else b"",
         )
     finally:
         release(leases)
@@ -151,8 +160,8 @@ def run_on_ray(
             t0 = time.perf_counter()
             added = merge_records(run_dir, config_hash, result)
             where = ""
-            if result.bag_tar:
-                dest = bag_dir_for(bags_run_dir, k)
+            dest = bag_dir_for(bags_run_dir, k, tar_member(result.bag_tar, "metadata.yaml")) if result.bag_tar else None
+            if dest is not None:
                 unpack_bag(result.bag_tar, dest)
                 where = f", bag {dest} ({len(result.bag_tar) / 1e6:.1f} MB)"
             merging += time.perf_counter() - t0

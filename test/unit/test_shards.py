@@ -12,7 +12,15 @@ from alpha_matrix.cli import build_parser
 from alpha_matrix.cli.run import rerun_argv
 from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.records import RunStore
-from alpha_matrix.core.shards import ShardResult, bag_dir_for, merge_records, pack_bag, run_files, unpack_bag
+from alpha_matrix.core.shards import (
+    ShardResult,
+    bag_dir_for,
+    merge_records,
+    pack_bag,
+    run_files,
+    tar_member,
+    unpack_bag,
+)
 
 HASH = "a" * 64
 
@@ -51,11 +59,18 @@ def test_a_later_attempt_of_a_shard_never_overwrites_its_earlier_bag(tmp_path):
     (bag / "sub" / "a.mcap").write_bytes(b"\x00" * 10)
     data = pack_bag(bag)
     run = tmp_path / "bags" / "r"
-    first = bag_dir_for(run, 3)
+    first = bag_dir_for(run, 3, b"x: 1\n")
+    assert first is not None
     unpack_bag(data, first)
-    second = bag_dir_for(run, 3)
+    assert bag_dir_for(run, 3, tar_member(data, "metadata.yaml")) is None  # the same bag again: not copied twice
+    second = bag_dir_for(run, 3, b"x: 2\n")  # a later attempt's bag
+    assert second is not None
     unpack_bag(data, second)
-    assert (first.name, second.name, bag_dir_for(run, 3).name) == ("worker-3", "worker-3.2", "worker-3.3")
+    assert (first.name, second.name, getattr(bag_dir_for(run, 3, b"x: 3\n"), "name", "")) == (
+        "worker-3",
+        "worker-3.2",
+        "worker-3.3",
+    )
     assert (second / "sub" / "a.mcap").read_bytes() == b"\x00" * 10
 
 

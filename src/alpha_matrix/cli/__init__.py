@@ -24,14 +24,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, bag, check_driver, compare, launch, report, run, runs, suite
+from alpha_matrix.cli import audit, bag, check_driver, compare, launch, merge, report, run, runs, suite
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.orphans import die_with_parent_if_asked
 
 # each: register(subparsers, graph_opts)
-COMMANDS = (run, suite, launch, audit, report, compare, check_driver, runs, bag)
+COMMANDS = (run, suite, launch, audit, report, compare, merge, check_driver, runs, bag)
 
 
 def build_parser() -> argparse.ArgumentParser:

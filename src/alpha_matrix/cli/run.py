@@ -28,6 +28,8 @@ def planned_graphs(args: argparse.Namespace) -> tuple[Graph, list[Graph]]:
     runner = overrides.get("episode_runner", {})
     if args.workers < 1:
         raise ConfigError("--workers must be at least 1")
+    if options.shard is not None and (args.workers > 1 or getattr(args, "ray", None) is not None):
+        raise ConfigError("--shard is one share of a run; --workers and --ray split the run themselves")
     graph = graph_for(args, overrides, exclude=exclude)
     parse_arms(list(graph.node("episode_runner").parameters["arms"]), set(ARMS))
     if args.workers == 1:
@@ -209,6 +211,12 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101); with --ray: the number of shards",
+    )
+    run.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only the episode indices i with i mod N == K (one machine's share; `alpha-matrix merge` joins the shares)",
     )
     run.add_argument(
         "--ray",

@@ -19,6 +19,7 @@ from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
 PLAN_WAIT_S = 660.0
+MAX_SHARDS = 64  # of one run: --workers graphs, Ray shards, --shard K/N
 
 
 def reaction_latency() -> Any:
@@ -114,7 +115,7 @@ class EpisodeRunnerParams(NodeParams):
     matrix: bool = Field(False, description="Run the balanced fault matrix (75 cells per arm) instead of `episodes`.")
     chaos: bool = Field(False, description="Configure the chaos node before every episode (it must be in the graph).")
     shard_count: int = Field(
-        1, ge=1, le=64, description="Workers sharing this run (set by alpha-matrix run --workers)."
+        1, ge=1, le=MAX_SHARDS, description="Workers sharing this run (set by alpha-matrix run --workers)."
     )
     shard_index: int = Field(0, ge=0, description="This worker's shard of the episode indices.")
     task_variant: str = Field(

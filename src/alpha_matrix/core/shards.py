@@ -4,7 +4,8 @@ A shard returns what its graph wrote: the run directory's manifest and records, 
 Merging goes through the same append-only store as a live run, so a record already there is
 never written twice (a retried or repeated shard adds nothing), a shard made with another config
 is refused, and a shard's bag lands beside the others as ``bags/<run id>/worker-<k>`` (a later
-attempt of the same shard as ``worker-<k>.<attempt>``: earlier evidence is never overwritten).
+attempt of the same shard as ``worker-<k>.<attempt>``: earlier evidence is never overwritten, and
+the same bag merged again is not copied twice).
 """
 
 from __future__ import annotations
@@ -52,8 +53,31 @@ def merge_records(run_dir: Path, config_hash: str, result: ShardResult) -> int:
     return sum(store.append(rec) for _, rec in sorted(found.items()))
 
 
-def bag_dir_for(bags_run_dir: Path, index: int) -> Path:
-    """Where shard ``index``'s bag goes: worker-<k>, or worker-<k>.<n> for its n-th later attempt."""
+def shard_from_dir(root: Path, index: int) -> tuple[str, ShardResult, Path | None]:
+    """A shard as ``alpha-matrix run --shard K/N`` left it in its working directory ``root``:
+    (run id, its records, its bag directory or None). One run per shard directory."""
+    runs = sorted(p for p in (root / "runs").glob("*") if (p / "manifest.json").exists()) if root.is_dir() else []
+    if len(runs) != 1:
+        found = ", ".join(p.name for p in runs) or "none"
+        raise RecordError(f"{root}: a shard directory holds runs/<one run id>/ (found: {found})")
+    run_dir = runs[0]
+    records = run_dir / "episodes.jsonl"
+    result = ShardResult(
+        index=index,
+        manifest=(run_dir / "manifest.json").read_bytes(),
+        records=records.read_bytes() if records.exists() else b"",
+        bag_tar=b"",
+    )
+    bag = root / "bags" / run_dir.name
+    return run_dir.name, result, bag if (bag / "metadata.yaml").exists() else None
+
+
+def bag_dir_for(bags_run_dir: Path, index: int, metadata: bytes) -> Path | None:
+    """Where shard ``index``'s bag goes: worker-<k>, or worker-<k>.<n> for its n-th later attempt;
+    None when this very bag (the same metadata.yaml) is there already: a repeated merge adds nothing."""
+    mine = sorted(bags_run_dir.glob(f"worker-{index}")) + sorted(bags_run_dir.glob(f"worker-{index}.*"))
+    if any((d / "metadata.yaml").is_file() and (d / "metadata.yaml").read_bytes() == metadata for d in mine):
+        return None
     first = bags_run_dir / f"worker-{index}"
     if not first.exists():
         return first
@@ -61,6 +85,16 @@ def bag_dir_for(bags_run_dir: Path, index: int) -> Path:
     while (bags_run_dir / f"worker-{index}.{n}").exists():
         n += 1
     return bags_run_dir / f"worker-{index}.{n}"
+
+
+def tar_member(data: bytes, name: str) -> bytes:
+    """One file of a packed bag (its metadata.yaml), or b"" when absent."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+        try:
+            f = tar.extractfile(name)
+        except KeyError:
+            return b""
+        return f.read() if f is not None else b""
 
 
 def pack_bag(bag_dir: Path) -> bytes:

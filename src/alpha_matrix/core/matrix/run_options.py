@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from alpha_matrix.core.config import MAX_SHARDS
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import parse_cell_fault, validate_intensity
 from alpha_matrix.core.names import check_run_id
@@ -31,6 +32,7 @@ class RunOptions(BaseModel):
     task_variant: Literal["open_loop", "closed_loop"] | None = None
     llm_backend: Literal["auto", "ollama", "openai", "llamacpp", "replay"] | None = None
     replay_from: str | None = None
+    shard: str | None = Field(None, pattern=r"^[0-9]{1,2}/[0-9]{1,2}$")  # "K/N": episode indices i with i mod N == K
 
     @classmethod
     def parse(cls, values: dict[str, Any], style: Literal["cli", "launch"] = "cli") -> RunOptions:
@@ -79,6 +81,11 @@ def run_overrides(
     ):
         if (value := getattr(o, option)) is not None:
             runner[param] = value
+    if o.shard is not None:
+        k, n = (int(x) for x in o.shard.split("/"))
+        if not 0 <= k < n <= MAX_SHARDS:
+            raise ConfigError(f"{option_name('shard', style)} {o.shard!r}: K/N needs 0 <= K < N <= {MAX_SHARDS}")
+        runner["shard_index"], runner["shard_count"] = k, n
     if o.fault is not None:
         runner["fault"] = parse_cell_fault(o.fault)
     if o.intensity is not None:

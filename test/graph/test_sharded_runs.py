@@ -1,4 +1,5 @@
-"""``run --ray``: shards as Ray tasks on a two-node Ray cluster on this machine, merged into one run."""
+"""A run in shares: ``run --shard K/N`` + ``merge`` (an Indexed Job's way), and ``run --ray`` (shards as
+Ray tasks on a two-node Ray cluster on this machine); both give the records of one machine."""
 
 from __future__ import annotations
 
@@ -29,11 +30,11 @@ def records(cwd: Path) -> dict[str, str]:
 
 
 def shard_processes(index: int) -> list[psutil.Process]:
-    """The command line processes of shard ``index`` (their --set names the shard)."""
+    """The command line processes of shard ``index`` of 2 (their --shard names it)."""
     out = []
     for p in psutil.process_iter(["cmdline"]):
         cmd = p.info["cmdline"] or []
-        if "alpha_matrix.cli" in cmd and f"episode_runner.shard_index={index}" in cmd:
+        if "alpha_matrix.cli" in cmd and f"{index}/2" in cmd and "--shard" in cmd:
             out.append(p)
     return out
 
@@ -108,3 +109,29 @@ def test_ray_shards_equal_one_worker_and_a_killed_task_is_retried(tmp_path, ray_
     (bag_dir,) = (cwd / "bags").iterdir()
     audit = run_cli(["audit", str(bag_dir)], cwd, timeout=300)
     assert audit.returncode == 0 and "20/20 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
+
+
+def test_shares_run_apart_merge_into_the_run_of_one_machine(tmp_path):
+    args = ["run", "--arms", "oracle", "--episodes", "4", "--fault", "F1", "--intensity", "0.5"]
+    one = tmp_path / "one"
+    one.mkdir()
+    assert run_cli(args, one, timeout=600).returncode == 0
+    shares = []
+    for k in range(2):
+        cwd = tmp_path / f"share{k}"
+        cwd.mkdir()
+        r = run_cli([*args, "--shard", f"{k}/2"], cwd, timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+        assert len(records(cwd)) == 2
+        shares.append(str(cwd))
+    merged = tmp_path / "merged"
+    r = run_cli(["merge", *shares, "--into", str(merged)], tmp_path)
+    assert r.returncode == 0 and "report: " in r.stdout, r.stdout + r.stderr
+    assert records(merged) == records(one)
+    again = run_cli(["merge", *shares, "--into", str(merged)], tmp_path)  # repeated: nothing doubled
+    assert again.returncode == 0 and records(merged) == records(one) and "0 new record(s)" in again.stdout
+    (bag_dir,) = (merged / "bags").iterdir()
+    audit = run_cli(["audit", str(bag_dir)], merged, timeout=300)
+    assert audit.returncode == 0 and "4/4 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
+    refused = run_cli([*args, "--shard", "2/2"], tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "K/N" in refused.stderr
