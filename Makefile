@@ -23,3 +23,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_monitor.py --episodes 10
 	.venv/bin/python benchmarks/bench_matrix.py
 	.venv/bin/python benchmarks/bench_agent.py --decisions 20
+	.venv/bin/python benchmarks/bench_scale.py

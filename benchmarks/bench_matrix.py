@@ -21,12 +21,13 @@ from alpha_matrix.launcher import graph_env
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--domain-id", type=int, default=110)
+    ap.add_argument("--domain-id", type=int, default=None, help="first ROS domain (default: free ones of the pool)")
     args = ap.parse_args()
     for workers in args.workers:
         with tempfile.TemporaryDirectory(prefix="bench_matrix_") as tmp:
             cmd = [sys.executable, "-m", "alpha_matrix.cli", "run", "--arms", "oracle,oracle-text", "--matrix"]
-            cmd += ["--workers", str(workers), "--domain-id", str(args.domain_id)]
+            cmd += ["--workers", str(workers)]
+            cmd += ["--domain-id", str(args.domain_id)] if args.domain_id is not None else []
             t0 = time.perf_counter()
             r = subprocess.run(cmd, cwd=tmp, env=graph_env(), capture_output=True, text=True)
             wall = time.perf_counter() - t0
