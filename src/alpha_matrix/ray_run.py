@@ -1,4 +1,4 @@
-"""``alpha-matrix run --ray``: the run's episodes as shards, one Ray task each, merged into one run.
+"""``alpha-matrix run|suite --ray``: the run's episodes (or scenarios) as shards, one Ray task each, merged into one run.
 
 Ray schedules; nothing here is cluster code. A task runs the very command line the user typed
 (without ``--ray``) as a subprocess on its machine, with its shard's indices, its own ROS domain
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.shards import (
     ShardResult,
     bag_dir_for,
@@ -38,7 +39,11 @@ from alpha_matrix.orphans import ENV as DIE_WITH_PARENT
 TMP_PREFIX = "alpha-matrix-shard-"  # + <run id>-<k>-: a shard's temporary run and bag directories
 STALE_AFTER_S = 10.0  # a shard directory younger than this is never swept (it may be being made)
 TAIL_LINES = 40  # of a failed shard's output, in its error
-SHOWN = ("[episode_runner] [", "alpha-matrix: error")  # the shard's lines the driver shows: progress, errors
+SHOWN = (
+    "[episode_runner] [",
+    "[suite_runner] [",
+    "alpha-matrix: error",
+)  # the shard's lines the driver shows: progress, errors
 RETRIES = 2  # a task whose worker died, or whose graph failed, runs again up to this many times
 
 
@@ -132,6 +137,7 @@ def run_on_ray(
     run_dir: Path,
     bags_run_dir: Path,
     say: Callable[[str], None],
+    store: Callable[[Path, str], RunStore[Any]] = RunStore,
 ) -> int:
     """Run ``shards`` tasks on the Ray cluster at ``address`` (None: RAY_ADDRESS, else a local
     one), merge each result as it arrives; 0 when every shard finished, 1 otherwise."""
@@ -158,7 +164,7 @@ def run_on_ray(
                 say(f"shard {k}: failed after {RETRIES} retries ({_one_line(err)})")
                 continue
             t0 = time.perf_counter()
-            added = merge_records(run_dir, config_hash, result)
+            added = merge_records(run_dir, config_hash, result, store)
             where = ""
             dest = bag_dir_for(bags_run_dir, k, tar_member(result.bag_tar, "metadata.yaml")) if result.bag_tar else None
             if dest is not None:

@@ -49,7 +49,7 @@ def recorded_by(proc: psutil.Process) -> int:
     return sum(len(p.read_text().splitlines()) for p in runs.glob("*/episodes.jsonl"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ray_cluster():
     """Two Ray nodes of one CPU each in this process tree, shut down after the test."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -135,3 +135,36 @@ def test_shares_run_apart_merge_into_the_run_of_one_machine(tmp_path):
     assert audit.returncode == 0 and "4/4 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
     refused = run_cli([*args, "--shard", "2/2"], tmp_path)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "K/N" in refused.stderr
+
+
+ALERTS = """seed: 42
+scenarios:
+  - name: battery_low_hover
+    alerts:
+      - {id: bl1, class: battery_low, severity: warning, at_step: 250, payload: {battery_pct: 19.5}}
+  - name: estop_hover
+    alerts:
+      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
+  - name: status_battery_drain
+    status: {battery_start_pct: 20.6}
+"""
+
+
+def test_a_suite_on_ray_shards_equals_the_suite_on_one_graph(tmp_path, ray_cluster):
+    from alpha_matrix.core.suites.records import SuiteStore
+
+    def deterministic(cwd: Path) -> list[str]:
+        recs = SuiteStore.read_only(cwd / "runs" / "a1")
+        return sorted(json.dumps(r.model_dump(mode="json", exclude={"timing"}), sort_keys=True) for r in recs)
+
+    results = {}
+    for name, extra in (("one", []), ("ray", ["--workers", "2", "--ray", ray_cluster.address])):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        (cwd / "alerts.yaml").write_text(ALERTS)
+        r = run_cli(["suite", "alerts", "--scenarios", "alerts.yaml", "--run-id", "a1", *extra], cwd, timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        results[name] = deterministic(cwd)
+    assert len(results["one"]) == 3 and results["ray"] == results["one"]
+    audit = run_cli(["audit", str(tmp_path / "ray" / "bags" / "a1")], tmp_path / "ray", timeout=300)
+    assert audit.returncode == 0 and "3/3 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr

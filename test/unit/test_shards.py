@@ -115,3 +115,16 @@ def test_the_shard_command_line_repeats_the_run_without_the_dropped_options():
         got = getattr(parsed, key) if key != "set_after" else parsed.set + parsed.set_after
         assert got == (want if key != "set_after" else args.set), key
     assert parsed.ray is None
+
+
+def test_a_sharded_suite_run_is_audited_across_its_bags():
+    from alpha_matrix.core.suites.audit_common import UNBACKED, SuiteAudit, across_bags
+
+    def unbacked(eid: str) -> SuiteAudit:
+        return SuiteAudit(eid, 0, 0, 0, (UNBACKED,))
+
+    bag0 = [SuiteAudit("a", 5, 1, 1, ()), unbacked("b"), unbacked("c")]
+    bag1 = [SuiteAudit("b", 5, 1, 1, ()), unbacked("a"), unbacked("c")]
+    merged = across_bags([bag0, bag1])
+    assert [(a.episode_id, a.ok) for a in merged] == [("a", True), ("b", True), ("c", False)]  # c in no bag: once
+    assert [a.episode_id for a in across_bags([bag0], whole_run=False)] == ["a"]  # one worker bag of several

@@ -107,7 +107,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Exit 0 all match, 1 a mismatch or an unreadable split, 2 a user error (no such bag, bad args)."""
     from alpha_matrix.core.bag import bag_metadata, run_bags, tolerate_bad_splits
     from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, unbacked_records, window_sweep
-    from alpha_matrix.core.suites.audit_common import audit_suite_bag, bag_suite, format_suite_table
+    from alpha_matrix.core.suites.audit_common import across_bags, audit_suite_bag, bag_suite, format_suite_table
 
     bag = Path(args.bag)
     bags = run_bags(bag)
@@ -122,7 +122,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if suite is not None:
             if args.window:
                 raise AlphaMatrixError("--window is for the matrix's safety monitor; this is a suite bag")
-            found = [a for b in bags for a in audit_suite_bag(suite, b, run_dir)]
+            whole_run = not (len(bags) == 1 and bags[0].name.startswith("worker-"))
+            found = across_bags([audit_suite_bag(suite, b, run_dir) for b in bags], whole_run)
             if not found:
                 _raise_unless_some_read(bag, bags, bad, run_dir, suite)
             print(_audit_header(bags, bad, run_dir) + "\n")

@@ -104,3 +104,21 @@ def first_domain(args: argparse.Namespace) -> int | None:
     if args.domain_id is None and getattr(args, "workers", 1) > 1 and not os.environ.get("ROS_DOMAIN_ID", "").strip():
         return None
     return default_domain(args.domain_id)
+
+
+def add_scale_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """--shard K/N and --ray [ADDRESS], on the commands whose ``what`` (episodes, scenarios) can be split."""
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help=f"run only the {what} at indices i with i mod N == K (one machine's share; `alpha-matrix merge` joins the shares)",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help="run --workers shards as Ray tasks: on the cluster at ADDRESS (host:port), else $RAY_ADDRESS, else a local Ray",
+    )

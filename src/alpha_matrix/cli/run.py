@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import add_external, check_environment, first_domain, graph_for
+from alpha_matrix.cli.common import add_external, add_scale_options, check_environment, first_domain, graph_for
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
@@ -75,21 +75,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
+SHARD_SETS = {"ray", "workers", "domain_id", "runs_dir", "run_id"}  # what each Ray shard's command line sets itself
+
+
 def rerun_argv(args: argparse.Namespace, drop: set[str]) -> list[str]:
-    """The ``run`` command line that repeats ``args`` as parsed, without the options in ``drop``
-    (from the parser itself, so a new option travels without being listed here)."""
+    """The command line (``run`` or ``suite``) that repeats ``args`` as parsed, without the options
+    in ``drop`` (from the parser itself, so a new option travels without being listed here)."""
     from alpha_matrix.cli import build_parser
 
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    out = ["run"]
+    out = [args.command]
     if args.config is not None:
         out += ["--config", str(Path(args.config).resolve())]
     for item in args.set:
         out += ["--set", item]
-    for action in commands.choices["run"]._actions:
+    for action in commands.choices[args.command]._actions:
         dest, value = action.dest, getattr(args, action.dest, None)
-        if not action.option_strings or dest in drop | {"help", "config_after", "set_after"}:
+        if dest in drop | {"help", "config_after", "set_after"}:
+            continue
+        if not action.option_strings:  # a positional (the suite's name)
+            out += [str(value)]
             continue
         flag = action.option_strings[-1]
         if isinstance(action, argparse._StoreTrueAction):
@@ -115,7 +121,7 @@ def _run_on_ray(args: argparse.Namespace, graph: Graph) -> int:
 
     run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
     bags_run_dir = Path(graph.node("recorder").parameters["bags_dir"]) / graph.run_id
-    argv = rerun_argv(args, {"ray", "workers", "domain_id", "runs_dir", "run_id"})
+    argv = rerun_argv(args, SHARD_SETS)
     lock = lock_dirs(graph_dirs(graph), "run")  # the merge is this run's only writer
     try:
         code = run_on_ray(
@@ -212,17 +218,4 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
         default=1,
         help="graphs side by side on distinct ROS_DOMAIN_IDs (free ones in 1..101); with --ray: the number of shards",
     )
-    run.add_argument(
-        "--shard",
-        default=None,
-        metavar="K/N",
-        help="run only the episode indices i with i mod N == K (one machine's share; `alpha-matrix merge` joins the shares)",
-    )
-    run.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="ADDRESS",
-        help="run the shards as Ray tasks: on the cluster at ADDRESS (host:port), else $RAY_ADDRESS, else a local Ray",
-    )
+    add_scale_options(run, "episodes")

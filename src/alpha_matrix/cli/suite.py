@@ -19,6 +19,7 @@ from typing import Any
 
 from alpha_matrix.cli.common import (
     add_external,
+    add_scale_options,
     check_environment,
     config_dir_problem,
     external_nodes,
@@ -27,6 +28,7 @@ from alpha_matrix.cli.common import (
 )
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.matrix.run_options import parse_shard
 from alpha_matrix.core.names import name_part
 from alpha_matrix.core.suites import registry
 
@@ -136,6 +138,14 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
+    if args.shard is not None:
+        if args.ray is not None or args.workers > 1:
+            raise ConfigError("--shard is one share of a run; --ray with --workers N splits the run itself")
+        runner["shard_index"], runner["shard_count"] = parse_shard(args.shard)
+    if args.workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    if args.workers > 1 and args.ray is None:
+        raise ConfigError("a suite runs one graph here; --workers N (shards) needs --ray")
     graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id
@@ -250,8 +260,6 @@ def _study(args: argparse.Namespace, specs: list[str]) -> int:
 
 
 def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
-    from alpha_matrix.core.suites.records import SuiteStore
-    from alpha_matrix.core.suites.report import summarize_records, write_report
     from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graph, unmade_dirs
 
     graph, run_dir = suite_graph(args)
@@ -261,6 +269,11 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     except AgentUnavailable as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 1, run_dir
+    if args.ray is not None:
+        code = _suite_on_ray(args, graph, run_dir)
+        if code == 0 or (run_dir / "episodes.jsonl").exists():
+            _summary(args.suite, run_dir)
+        return code, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     made = unmade_dirs(graph)
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
@@ -268,11 +281,42 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         if code != 0:
             discard_unrecorded(made, run_dir)
             return code, run_dir
-        summary = summarize_records(args.suite, SuiteStore.read_only(run_dir))
-        print(f"suite {args.suite}: {json.dumps(summary, sort_keys=True)}")
-        print(f"records: {run_dir / 'episodes.jsonl'}")
-        print(f"report: {write_report(args.suite, run_dir)} (and report.html, plots/)")
+        _summary(args.suite, run_dir)
     return 0, run_dir
+
+
+def _summary(suite: str, run_dir: Path) -> None:
+    from alpha_matrix.core.suites.records import SuiteStore
+    from alpha_matrix.core.suites.report import summarize_records, write_report
+
+    summary = summarize_records(suite, SuiteStore.read_only(run_dir))
+    print(f"suite {suite}: {json.dumps(summary, sort_keys=True)}")
+    print(f"records: {run_dir / 'episodes.jsonl'}")
+    print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")
+
+
+def _suite_on_ray(args: argparse.Namespace, graph: Graph, run_dir: Path) -> int:
+    """The suite's scenarios as ``--workers`` shards, one Ray task each, merged here into one run."""
+    from alpha_matrix.cli.run import SHARD_SETS, rerun_argv
+    from alpha_matrix.core.runlock import lock_dirs
+    from alpha_matrix.core.suites.records import SuiteStore
+    from alpha_matrix.launcher import graph_dirs
+    from alpha_matrix.ray_run import run_on_ray
+
+    run_id = run_dir.name  # the suite's run id (the graph's own names only the default graph)
+    bags_run_dir = Path(graph.node("recorder").parameters["bags_dir"]) / run_id
+    with lock_dirs(graph_dirs(graph), "suite"):  # the merge is this run's only writer
+        return run_on_ray(
+            None if args.ray == "auto" else args.ray,
+            rerun_argv(args, SHARD_SETS),
+            run_id,
+            graph.config_hash,
+            args.workers,
+            run_dir,
+            bags_run_dir,
+            lambda line: print(line, file=sys.stderr, flush=True),
+            SuiteStore,
+        )
 
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
@@ -312,4 +356,6 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         metavar="N",
         help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
     )
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="with --ray: the number of shards (default 1)")
+    add_scale_options(p, "scenarios")
     p.set_defaults(func=cmd_suite)

@@ -360,9 +360,23 @@ class SuiteRunnerParams(NodeParams):
         description="Set by the CLI: what an audit needs besides the scenario (core/suite_context), sent per request.",
     )
     scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
+    shard_count: int = Field(
+        1, ge=1, le=MAX_SHARDS, description="Shares of the scenario list (alpha-matrix suite --shard)."
+    )
+    shard_index: int = Field(
+        0, ge=0, description="This share: the scenarios at indices i with i mod shard_count == it."
+    )
     recorder: str = Field(
         "recorder", description="Node recording the bag: every request reaches it before the runner exits; '' = none."
     )
+
+    @model_validator(mode="after")
+    def _one_of_the_shares(self) -> SuiteRunnerParams:
+        if self.shard_index >= self.shard_count:
+            raise ValueError(
+                f"shard_index {self.shard_index} is not one of {self.shard_count} shares (0..{self.shard_count - 1})"
+            )
+        return self
 
     _run_id_is_a_name = field_validator("run_id")(run_id_param)
 

@@ -40,7 +40,7 @@ NOT_HASHED = {
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
     # The scenario file's content is hashed (scenarios_sha256), not where it lies.
-    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash"},
+    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash", "shard_count", "shard_index"},
 }
 
 # File parameters whose *content* is hashed, not their path (the same config in two checkouts,

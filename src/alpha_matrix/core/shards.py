@@ -13,11 +13,13 @@ from __future__ import annotations
 import io
 import json
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from alpha_matrix.core.errors import RecordError
-from alpha_matrix.core.records import EpisodeRecord, RunStore, parse_records
+from alpha_matrix.core.records import RunStore, parse_records
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,11 @@ def run_files(run_dir: Path) -> dict[str, bytes]:
     }
 
 
-def merge_records(run_dir: Path, config_hash: str, result: ShardResult) -> int:
-    """Append the shard's records that the run lacks; how many were new."""
+def merge_records(
+    run_dir: Path, config_hash: str, result: ShardResult, store: Callable[[Path, str], RunStore[Any]] = RunStore
+) -> int:
+    """Append the shard's records that the run lacks (``store``: the run's kind of record store,
+    episode records by default, a suite's SuiteStore); how many were new."""
     try:
         theirs = json.loads(result.manifest).get("config_hash")
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
@@ -48,9 +53,9 @@ def merge_records(run_dir: Path, config_hash: str, result: ShardResult) -> int:
             f"shard {result.index} ran config {str(theirs)[:12]}, this run is {config_hash[:12]}: not merged"
         )
     raw = result.records[: result.records.rfind(b"\n") + 1]
-    found = parse_records(run_dir / f"shard-{result.index}.jsonl", raw, EpisodeRecord)
-    store = RunStore(run_dir, config_hash)
-    return sum(store.append(rec) for _, rec in sorted(found.items()))
+    target = store(run_dir, config_hash)
+    found = parse_records(run_dir / f"shard-{result.index}.jsonl", raw, target.model)
+    return sum(target.append(rec) for _, rec in sorted(found.items()))
 
 
 def shard_from_dir(root: Path, index: int) -> tuple[str, ShardResult, Path | None]:

@@ -86,6 +86,8 @@ class SuiteRunner(Node):
         self.recorder.wait_ready()
         held: list[str] = []
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):
+            if index % p.shard_count != p.shard_index:  # another share's (--shard K/N)
+                continue
             eid = episode_id(p.suite, name)
             if eid in self.store:
                 print(f"[{index + 1}/{total}] {name}: already recorded", flush=True)

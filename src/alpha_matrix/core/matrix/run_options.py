@@ -50,6 +50,14 @@ class RunOptions(BaseModel):
             raise ConfigError(f"{spelled}: {first['msg']}") from None
 
 
+def parse_shard(text: str, option: str = "--shard") -> tuple[int, int]:
+    """ "K/N" -> (K, N): one share of a run, the indices i with i mod N == K; or one ConfigError."""
+    k, _, n = text.strip().partition("/")
+    if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n) <= MAX_SHARDS):
+        raise ConfigError(f"{option} {text!r}: K/N needs 0 <= K < N <= {MAX_SHARDS}")
+    return int(k), int(n)
+
+
 def option_name(name: str, style: Literal["cli", "launch"]) -> str:
     """How the user spelled an option: --run-id on the command line, run_id for ros2 launch."""
     return f"--{name.replace('_', '-')}" if style == "cli" else name
@@ -82,10 +90,7 @@ def run_overrides(
         if (value := getattr(o, option)) is not None:
             runner[param] = value
     if o.shard is not None:
-        k, n = (int(x) for x in o.shard.split("/"))
-        if not 0 <= k < n <= MAX_SHARDS:
-            raise ConfigError(f"{option_name('shard', style)} {o.shard!r}: K/N needs 0 <= K < N <= {MAX_SHARDS}")
-        runner["shard_index"], runner["shard_count"] = k, n
+        runner["shard_index"], runner["shard_count"] = parse_shard(o.shard, option_name("shard", style))
     if o.fault is not None:
         runner["fault"] = parse_cell_fault(o.fault)
     if o.intensity is not None:

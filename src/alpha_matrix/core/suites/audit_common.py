@@ -125,14 +125,24 @@ def compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: P
     return [f"JSONL record differs from suite/result at {d}"] if d else []
 
 
+UNBACKED = "JSONL record with no episode in the bag"
+
+
 def unbacked_records(records: dict[str, Any], episodes: Iterable[str], run_dir: Path | None) -> list[SuiteAudit]:
     """A verdict for every JSONL record whose episode is not in the bag."""
     if run_dir is None:
         return []
-    return [
-        SuiteAudit(ep_id, 0, 0, 0, ("JSONL record with no episode in the bag",))
-        for ep_id in sorted(set(records) - set(episodes))
-    ]
+    return [SuiteAudit(ep_id, 0, 0, 0, (UNBACKED,)) for ep_id in sorted(set(records) - set(episodes))]
+
+
+def across_bags(per_bag: list[list[SuiteAudit]], whole_run: bool = True) -> list[SuiteAudit]:
+    """The audits of one run's bags (a sharded run's worker-k bags) as one: a record is unbacked
+    only when no bag holds its episode, and then said once; none when only part of the run's bags
+    is audited (``whole_run`` False: the other bags hold the rest)."""
+    audited = [a for audits in per_bag for a in audits if a.problems != (UNBACKED,)]
+    seen = {a.episode_id for a in audited}
+    unbacked = {a.episode_id: a for audits in per_bag for a in audits if a.problems == (UNBACKED,)}
+    return audited + ([a for eid, a in sorted(unbacked.items()) if eid not in seen] if whole_run else [])
 
 
 # ----------------------------------------------------------------------------- the bag
@@ -230,5 +240,6 @@ __all__ = [
     "format_suite_table",
     "read_records",
     "request_context",
+    "across_bags",
     "unbacked_records",
 ]
