@@ -3,6 +3,8 @@ the run ends on its own, every process exits 0, and the records equal the plain 
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ EPISODES = 3
 @pytest.mark.launch_test
 def generate_test_description():
     out = Path(tempfile.mkdtemp(prefix="alpha-matrix-launch-"))
+    atexit.register(shutil.rmtree, out, True)  # after every post-shutdown test has read it
     domain = lease_domain()
     args = {"episodes": str(EPISODES), "run_id": "lt", "runs_dir": str(out / "runs"), "bags_dir": str(out / "bags")}
     return LaunchDescription(

@@ -3,7 +3,9 @@ short scenario file: the suite runner finishes, every process exits 0, every sce
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +50,7 @@ tasks:
 @pytest.mark.launch_test
 def generate_test_description(suite):
     out = Path(tempfile.mkdtemp(prefix=f"alpha-matrix-launch-{suite}-"))
+    atexit.register(shutil.rmtree, out, True)  # after every post-shutdown test has read it
     (out / "s.yaml").write_text(SCENARIOS[suite])
     args = {"suite": suite, "scenarios": str(out / "s.yaml"), "run_id": suite, "runs_dir": str(out / "runs")}
     args["bags_dir"] = str(out / "bags")
