@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from test_suites_confidence_alerts import ALERTS
 
 from alpha_matrix.core.records import RunStore, deterministic_view
 from conftest import next_domain_id, run_cli, wait_until
@@ -137,19 +138,6 @@ def test_shares_run_apart_merge_into_the_run_of_one_machine(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "K/N" in refused.stderr
 
 
-ALERTS = """seed: 42
-scenarios:
-  - name: battery_low_hover
-    alerts:
-      - {id: bl1, class: battery_low, severity: warning, at_step: 250, payload: {battery_pct: 19.5}}
-  - name: estop_hover
-    alerts:
-      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
-  - name: status_battery_drain
-    status: {battery_start_pct: 20.6}
-"""
-
-
 def test_a_suite_on_ray_shards_equals_the_suite_on_one_graph(tmp_path, ray_cluster):
     from alpha_matrix.core.suites.records import SuiteStore
 
@@ -165,6 +153,6 @@ def test_a_suite_on_ray_shards_equals_the_suite_on_one_graph(tmp_path, ray_clust
         r = run_cli(["suite", "alerts", "--scenarios", "alerts.yaml", "--run-id", "a1", *extra], cwd, timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         results[name] = deterministic(cwd)
-    assert len(results["one"]) == 3 and results["ray"] == results["one"]
+    assert len(results["one"]) == 4 and results["ray"] == results["one"]
     audit = run_cli(["audit", str(tmp_path / "ray" / "bags" / "a1")], tmp_path / "ray", timeout=300)
-    assert audit.returncode == 0 and "3/3 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
+    assert audit.returncode == 0 and "4/4 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
