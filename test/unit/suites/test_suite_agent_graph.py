@@ -16,6 +16,7 @@ DECIDERS = {"proximity": "proximity_executive", "confidence": "skill_executive",
 
 def _args(suite: str, **flags: object) -> Namespace:
     base = {"suite": suite, "config": None, "scenarios": None, "set": [], "run_id": "t", "runs_dir": None}
+    base.update(shard=None, ray=None, workers=1)
     return Namespace(**{**base, "agent": None, "guards": None, "decide_every": None, **flags})
 
 
