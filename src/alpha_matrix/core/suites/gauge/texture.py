@@ -16,7 +16,7 @@ from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.faces import FACES, TEXTURE_PX, draw_face
 
 FOG_WHITE = 240.0
-SHATTER_GREY = 200.0
+SHATTER_GREY = 165.0  # crazed glass: a grey that hides the ink and is darker than clean glass
 SHADOW_SOFTNESS = 40.0  # px over which the shadow edge ramps
 
 

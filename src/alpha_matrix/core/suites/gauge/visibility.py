@@ -75,17 +75,26 @@ def visibility(scene: GaugeScene, camera: Camera, c: Conditions) -> Visibility:
     tips = np.array(tip_points(face, c.value))
     labels = np.array(label_points(face))
     length, blur_deg = c.blur
-    # Blur across the mark: the needle runs along its angle (image y is down, like texture v),
-    # the liquid surface is horizontal; ticks point every way, so they take the whole blur.
-    mark_deg = face.angle(c.value) if face.kind == "dial" else 0.0
-    across = length * abs(math.sin(math.radians(blur_deg + mark_deg)))
+
+    # Blur across a mark: a dial's needle and ticks run radially (image y is down, like texture
+    # v, hence the sum of angles); the liquid surface and a sight glass's ticks are horizontal.
+    def across(mark_deg: float) -> float:
+        return length * abs(math.sin(math.radians(blur_deg + mark_deg)))
+
+    dial = face.kind == "dial"
     bg, ink, width = _levels(face, "tip")
-    tip_c = contrast(c, tips, bg, ink, width * _scale(camera, tips), across)
-    if face.kind == "dial":  # a broken needle has no ink beyond its length
+    tip_c = contrast(c, tips, bg, ink, width * _scale(camera, tips), across(face.angle(c.value) if dial else 0.0))
+    if dial:  # a broken needle has no ink beyond its length
         reach = np.hypot(*(tips - np.array(face.center)).T) / face.radius
         tip_c = np.where(reach <= c.needle_len + 1e-9, tip_c, 0.0)
     bg, ink, width = _levels(face, "label")
-    lab_c = contrast(c, labels, bg, ink, width * _scale(camera, labels), length)
+    lab_width = width * _scale(camera, labels)
+    lab_c = np.array(
+        [
+            contrast(c, labels[i : i + 1], bg, ink, lab_width[i : i + 1], across(face.angle(v) if dial else 0.0))[0]
+            for i, v in enumerate(face.majors())
+        ]
+    )
     tip_occ, lab_occ = scene.occluded(camera, tips), scene.occluded(camera, labels)
     return Visibility(
         tip=tuple(Point(0.0 if o else float(x), bool(o)) for x, o in zip(tip_c, tip_occ, strict=True)),
