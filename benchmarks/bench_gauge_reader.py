@@ -36,7 +36,7 @@ def main() -> int:
     with GaugeScene() as scene:
         items = build_set(scene, args.seed, args.items)
         built = time.perf_counter() - t0
-        done = list(evaluate(scene, items, spec.reader))
+        done = list(evaluate(scene, items))
     rows = [e.scored for e in done]
     total = score(rows)
     ms = np.array([e.read_ms for e in done])

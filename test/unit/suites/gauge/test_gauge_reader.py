@@ -78,7 +78,7 @@ SUBSET = [i for i in range(SPEC.items) if (i // 20) == (i % 20) % 10]
 def test_acceptance_on_a_fixed_subset_of_the_shipped_set(scene: GaugeScene) -> None:
     items = [make_item(scene, SPEC.seed, i) for i in SUBSET]
     assert len({(i.degradation, i.readable) for i in items}) == 20
-    done = list(evaluate(scene, items, SPEC.reader))
+    done = list(evaluate(scene, items))
     total = score(e.scored for e in done)
     assert total.readable == total.unreadable == 10
     assert meets_acceptance(total), total
@@ -90,7 +90,7 @@ def test_bad_scenario_files_are_one_line_errors(tmp_path: Path) -> None:
         "items: 201\n": "items must be even",
         "items: 4\n": "items",
         "seed: 1\nbogus: 2\n": "bogus: unknown key",
-        "reader: {min_ticks: 1}\n": "reader.min_ticks",
+        "reader: {min_ticks: 1}\n": "reader: unknown key",
         "- a\n": "expected a mapping",
         "seed: [\n": "malformed YAML",
     }

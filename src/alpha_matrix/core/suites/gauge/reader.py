@@ -1,5 +1,7 @@
 """The classical gauge reader: read the value, or abstain with a reason.
 
+Settings (evidence bounds): settings.ReaderSettings, the gauge_reader node's parameters.
+
 ``read_gauge(image, face)`` gets the camera image and the face it is pointed at (the layout an
 inspection route knows: span, unit, where the ticks are), never the item, its label or its value.
 
@@ -27,16 +29,7 @@ import numpy as np
 
 from alpha_matrix.core.suites.gauge.faces import MAJOR_IN, TEXTURE_PX, TICK_OUT, TIP_REGION, GaugeFace
 from alpha_matrix.core.suites.gauge.panel import Panel, find_panel, mean_grey
-
-
-@dataclass(frozen=True)
-class ReaderSettings:
-    min_contrast: float = 20.0  # 8-bit levels a mark must stand out by (also >= noise_k x noise)
-    noise_k: float = 4.0
-    min_ticks: int = 2
-    tip_share: float = 0.8  # share of the tip radii that must show the needle
-    ambiguity: float = 0.6  # second-best needle ray / best: above this, abstain
-    min_px_per_2pct: float = 1.0
+from alpha_matrix.core.suites.gauge.settings import ReaderSettings
 
 
 @dataclass(frozen=True)

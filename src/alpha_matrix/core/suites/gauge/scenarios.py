@@ -1,20 +1,27 @@
 """The gauge scenario file: pydantic at the boundary, plain ``GaugeScenarios`` inside.
 
 Every problem is one ``ConfigError`` line naming the file and the key (unknown keys, an odd or
-too small set, reader settings out of range).
+too small set). The reader's settings are the gauge_reader node's parameters
+(config/params_gauge.yaml), not the scenario's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
-from alpha_matrix.core.suites.gauge.reader import ReaderSettings
+from alpha_matrix.core.suites.context import GaugeContext
+from alpha_matrix.core.suites.gauge.settings import ReaderSettings
+from alpha_matrix.core.suites.registry import ScenarioRequest
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
 
 MIN_ITEMS = 20  # one readable and one unreadable item of every degradation
 
@@ -23,23 +30,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-_D = ReaderSettings()  # the defaults live in one place: the reader's own settings
-
-
-class ReaderModel(_Model):
-    min_contrast: float = Field(default=_D.min_contrast, gt=0.0, le=255.0)
-    noise_k: float = Field(default=_D.noise_k, ge=0.0)
-    min_ticks: int = Field(default=_D.min_ticks, ge=2)
-    tip_share: float = Field(default=_D.tip_share, gt=0.0, le=1.0)
-    ambiguity: float = Field(default=_D.ambiguity, gt=0.0, le=1.0)
-    min_px_per_2pct: float = Field(default=_D.min_px_per_2pct, gt=0.0)
-
-
 class GaugeFileModel(_Model):
     seed: int = Field(default=15, ge=0)
     items: int = Field(default=200, ge=MIN_ITEMS)
-    examples_per_degradation: int = Field(default=2, ge=0, le=10)
-    reader: ReaderModel = Field(default_factory=ReaderModel)
 
     @model_validator(mode="after")
     def _balanced(self) -> GaugeFileModel:
@@ -52,8 +45,6 @@ class GaugeFileModel(_Model):
 class GaugeScenarios:
     seed: int
     items: int
-    examples_per_degradation: int
-    reader: ReaderSettings
 
 
 def default_path() -> Path:
@@ -70,4 +61,23 @@ def load_gauge_scenarios(path: Path | None) -> GaugeScenarios:
         m = GaugeFileModel.model_validate(raw)
     except ValidationError as err:
         raise_validation(path, err)
-    return GaugeScenarios(m.seed, m.items, m.examples_per_degradation, ReaderSettings(**m.reader.model_dump()))
+    return GaugeScenarios(m.seed, m.items)
+
+
+# ----------------------------------------------------------------------------- the requests
+def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) -> list[ScenarioRequest]:
+    """Every item of the set as the runner sends it (built here: the rule needs the scene's rays)."""
+    from alpha_matrix.core.suites.gauge.dataset import build_set
+    from alpha_matrix.core.suites.gauge.run import item_name, scenario_json
+    from alpha_matrix.core.suites.gauge.scene import GaugeScene
+
+    spec = load_gauge_scenarios(scenarios)
+    with GaugeScene() as scene:
+        items = build_set(scene, spec.seed, spec.items)
+    return [ScenarioRequest(item_name(i.index), i.seed, scenario_json(i)) for i in items]
+
+
+def graph_context(graph: Graph) -> GaugeContext:
+    """gauge_reader's evidence bounds, as the resolved graph gives them (--set honoured)."""
+    params = graph.node("gauge_reader").parameters
+    return GaugeContext(reader={k: params[k] for k in ReaderSettings.__dataclass_fields__})
