@@ -3,7 +3,9 @@
 Twenty items (every degradation, readable and unreadable): every scenario recorded, the reader's
 answer scored against the item's truth; the bag holds every observation (image included) and
 reading; the audit re-runs the reader on the recorded images and matches; the report states
-what it measured with example images. A bad scenario file is one line, exit 2, nothing written.
+what it measured with example images. With --agent reference, a text agent calls read_gauge and
+reports the reader's answer, scored and audited the same way. A bad scenario file is one line,
+exit 2, nothing written.
 """
 
 from __future__ import annotations
@@ -43,6 +45,31 @@ def test_gauge_suite_through_the_graph_and_its_audit(tmp_path: Path) -> None:
     )
     assert audit.returncode == 0, audit.stdout[-3000:] + audit.stderr[-3000:]
     assert audit.stdout.count("match") >= 20 and "MISMATCH" not in audit.stdout
+
+
+def test_gauge_suite_with_the_reference_agent_reading_through_read_gauge(tmp_path: Path) -> None:
+    """A text agent (no image) asks the reader and reports what it says: the reference is the reader."""
+    (tmp_path / "g2.yaml").write_text(SMALL)
+    args = ["suite", "gauge", "--scenarios", "g2.yaml", "--run-id", "g2", "--agent", "reference"]
+    proc = run_cli(args, tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = [r.result for r in SuiteStore.read_only(tmp_path / "runs" / "g2")]
+    assert len(results) == 20
+    for r in results:
+        a = r["agent"]
+        assert (
+            a["spec"] == "reference" and a["used_reader"] and a["decisions"] == 2 and a["invalid"] == a["aborts"] == 0
+        )
+        assert (a["value"], a["accurate"], a["hallucinated"]) == (
+            r["reader"]["value"],
+            r["reader"]["accurate"],
+            r["reader"]["hallucinated"],
+        )
+    assert "agent reference, all" in (tmp_path / "runs" / "g2" / "report.md").read_text()
+    audit = run_cli(
+        ["audit", str(tmp_path / "bags" / "g2"), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=300
+    )
+    assert audit.returncode == 0 and "MISMATCH" not in audit.stdout, audit.stdout[-3000:] + audit.stderr[-3000:]
 
 
 @pytest.mark.parametrize(

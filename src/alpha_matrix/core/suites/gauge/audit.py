@@ -8,7 +8,8 @@ Per episode (one item), from the bag alone:
    the item's render (re-rendered from the recorded seed and conditions: the same pixels).
 3. What it said: the reader is re-run on the recorded image with the recorded bounds and must
    answer the recorded call (gauge/readings), tool and arguments.
-4. The result: re-scored from the request and the recorded answer, it must equal the recorded
+4. The result: re-scored from the request and the recorded answers (the reader's, and the agent
+   under test's decisions on agent/decisions when one ran), it must equal the recorded
    suite/result, and that the JSONL record (with a run directory).
 """
 
@@ -34,12 +35,15 @@ from alpha_matrix.core.suites.audit_common import (
     unbacked_records,
 )
 from alpha_matrix.core.suites.context import GaugeContext
+from alpha_matrix.core.suites.gauge.agent_run import agent_part
+from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.run import GaugeRequest, read_observation, reading_decision, result_of, situation
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
 
 OBS_TOPIC, READ_TOPIC = "/gauge/observations", "/gauge/readings"
-TOPICS = ("/suite/request", "/suite/result", OBS_TOPIC, READ_TOPIC)
+AGENT_TOPIC = "/agent/decisions"
+TOPICS = ("/suite/request", "/suite/result", OBS_TOPIC, READ_TOPIC, AGENT_TOPIC)
 
 
 @dataclass
@@ -48,6 +52,7 @@ class _Episode:
     result: Any = None
     observations: list[Any] = field(default_factory=list)
     readings: list[Any] = field(default_factory=list)
+    agent_decisions: list[Any] = field(default_factory=list)  # the agent under test's, when one ran
 
 
 def _episode_of(topic: str, msg: Any) -> str | None:
@@ -67,8 +72,6 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
         return [f"{len(ep.observations)} observation(s) and {len(ep.readings)} reading(s), expected one each"], where
     obs, recorded = observation_of(ep.observations[0]), decision_of(ep.readings[0])
     problems: list[str] = []
-    from alpha_matrix.core.suites.gauge.faces import FACES
-
     if obs.situation != situation(FACES[req.face]):
         problems.append("the reader's observation is not the face's layout alone")
     image = rgb_pixels(obs.images[0]) if obs.images else np.zeros((0, 0, 3), np.uint8)
@@ -82,9 +85,18 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
     if ep.result is None:
         problems.append("no suite/result")
     elif ep.result.ok:
-        d = first_difference(json.loads(ep.result.result_json), as_json(result_of(req, recorded)))
+        rescored = result_of(req, recorded)
+        got = json.loads(ep.result.result_json)
+        if "agent" in got:  # re-scored from the agent's recorded decisions, in their order
+            decisions = [decision_of(m) for m in sorted(ep.agent_decisions, key=lambda m: int(m.decision_index))]
+            a = got["agent"]
+            face = FACES[req.face]
+            rescored["agent"] = agent_part(
+                decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
+            )
+        d = first_difference(got, as_json(rescored))
         if d:
-            problems.append(f"suite/result differs from the re-scored answer at {d}")
+            problems.append(f"suite/result differs from the re-scored answers at {d}")
     return problems, where
 
 
@@ -104,6 +116,8 @@ def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAud
                     ep.observations.append(msg)
                 elif topic == READ_TOPIC:
                     ep.readings.append(msg)
+                elif topic == AGENT_TOPIC:
+                    ep.agent_decisions.append(msg)
             problems, where = audit_episode(ep_id, ep, scene)
             problems += compare_records(ep_id, ep.result, records, run_dir)
             n = len(ep.readings)

@@ -28,7 +28,12 @@ def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
     rows = [scored(r) for r in res]
     total = score(rows)
     ms = [1e3 * r["reader"]["latency_s"] for r in res]
+    agents: dict[str, list[Scored]] = {}
+    for r in res:
+        if r.get("agent"):
+            agents.setdefault(r["agent"]["spec"], []).append(scored(r, "agent"))
     return {
+        "agents": {k: score(v).as_dict() for k, v in sorted(agents.items())},
         "reader": total.as_dict(),
         "reader_by_degradation": {k: v.as_dict() for k, v in by_degradation(rows).items()},
         "reader_ms_mean": round(sum(ms) / len(ms), 2) if ms else None,
@@ -71,21 +76,38 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         "|---|---:|---:|---:|---:|---:|---:|---:|",
         _row("**reader, all**", total),
         *(_row(k, v) for k, v in by_degradation(rows).items()),
-        "",
-        "Agents: none in this run (the suite's agent path -- report_reading / cannot_read / read_gauge on the "
-        "agent protocol -- is not wired into the graph yet).",
     ]
+    agents: dict[str, list[dict[str, Any]]] = {}
+    for r in done:
+        if r.get("agent"):
+            agents.setdefault(r["agent"]["spec"], []).append(r)
+    for spec, res in sorted(agents.items()):
+        rows_a = [scored(r, "agent") for r in res]
+        used = sum(r["agent"]["used_reader"] for r in res)
+        bad = sum(r["agent"]["invalid"] + r["agent"]["messages"] for r in res)
+        lines += [
+            _row(f"**agent {spec}, all**", score(rows_a)),
+            *(_row(f"agent {spec}: {k}", v) for k, v in by_degradation(rows_a).items()),
+        ]
+        notes = f"Agent {spec}: called read_gauge on {used} of {len(res)} items; {bad} invalid answer(s) or message(s)."
+        lines += ["", notes, ""] if lines[-1] != "" else [notes]
+    if not agents:
+        lines += ["", "Agents: none in this run (`alpha-matrix suite gauge --agent SPEC` adds one)."]
     missing = [r for r in records if not r.ok]
     if missing:
         lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
     return lines
 
 
-def progress_line(d: dict[str, Any]) -> str:
-    r = d["reader"]
+def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
     said = f"read {r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
     verdict = "ok" if (r["accurate"] if d["readable"] else not r["hallucinated"]) else "WRONG"
-    return (
+    return f"{said}: {verdict}"
+
+
+def progress_line(d: dict[str, Any]) -> str:
+    line = (
         f"{d['face']} {d['degradation']} {'readable' if d['readable'] else 'unreadable'}: "
-        f"truth {d['truth']:.4g}, {said}: {verdict}"
+        f"truth {d['truth']:.4g}, reader {_said(d, d['reader'])}"
     )
+    return line + (f"; agent {_said(d, d['agent'])}" if d.get("agent") else "")

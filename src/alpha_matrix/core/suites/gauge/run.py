@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from alpha_matrix.core.agent.images import rgb_image, rgb_pixels
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, Observation, ToolCall
+from alpha_matrix.core.agent.situation import GaugeBrief, GaugeSituation, ReaderView, situation_json, tools_for
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import Item
@@ -64,21 +65,26 @@ def scenario_json(item: Item) -> str:
     return canonical_json(GaugeRequest.of(item).model_dump(mode="json"))
 
 
-def situation(face: GaugeFace) -> dict[str, Any]:
-    """What the reader and an agent are told besides the image: the instrument's published layout."""
-    return {
-        "gauge": face.name,
-        "kind": face.kind,
-        "unit": face.unit,
-        "scale_min": face.lo,
-        "scale_max": face.hi,
-        "labelled_tick_every": face.major,
-        "tick_every": face.minor,
-        "task": "Read the value the gauge shows, or say it cannot be read. Never guess.",
-    }
+def situation(face: GaugeFace, image_attached: bool = True, reader: Reading | None = None) -> dict[str, Any]:
+    """What the reader or an agent is told besides the image: the instrument's data sheet, and
+    the reader's answer once asked (core/agent/situation.GaugeSituation)."""
+    brief = GaugeBrief(
+        gauge=face.name, kind=face.kind, unit=face.unit, scale_min=face.lo, scale_max=face.hi,  # type: ignore[arg-type]
+        labelled_tick_every=face.major, tick_every=face.minor,
+    )  # fmt: skip
+    seen = None
+    if reader is not None:
+        seen = ReaderView(
+            value=None if reader.value is None else round(reader.value, 6),
+            uncertainty=None if reader.uncertainty is None else round(reader.uncertainty, 6),
+            abstained=reader.value is None,
+            reason=reader.reason,
+        )
+    return situation_json(GaugeSituation(brief=brief, image_attached=image_attached, reader=seen))
 
 
 def gauge_observation(episode_id: str, face: GaugeFace, pixels: np.ndarray) -> Observation:
+    """What the classical reader is shown: the image and the data sheet; it answers, never asks."""
     return Observation(
         suite=SUITE,
         episode_id=episode_id,
@@ -90,15 +96,33 @@ def gauge_observation(episode_id: str, face: GaugeFace, pixels: np.ndarray) -> O
     )
 
 
+def agent_observation(
+    episode_id: str, face: GaugeFace, index: int, pixels: np.ndarray | None, reader: Reading | None
+) -> Observation:
+    """An agent's decision point: with the image (multimodal) or without it (then ``read_gauge``
+    is offered until the reader's answer is in the situation)."""
+    sit = GaugeSituation.model_validate(situation(face, pixels is not None, reader))
+    return Observation(
+        suite=SUITE,
+        episode_id=episode_id,
+        step=0,
+        decision_index=index,
+        situation=situation_json(sit),
+        tools=tools_for(sit),
+        images=(rgb_image(pixels, 0),) if pixels is not None else (),
+    )
+
+
 def face_of(obs: Observation) -> GaugeFace:
     """The face an observation names; ValueError for one that is not a gauge of the suite."""
-    name = obs.situation.get("gauge")
+    brief = obs.situation.get("brief")
+    name = brief.get("gauge") if isinstance(brief, dict) else None
     if obs.suite != SUITE or name not in FACES:
         raise ValueError(f"not a gauge observation (suite {obs.suite!r}, gauge {name!r})")
     return FACES[str(name)]
 
 
-def read_observation(obs: Observation, settings: ReaderSettings) -> Reading:
+def read_observation(obs: Observation, settings: ReaderSettings | None = None) -> Reading:
     """The classical reader on the observation's image (what the gauge_reader node and the audit run)."""
     if len(obs.images) != 1 or obs.images[0].kind != "rgb":
         raise ValueError("a gauge observation carries exactly one rgb image")

@@ -56,3 +56,8 @@ def report_reading(unit: str) -> Tool:
 
 def answer_tools(unit: str) -> tuple[Tool, ...]:
     return (report_reading(unit), CANNOT_READ)
+
+
+def gauge_tools(unit: str, reader: bool) -> tuple[Tool, ...]:
+    """What an agent may call: the answers, and ``read_gauge`` while it may still ask the reader."""
+    return (READ_GAUGE, *answer_tools(unit)) if reader else answer_tools(unit)
