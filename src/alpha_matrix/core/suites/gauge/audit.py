@@ -83,7 +83,7 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
                              as_json(replayed.call.model_dump() if replayed.call else None))  # fmt: skip
         problems.append(f"reader answer differs: {d}")
     if ep.result is None:
-        problems.append("no suite/result")
+        problems.append("no recorded suite/result (run interrupted?)")
     elif ep.result.ok:
         rescored = result_of(req, recorded)
         got = json.loads(ep.result.result_json)
