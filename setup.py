@@ -26,6 +26,8 @@ NODES = [
     "proximity_bridge",
     "proximity_detector",
     "proximity_executive",
+    "gauge_bridge",
+    "gauge_reader",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

@@ -16,6 +16,9 @@ answers go through core/agent/decide.py like any model's:
   stopping alert is active: continue_task would lift the stop); a command -> ``refuse_command``
   (reason code first) while a stopping alert is active or the robot's stop has not yet been
   lifted, else ``continue_task`` -- what ``GuardCore.admit`` decides.
+* gauge: the classical reader's answer (core/suites/gauge/reader.py), taken through
+  ``read_gauge`` when no image is attached, read on the image when one is: report_reading or
+  cannot_read as the reader says (the upper bound the suite measures agents against).
 * confidence: ``SkillAgent`` (core/suites/confidence/agent.py) over the brief's goals and
   threshold; each query's candidates are checked one call at a time, in order; a query whose
   candidates all scored below the threshold is followed by one ``replan`` before the agent's
@@ -46,6 +49,7 @@ from alpha_matrix.core.agent.protocol import (
 from alpha_matrix.core.agent.situation import (
     AlertsSituation,
     ConfidenceSituation,
+    GaugeSituation,
     ProximitySituation,
     parse_situation,
 )
@@ -73,6 +77,24 @@ class ReferenceAgentError(AlphaMatrixError):
 
 def _call(name: str, **arguments: Any) -> RawToolCall:
     return RawToolCall(name=name, arguments=arguments)
+
+
+# ----------------------------------------------------------------------------- gauge
+def decide_gauge(obs: Observation, sit: GaugeSituation) -> RawToolCall:
+    """The classical reader's answer as it is (no judgement added): from the situation once
+    read_gauge brought it, else on the attached image, else ask for it."""
+    if sit.reader is None and not obs.images:
+        return _call("read_gauge")
+    if sit.reader is not None:
+        value, reason = sit.reader.value, sit.reader.reason
+    else:
+        from alpha_matrix.core.suites.gauge.run import read_observation  # OpenCV: only when a gauge is read
+
+        reading = read_observation(obs)
+        value, reason = reading.value, reading.reason
+    if value is None:
+        return _call("cannot_read", reason=reason or "the reader abstained")
+    return _call("report_reading", value=round(value, 6), unit=sit.brief.unit)
 
 
 # ----------------------------------------------------------------------------- proximity
@@ -289,6 +311,8 @@ class ReferenceAgent:
             raise ReferenceAgentError(f"{obs.suite}: not a situation the reference knows: {err}") from None
         if isinstance(sit, AlertsSituation):
             return decide_alerts(sit, self._alert_policy())
+        if isinstance(sit, GaugeSituation):
+            return decide_gauge(obs, sit)
         state = self._episode(obs, sit)
         return state.decide(sit)
 

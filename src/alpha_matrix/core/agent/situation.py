@@ -21,6 +21,9 @@ is the moment (the user message, as compact JSON). What each brief states:
 * confidence: the goals (object -> targets in order of preference), the user's instruction,
   the named zones, and the confidence threshold (the rule "never call below threshold" means
   nothing without it).
+* gauge: the instrument's data sheet (name, kind, unit, scale, tick spacing); the moment is
+  whether the image is attached and, once asked, the classical reader's answer. Never the
+  value, the degradation or the readable label.
 
 Builders take the runner's records (duck-typed where a ROS message would do) and keep the
 window the schema promises; ``situation_json`` is what goes into ``Observation.situation``.
@@ -40,6 +43,7 @@ from alpha_matrix.core.agent.tools import ALERT_TOOLS, PROXIMITY_TOOLS, confiden
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.confidence.agent import Task
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, Skill, SkillState, pick, place
+from alpha_matrix.core.suites.gauge.tools import gauge_tools
 
 WINDOW = 5  # the current estimate and the four before it
 BASE_XY = (0.1, 0.0)  # the robot base axis (DetectorConfig.base_xy): bearings are measured from it
@@ -339,8 +343,38 @@ def check_state(skill: Skill, state: SkillState, geo: SceneGeometry) -> tuple[Sk
     return replace(state, positions=lifted, holding=skill.obj, gripper_width=geo.size), True
 
 
+# ----------------------------------------------------------------------------- gauge
+class GaugeBrief(_Strict):
+    """The instrument as its data sheet gives it (core/suites/gauge/faces.py): never its value."""
+
+    gauge: str
+    kind: Literal["dial", "column"]
+    unit: str
+    scale_min: float
+    scale_max: float
+    labelled_tick_every: float
+    tick_every: float
+
+
+class ReaderView(_Strict):
+    """The classical reader's answer, once ``read_gauge`` was called."""
+
+    value: float | None
+    uncertainty: float | None
+    abstained: bool
+    reason: str = ""
+
+
+class GaugeSituation(_Strict):
+    suite: Literal["gauge"] = "gauge"
+    brief: GaugeBrief
+    step: int = Field(default=0, ge=0)
+    image_attached: bool  # the camera image is in the observation (multimodal agents)
+    reader: ReaderView | None = None
+
+
 # ----------------------------------------------------------------------------- observation
-Situation = ProximitySituation | AlertsSituation | ConfidenceSituation
+Situation = ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation
 
 
 def situation_json(situation: Situation) -> dict[str, Any]:
@@ -353,6 +387,8 @@ def tools_for(situation: Situation) -> tuple[Tool, ...]:
         return PROXIMITY_TOOLS
     if isinstance(situation, AlertsSituation):
         return ALERT_TOOLS
+    if isinstance(situation, GaugeSituation):
+        return gauge_tools(situation.brief.unit, reader=situation.reader is None and not situation.image_attached)
     return confidence_tools(situation.state.positions, situation.brief.zones)
 
 
@@ -368,10 +404,13 @@ def observation(situation: Situation, episode_id: str, decision_index: int) -> O
     )
 
 
-SITUATIONS: Mapping[str, type[ProximitySituation] | type[AlertsSituation] | type[ConfidenceSituation]] = {
+SITUATIONS: Mapping[
+    str, type[ProximitySituation] | type[AlertsSituation] | type[ConfidenceSituation] | type[GaugeSituation]
+] = {
     "proximity": ProximitySituation,
     "alerts": AlertsSituation,
     "confidence": ConfidenceSituation,
+    "gauge": GaugeSituation,
 }
 
 

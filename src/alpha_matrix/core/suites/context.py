@@ -13,6 +13,7 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L), the
   agent under test, whether the guard's stops were sent, and the agent's decision interval. The
   detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
+* gauge: gauge_reader's evidence bounds (the audit re-runs the reader on the recorded images).
 """
 
 from __future__ import annotations
@@ -97,9 +98,17 @@ class ProximityContext(_Strict):
         return f"sim_bridge L={self.reaction_latency_steps}, guards {'on' if self.guards else 'off'}{agent}"
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext
+class GaugeContext(_Strict):
+    suite: Literal["gauge"] = "gauge"
+    reader: dict[str, float | int]  # gauge_reader's evidence bounds (core/suites/gauge/settings.py)
+
+    def describe(self) -> str:
+        return "gauge_reader " + ", ".join(f"{k}={v}" for k, v in sorted(self.reader.items()))
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
-    Annotated[AlertsContext | ConfidenceContext | ProximityContext, Field(discriminator="suite")]
+    Annotated[AlertsContext | ConfidenceContext | ProximityContext | GaugeContext, Field(discriminator="suite")]
 )
 
 
@@ -133,6 +142,7 @@ def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
 __all__ = [
     "AlertsContext",
     "ConfidenceContext",
+    "GaugeContext",
     "ProximityContext",
     "RecordedFile",
     "SuiteContext",

@@ -101,6 +101,19 @@ SUITES: dict[str, SuiteSpec] = {
         progress=f"{_P}.proximity.report:progress_line",
         audit=f"{_P}.proximity.audit:audit_proximity_bag",
     ),
+    "gauge": SuiteSpec(
+        name="gauge",
+        marker_topic="/gauge/readings",  # the classical reader's answers (its observations, images included: /gauge/observations)
+        audit_unit="readings",
+        config_file=None,  # the reader's bounds are gauge_reader's parameters, carried in the context
+        scenarios=f"{_P}.gauge.scenarios:scenario_requests",
+        context=f"{_P}.gauge.scenarios:graph_context",
+        summarize=f"{_P}.gauge.report:summarize_gauge",
+        report=f"{_P}.gauge.report:report_lines",
+        plots=f"{_P}.gauge.plots:write_plots",
+        progress=f"{_P}.gauge.report:progress_line",
+        audit=f"{_P}.gauge.audit:audit_gauge_bag",
+    ),
 }
 
 SUITE_NAMES = tuple(SUITES)

@@ -1,0 +1,129 @@
+"""Audit of a gauge bag: the reader re-run on the recorded images, every answer and result compared.
+
+Per episode (one item), from the bag alone:
+
+1. The request (the item) and its context (gauge_reader's bounds as the run used them).
+2. What the reader saw: the recorded observation (gauge/observations) must name the item's face
+   and carry exactly the face's published layout (no value, no label), and its image must be
+   the item's render (re-rendered from the recorded seed and conditions: the same pixels).
+3. What it said: the reader is re-run on the recorded image with the recorded bounds and must
+   answer the recorded call (gauge/readings), tool and arguments.
+4. The result: re-scored from the request and the recorded answers (the reader's, and the agent
+   under test's decisions on agent/decisions when one ran), it must equal the recorded
+   suite/result, and that the JSONL record (with a run directory).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from alpha_matrix.core.agent.images import rgb_pixels
+from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.suites.audit_common import (
+    SuiteAudit,
+    as_json,
+    compare_records,
+    episode_attempts,
+    first_difference,
+    read_records,
+    request_context,
+    unbacked_records,
+)
+from alpha_matrix.core.suites.context import GaugeContext
+from alpha_matrix.core.suites.gauge.agent_run import agent_part
+from alpha_matrix.core.suites.gauge.faces import FACES
+from alpha_matrix.core.suites.gauge.run import GaugeRequest, read_observation, reading_decision, result_of, situation
+from alpha_matrix.core.suites.gauge.scene import GaugeScene
+from alpha_matrix.core.suites.gauge.settings import ReaderSettings
+
+OBS_TOPIC, READ_TOPIC = "/gauge/observations", "/gauge/readings"
+AGENT_TOPIC = "/agent/decisions"
+TOPICS = ("/suite/request", "/suite/result", OBS_TOPIC, READ_TOPIC, AGENT_TOPIC)
+
+
+@dataclass
+class _Episode:
+    request: Any = None
+    result: Any = None
+    observations: list[Any] = field(default_factory=list)
+    readings: list[Any] = field(default_factory=list)
+    agent_decisions: list[Any] = field(default_factory=list)  # the agent under test's, when one ran
+
+
+def _episode_of(topic: str, msg: Any) -> str | None:
+    return msg.episode_id or None if topic in TOPICS else None
+
+
+def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str], str]:
+    """(problems, where the reader's bounds came from)."""
+    if ep.request is None:
+        return ["no suite/request in the bag"], ""
+    ctx, where, problem = request_context("gauge", ep.request, "reader bounds")
+    if problem or not isinstance(ctx, GaugeContext):
+        return [problem or "no gauge context"], where
+    settings = ReaderSettings(**ctx.reader)  # type: ignore[arg-type]
+    req = GaugeRequest.model_validate_json(ep.request.scenario_json)
+    if len(ep.observations) != 1 or len(ep.readings) != 1:
+        return [f"{len(ep.observations)} observation(s) and {len(ep.readings)} reading(s), expected one each"], where
+    obs, recorded = observation_of(ep.observations[0]), decision_of(ep.readings[0])
+    problems: list[str] = []
+    if obs.situation != situation(FACES[req.face]):
+        problems.append("the reader's observation is not the face's layout alone")
+    image = rgb_pixels(obs.images[0]) if obs.images else np.zeros((0, 0, 3), np.uint8)
+    if not np.array_equal(image, scene.render(req.item_conditions(), req.seed).image):
+        problems.append("the recorded image is not the item's render")
+    replayed = reading_decision(read_observation(obs, settings))
+    if (recorded.kind, recorded.call) != (replayed.kind, replayed.call):
+        d = first_difference(as_json(recorded.call.model_dump() if recorded.call else None),
+                             as_json(replayed.call.model_dump() if replayed.call else None))  # fmt: skip
+        problems.append(f"reader answer differs: {d}")
+    if ep.result is None:
+        problems.append("no recorded suite/result (run interrupted?)")
+    elif ep.result.ok:
+        rescored = result_of(req, recorded)
+        got = json.loads(ep.result.result_json)
+        if "agent" in got:  # re-scored from the agent's recorded decisions, in their order
+            decisions = [decision_of(m) for m in sorted(ep.agent_decisions, key=lambda m: int(m.decision_index))]
+            a = got["agent"]
+            face = FACES[req.face]
+            rescored["agent"] = agent_part(
+                decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
+            )
+        d = first_difference(got, as_json(rescored))
+        if d:
+            problems.append(f"suite/result differs from the re-scored answers at {d}")
+    return problems, where
+
+
+def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    records = read_records(run_dir)
+    out: list[SuiteAudit] = []
+    attempts = episode_attempts(bag_dir, _episode_of)
+    with GaugeScene() as scene:
+        for ep_id, (msgs, interrupted) in sorted(attempts.items()):
+            ep = _Episode()
+            for topic, _t, msg in msgs:
+                if topic == "/suite/request":
+                    ep.request = msg
+                elif topic == "/suite/result":
+                    ep.result = msg
+                elif topic == OBS_TOPIC:
+                    ep.observations.append(msg)
+                elif topic == READ_TOPIC:
+                    ep.readings.append(msg)
+                elif topic == AGENT_TOPIC:
+                    ep.agent_decisions.append(msg)
+            problems, where = audit_episode(ep_id, ep, scene)
+            problems += compare_records(ep_id, ep.result, records, run_dir)
+            n = len(ep.readings)
+            out.append(
+                SuiteAudit(
+                    ep_id, len(ep.observations), n, n if not problems else 0, tuple(problems), interrupted, where
+                )
+            )
+    return out + unbacked_records(records, attempts, run_dir)

@@ -1,0 +1,91 @@
+"""Scores of gauge readings against the set's truth: accuracy, abstention, hallucination, MAE.
+
+One definition used by the unit test, the benchmark and the suite's report:
+
+- *accurate*: a readable item read within ``TOLERANCE`` (2 %) of the face's span;
+- *hallucination*: a value reported for an unreadable item (whether or not it happens to be close);
+- *abstention rate*: unreadable items abstained on (= 1 - hallucination rate);
+- *false abstention*: readable items abstained on;
+- *MAE*: mean absolute error of the values reported for readable items, in % of span.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+TOLERANCE = 0.02  # of the span
+ACCURACY_MIN = 0.90  # the issue's acceptance, reader alone on the shipped set
+HALLUCINATION_MAX = 0.05
+ANCHORS = (
+    "published classical gauge readers report ~2-3 % error at <= 20 deg viewing angle; frontier VLMs "
+    "reach ~30 % on MeasureBench; none of them reports abstention"
+)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One item and what a reader (or an agent) answered: ``value`` None = abstained."""
+
+    degradation: str
+    readable: bool
+    truth: float
+    span: float
+    value: float | None
+
+    @property
+    def accurate(self) -> bool:
+        return self.readable and self.value is not None and abs(self.value - self.truth) <= TOLERANCE * self.span
+
+    @property
+    def hallucinated(self) -> bool:
+        return not self.readable and self.value is not None
+
+
+@dataclass(frozen=True)
+class Score:
+    readable: int
+    unreadable: int
+    accuracy: float | None  # share of readable items read within tolerance
+    false_abstention: float | None
+    hallucination: float | None  # share of unreadable items given a value
+    abstention: float | None  # share of unreadable items abstained on
+    mae_pct: float | None  # of span, over readable items that got a value
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return dict(self.__dict__)
+
+
+def _share(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def score(rows: Iterable[Scored]) -> Score:
+    rows = list(rows)
+    rd = [r for r in rows if r.readable]
+    un = [r for r in rows if not r.readable]
+    errs = [abs(r.value - r.truth) / r.span * 100 for r in rd if r.value is not None]
+    hall = sum(r.hallucinated for r in un)
+    return Score(
+        readable=len(rd),
+        unreadable=len(un),
+        accuracy=_share(sum(r.accurate for r in rd), len(rd)),
+        false_abstention=_share(sum(r.value is None for r in rd), len(rd)),
+        hallucination=_share(hall, len(un)),
+        abstention=_share(len(un) - hall, len(un)),
+        mae_pct=sum(errs) / len(errs) if errs else None,
+    )
+
+
+def by_degradation(rows: Iterable[Scored]) -> dict[str, Score]:
+    groups: dict[str, list[Scored]] = defaultdict(list)
+    for r in rows:
+        groups[r.degradation].append(r)
+    return {k: score(v) for k, v in sorted(groups.items())}
+
+
+def meets_acceptance(s: Score) -> bool:
+    return (s.accuracy or 0.0) >= ACCURACY_MIN and (
+        s.hallucination if s.hallucination is not None else 1.0
+    ) <= HALLUCINATION_MAX

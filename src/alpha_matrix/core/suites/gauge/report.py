@@ -1,0 +1,113 @@
+"""The gauge suite's summary, report body and progress line, from the records alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from alpha_matrix.core.suites.gauge.metrics import (
+    ACCURACY_MIN,
+    ANCHORS,
+    HALLUCINATION_MAX,
+    TOLERANCE,
+    Score,
+    Scored,
+    by_degradation,
+    meets_acceptance,
+    score,
+)
+from alpha_matrix.core.suites.records import SuiteRecord
+
+
+def scored(result: dict[str, Any], who: str = "reader") -> Scored:
+    return Scored(result["degradation"], result["readable"], result["truth"], result["span"], result[who]["value"])
+
+
+def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    res = list(results)
+    rows = [scored(r) for r in res]
+    total = score(rows)
+    ms = [1e3 * r["reader"]["latency_s"] for r in res]
+    agents: dict[str, list[Scored]] = {}
+    for r in res:
+        if r.get("agent"):
+            agents.setdefault(r["agent"]["spec"], []).append(scored(r, "agent"))
+    return {
+        "agents": {k: score(v).as_dict() for k, v in sorted(agents.items())},
+        "reader": total.as_dict(),
+        "reader_by_degradation": {k: v.as_dict() for k, v in by_degradation(rows).items()},
+        "reader_ms_mean": round(sum(ms) / len(ms), 2) if ms else None,
+        "acceptance_met": meets_acceptance(total) if res else False,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def _row(name: str, s: Score) -> str:
+    mae = "n/a" if s.mae_pct is None else f"{s.mae_pct:.2f} %"
+    return (
+        f"| {name} | {s.readable} | {_pct(s.accuracy)} | {_pct(s.false_abstention)} | {s.unreadable} | "
+        f"{_pct(s.hallucination)} | {_pct(s.abstention)} | {mae} |"
+    )
+
+
+def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> list[str]:
+    done = [r.result for r in records if r.ok]
+    rows = [scored(r) for r in done]
+    total = score(rows)
+    lines = [
+        "## Gauge reading under visual uncertainty: read or abstain",
+        "",
+        f"What was measured: the classical reader (gauge_reader) on {len(done)} rendered gauge images "
+        f"({total.readable} degraded but readable, {total.unreadable} unreadable by the stated rule: indicator end and "
+        f">= 2 labelled ticks seen with enough contrast, 2 % of span >= 1 px). *Accuracy*: readable items read within "
+        f"{100 * TOLERANCE:.0f} % of the span; *hallucination*: a value reported for an unreadable item; "
+        "*MAE*: over the values reported for readable items, in % of span.",
+        "",
+        f"Acceptance (accuracy >= {100 * ACCURACY_MIN:.0f} %, hallucination <= {100 * HALLUCINATION_MAX:.0f} %): "
+        f"**{'met' if summary.get('acceptance_met') else 'NOT met'}**; reader time "
+        f"{summary.get('reader_ms_mean')} ms per image (mean).",
+        "",
+        f"Anchors: {ANCHORS}.",
+        "",
+        "| who / degradation | readable | accuracy | false abstention | unreadable | hallucination | abstention | MAE |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        _row("**reader, all**", total),
+        *(_row(k, v) for k, v in by_degradation(rows).items()),
+    ]
+    agents: dict[str, list[dict[str, Any]]] = {}
+    for r in done:
+        if r.get("agent"):
+            agents.setdefault(r["agent"]["spec"], []).append(r)
+    for spec, res in sorted(agents.items()):
+        rows_a = [scored(r, "agent") for r in res]
+        used = sum(r["agent"]["used_reader"] for r in res)
+        bad = sum(r["agent"]["invalid"] + r["agent"]["messages"] for r in res)
+        lines += [
+            _row(f"**agent {spec}, all**", score(rows_a)),
+            *(_row(f"agent {spec}: {k}", v) for k, v in by_degradation(rows_a).items()),
+        ]
+        notes = f"Agent {spec}: called read_gauge on {used} of {len(res)} items; {bad} invalid answer(s) or message(s)."
+        lines += ["", notes, ""] if lines[-1] != "" else [notes]
+    if not agents:
+        lines += ["", "Agents: none in this run (`alpha-matrix suite gauge --agent SPEC` adds one)."]
+    missing = [r for r in records if not r.ok]
+    if missing:
+        lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
+    return lines
+
+
+def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
+    said = f"read {r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
+    verdict = "ok" if (r["accurate"] if d["readable"] else not r["hallucinated"]) else "WRONG"
+    return f"{said}: {verdict}"
+
+
+def progress_line(d: dict[str, Any]) -> str:
+    line = (
+        f"{d['face']} {d['degradation']} {'readable' if d['readable'] else 'unreadable'}: "
+        f"truth {d['truth']:.4g}, reader {_said(d, d['reader'])}"
+    )
+    return line + (f"; agent {_said(d, d['agent'])}" if d.get("agent") else "")

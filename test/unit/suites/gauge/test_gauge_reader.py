@@ -1,0 +1,102 @@
+"""The classical reader: clean faces, abstention without evidence, and the acceptance on a fixed
+subset of the shipped set (the whole set: benchmarks/bench_gauge_reader.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.gauge.conditions import Conditions
+from alpha_matrix.core.suites.gauge.dataset import make_item
+from alpha_matrix.core.suites.gauge.evaluate import evaluate
+from alpha_matrix.core.suites.gauge.faces import FACES
+from alpha_matrix.core.suites.gauge.metrics import Scored, by_degradation, meets_acceptance, score
+from alpha_matrix.core.suites.gauge.reader import read_gauge
+from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios
+from alpha_matrix.core.suites.gauge.scene import GaugeScene
+
+SPEC = load_gauge_scenarios(None)
+
+
+@pytest.fixture(scope="module")
+def scene() -> Iterator[GaugeScene]:
+    with GaugeScene() as s:
+        yield s
+
+
+@pytest.mark.parametrize("name", sorted(FACES))
+def test_reads_clean_faces_at_an_angle(scene: GaugeScene, name: str) -> None:
+    face = FACES[name]
+    for share, view in ((0.13, 0.0), (0.5, 20.0), (0.91, 45.0)):
+        value = face.lo + share * face.span
+        c = Conditions(face=name, value=value, view_deg=view, view_dir_deg=30.0, distance=0.7)
+        reading = read_gauge(scene.render(c, 3).image, face)
+        assert reading.value is not None, reading.reason
+        assert abs(reading.value - value) <= 0.01 * face.span
+        assert reading.uncertainty is not None and 0 < reading.uncertainty < 0.05 * face.span
+        assert reading.unit == face.unit
+
+
+def test_abstains_without_a_panel_or_without_a_needle(scene: GaugeScene) -> None:
+    face = FACES["pressure"]
+    dark = np.full((480, 640, 3), 40, np.uint8)
+    assert read_gauge(dark, face).reason == "no gauge panel found"
+    no_needle = scene.render(Conditions(face="pressure", value=4.0, needle_len=0.0), 3).image
+    reading = read_gauge(no_needle, face)
+    assert reading.abstained and reading.value is None and reading.reason.startswith("needle")
+
+
+def test_a_wrong_face_is_not_read_as_a_dial(scene: GaugeScene) -> None:
+    """The sight glass seen as if it were a pressure dial: no needle, no ticks where a dial has them."""
+    image = scene.render(Conditions(face="sight_glass", value=1.2), 3).image
+    assert read_gauge(image, FACES["pressure"]).abstained
+
+
+def test_metrics_definitions() -> None:
+    rows = [
+        Scored("dim", True, 5.0, 10.0, 5.1),  # accurate, 1 % error
+        Scored("dim", True, 5.0, 10.0, 5.5),  # read, 5 % off
+        Scored("dim", True, 5.0, 10.0, None),  # false abstention
+        Scored("glare", False, 5.0, 10.0, 5.0),  # hallucination, though right
+        Scored("glare", False, 5.0, 10.0, None),
+    ]
+    s = score(rows)
+    assert (s.accuracy, s.false_abstention, s.hallucination, s.abstention) == (1 / 3, 1 / 3, 0.5, 0.5)
+    assert s.mae_pct == pytest.approx(3.0)
+    assert by_degradation(rows)["glare"].accuracy is None
+    assert not meets_acceptance(s)
+
+
+# Two items of every (degradation, class) pair: item i wants degradation (i // 2) % 10 and class i % 2.
+SUBSET = [i for i in range(SPEC.items) if (i // 20) == (i % 20) % 10]
+
+
+def test_acceptance_on_a_fixed_subset_of_the_shipped_set(scene: GaugeScene) -> None:
+    items = [make_item(scene, SPEC.seed, i) for i in SUBSET]
+    assert len({(i.degradation, i.readable) for i in items}) == 20
+    done = list(evaluate(scene, items))
+    total = score(e.scored for e in done)
+    assert total.readable == total.unreadable == 10
+    assert meets_acceptance(total), total
+    assert total.mae_pct is not None and total.mae_pct < 1.0
+
+
+def test_bad_scenario_files_are_one_line_errors(tmp_path: Path) -> None:
+    cases = {
+        "items: 201\n": "items must be even",
+        "items: 4\n": "items",
+        "seed: 1\nbogus: 2\n": "bogus: unknown key",
+        "reader: {min_ticks: 1}\n": "reader: unknown key",
+        "- a\n": "expected a mapping",
+        "seed: [\n": "malformed YAML",
+    }
+    for text, message in cases.items():
+        f = tmp_path / "gauge.yaml"
+        f.write_text(text)
+        with pytest.raises(ConfigError, match=message) as err:
+            load_gauge_scenarios(f)
+        assert "\n" not in str(err.value)
