@@ -1,15 +1,16 @@
 """Demonstration: a damaged Fast DDS shared-memory port kills a peer in a DDS thread (SIGSEGV).
 
-The mechanism behind CI's rare node segfaults, shown deterministically on a private domain. Node
-A starts and listens on a shared-memory port (/dev/shm/fastdds_port<N>). Its segment is damaged
-the way a process killed while building it, or two processes building it at once after Fast DDS's
-2 s port-mutex timeout, can leave it. Node B then starts: its UDP receive thread reads A's
-discovery announcement, asks whether A's shared-memory locator is reachable, opens the port and
-walks the segment's allocator tree (``SharedMemGlobal::open_port_internal`` ->
-``rbtree_best_fit::check_sanity``, eProsima/Fast-DDS#6501, fixed upstream after the 3.2.2 this
-project runs) into unmapped memory. faulthandler then prints B's main thread as "Thread 0x..."
-(not "Current thread"): the fault is in a native thread, and the Python stack shows only where the
-main thread happened to be, as in the CI logs (an import of lark, ctypes.util.find_library).
+The likely mechanism of CI's rare node segfaults, shown deterministically on a private domain.
+Node A starts and listens on a shared-memory port (/dev/shm/fastdds_port<N>). Its segment is
+damaged on purpose (1 KiB overwritten), standing in for what a process killed while building a
+port, or two processes building one at once after Fast DDS's 2 s port-mutex timeout, could leave.
+Node B then starts: its UDP receive thread reads A's discovery announcement, asks whether A's
+shared-memory locator is reachable, opens the port and walks the segment's allocator tree
+(``SharedMemGlobal::open_port_internal`` -> ``rbtree_best_fit::check_sanity``,
+eProsima/Fast-DDS#6501; fix merged upstream in #6503, absent from the Fast DDS 3.2.2 of the
+newest ros-fastdds wheel, 3.2.3) into unmapped memory. faulthandler prints B's main thread as
+"Thread 0x..." (not "Current thread"): the fault is in a native thread, and the Python stack shows
+only where the main thread happened to be, as in the CI logs (an import of lark, find_library).
 
 With ``--env ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT --env FASTDDS_DEFAULT_PROFILES_FILE=<a
 UDPv4-only profile>`` no shared memory is used and B survives: a check of that configuration.
