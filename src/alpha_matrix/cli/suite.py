@@ -321,7 +321,9 @@ def _suite_on_ray(args: argparse.Namespace, graph: Graph, run_dir: Path) -> int:
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "suite", parents=[graph_opts], help=f"run a safety suite ({' | '.join(registry.SUITE_NAMES)}) through the ROS graph"
+        "suite",
+        parents=[graph_opts],
+        help=f"run a safety suite ({' | '.join(registry.SUITE_NAMES)}) through the ROS graph",
     )
     p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")

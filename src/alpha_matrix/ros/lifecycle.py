@@ -24,6 +24,36 @@ from alpha_matrix.ros.stop import STOP, NodeStopped
 TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
 
 
+def preload_type_support() -> None:
+    """Import, before rclpy.init, what rclpy would otherwise import inside ``Node()``.
+
+    rclpy loads a type support at its first use: ``Node()``'s parameter-events publisher imports
+    ``rosidl_generator_py``, which pulls in the IDL code generator (rosidl_parser, lark, em: ~45
+    modules, unused at runtime). After rclpy.init the participant exists and peers discover it;
+    on a loaded machine that import held a starting node for seconds before its endpoints existed.
+    Not the cause of CI's start-up segfaults, though a crashing node was seen in that import: the
+    fault was in a Fast DDS thread (benchmarks/shm_port_crash.py shows the mechanism).
+    """
+    import rosidl_generator_py  # noqa: F401 - the import itself is the point
+    from rcl_interfaces.msg import ParameterEvent
+    from rcl_interfaces.srv import (
+        DescribeParameters,
+        GetParameters,
+        GetParameterTypes,
+        ListParameters,
+        SetParameters,
+        SetParametersAtomically,
+    )
+    from type_description_interfaces.srv import GetTypeDescription
+
+    # What rclpy's Node() creates: the parameter events publisher, the parameter services, the
+    # type description service.
+    kinds = (ParameterEvent, DescribeParameters, GetParameters, GetParameterTypes, ListParameters)
+    for kind in (*kinds, SetParameters, SetParametersAtomically, GetTypeDescription):
+        if kind.__class__._TYPE_SUPPORT is None:  # type: ignore[attr-defined]
+            kind.__class__.__import_type_support__()  # type: ignore[attr-defined]
+
+
 def run_node(
     factory: Callable[[], Node], spin: Callable[[Node], None] | None = None, args: list[str] | None = None
 ) -> int:
@@ -38,6 +68,7 @@ def run_node(
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # a hung node: kill -USR1 prints its stacks
     STOP.install()  # before rclpy.init: rclpy's handlers chain to these
     die_with_parent()
+    preload_type_support()  # before rclpy.init: no DDS thread and no peer waits on this node yet
     node: Node | None = None
     code = 0
     name = os.path.basename(sys.argv[0]).removesuffix(".py")

@@ -58,6 +58,8 @@ EVENT_TOPICS = frozenset(
         "/skill/queries",
         "/agent/observations",
         "/agent/decisions",
+        "/gauge/observations",
+        "/gauge/readings",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder
