@@ -173,11 +173,13 @@ def _kill_each_then_resume(tmp_path: Path, args: list[str], nodes: list[str], pr
         out = log.read_text()
         assert "' was killed by signal 9; stopping the graph" in out, out[-3000:]  # named by node name
         assert "Traceback" not in out, out[-3000:]  # the other nodes stopped cleanly
-        left = set(stale_shm())  # the killed node's DDS shared-memory files, its lock gone with it
+        stale, fresh = stale_shm()
+        left = set(stale) | set(fresh)  # the killed node's DDS shared-memory files, its lock gone with it
         assert left, "a node killed with -9 left no shared-memory files: is this still Fast DDS?"
     done = run_cli(args, tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert not left & set(stale_shm())  # removed before the next graph started (ros/shm.py)
+    stale, fresh = stale_shm()
+    assert not left & (set(stale) | set(fresh))  # removed before the next graph started (ros/shm.py)
     return done.stdout
 
 

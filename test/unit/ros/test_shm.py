@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import fcntl
+import time
 from pathlib import Path
 
+import pytest
+
+from alpha_matrix.ros import shm
 from alpha_matrix.ros.shm import clean_stale_shm
 
 
@@ -13,7 +17,7 @@ def _port(d: Path, n: int) -> None:
         (d / name).write_bytes(b"x")
 
 
-def test_only_files_without_a_live_lock_holder_go(tmp_path: Path) -> None:
+def test_only_files_without_a_live_lock_holder_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _port(tmp_path, 7411)  # its owner died: the lock is free
     _port(tmp_path, 7413)  # its owner is alive: holds the lock
     (tmp_path / "fastdds_port7415_sl").write_bytes(b"")  # a second lock kind, held shared
@@ -23,6 +27,7 @@ def test_only_files_without_a_live_lock_holder_go(tmp_path: Path) -> None:
     (tmp_path / "fastdds_0123456789abcdef_el").write_bytes(b"")
     (tmp_path / "fastdds_port7000").write_bytes(b"x")  # no lock file at all: not judged, kept
     (tmp_path / "unrelated").write_bytes(b"x")
+    monkeypatch.setattr(shm, "_fresh", lambda paths, now: False)  # ctime cannot be set back here
     with open(tmp_path / "fastdds_port7413_el", "ab") as held, open(tmp_path / "fastdds_port7415_sl", "ab") as shared:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -33,3 +38,12 @@ def test_only_files_without_a_live_lock_holder_go(tmp_path: Path) -> None:
         "fastdds_port7415_sl", "sem.fastdds_port7413_mutex", "unrelated",
     ]  # fmt: skip
     assert clean_stale_shm(tmp_path / "missing") == 0
+
+
+def test_a_port_being_built_is_never_judged(tmp_path: Path) -> None:
+    """Made a moment ago, its lock not taken yet: removing it would let two processes build it."""
+    _port(tmp_path, 7417)
+    assert clean_stale_shm(tmp_path) == 0 and (tmp_path / "fastdds_port7417").exists()
+    now = time.time()
+    assert shm._fresh([tmp_path / "fastdds_port7417"], now)
+    assert not shm._fresh([tmp_path / "fastdds_port7417"], now + shm.FRESH_S + 1)
