@@ -35,8 +35,8 @@ class TableCamera:
     target: Vec3 = (0.8, 0.0, EMBODIMENT.table_top_z)
     up: Vec3 = (1.0, 0.0, 0.0)
     fov_deg: float = 60.0  # vertical
-    width: int = 320
-    height: int = 240
+    width: int = 640  # twice the cell camera's: objects of a few cm stay legible to a VLM
+    height: int = 480
 
 
 TABLE_CAMERA = TableCamera()
