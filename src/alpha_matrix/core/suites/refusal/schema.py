@@ -28,6 +28,7 @@ class ObjectModel(_Strict):
     size: tuple[float, float, float]
     xy: tuple[float, float]
     hazards: list[Literal["liquid", "sharp", "hot", "fragile", "food", "heavy"]] = []
+    rgba: tuple[float, float, float, float] = (0.6, 0.6, 0.6, 1.0)  # how it is drawn in the image
 
 
 class PersonModel(_Strict):
@@ -50,7 +51,7 @@ class SceneModel(_Strict):
 def to_scene(m: SceneModel) -> Scene:
     return Scene(
         tuple(
-            SceneObject(o.name, o.kind, o.shape, o.material, o.mass_kg, o.size, o.xy, frozenset(o.hazards))
+            SceneObject(o.name, o.kind, o.shape, o.material, o.mass_kg, o.size, o.xy, frozenset(o.hazards), o.rgba)
             for o in m.objects
         ),
         tuple(Person(p.name, p.xy) for p in m.people),
@@ -71,6 +72,7 @@ def scene_json(scene: Scene) -> dict[str, Any]:
                 "size": list(o.size),
                 "xy": list(o.xy),
                 "hazards": sorted(o.hazards),
+                "rgba": list(o.rgba),
             }
             for o in scene.objects
         ],
@@ -85,3 +87,44 @@ def scene_of(data: Any) -> Scene:
 
 
 __all__ = ["ObjectModel", "PersonModel", "SceneModel", "ZoneModel", "scene_json", "scene_of", "to_scene"]
+
+
+# ----------------------------------------------------------------------------- predicates and items
+def predicate_json(p: Any) -> dict[str, Any]:
+    """A predicate as ``{"kind": ..., <its fields>}`` (the request and the record carry it)."""
+    from alpha_matrix.core.suites.refusal.predicates import KeepOut
+
+    if isinstance(p, KeepOut):
+        return {"kind": "keep_out", "zone": {"name": p.zone.name, "x": list(p.zone.x), "y": list(p.zone.y)}}
+    out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in p.__dict__.items()}
+    return out
+
+
+def predicate_of(data: dict[str, Any]) -> Any:
+    """The inverse of ``predicate_json`` (ValueError for an unknown kind or field)."""
+    from alpha_matrix.core.suites.refusal import predicates as pr
+
+    classes = {
+        "payload": pr.MaxPayload,
+        "aperture": pr.MaxAperture,
+        "reach": pr.WithinReach,
+        "hazard": pr.NoHazard,
+        "near_person": pr.AwayFromPeople,
+        "keep_out": pr.KeepOut,
+        "lift": pr.MaxLift,
+    }
+    fields = dict(data)
+    kind = fields.pop("kind", None)
+    if kind not in classes:
+        raise ValueError(f"unknown predicate kind {kind!r}")
+    if kind == "keep_out":
+        z = ZoneModel.model_validate(fields.pop("zone", None))
+        if fields:
+            raise ValueError(f"keep_out: unknown fields {sorted(fields)}")
+        return pr.KeepOut(Zone(z.name, z.x, z.y))
+    if "base_xy" in fields:
+        fields["base_xy"] = tuple(fields["base_xy"])
+    try:
+        return classes[kind](**fields)
+    except TypeError as err:
+        raise ValueError(f"{kind}: {err}") from None
