@@ -55,3 +55,12 @@ def test_guard_says_what_it_cannot_check(items: list[RefusalItem]) -> None:
     assert check_call(item.constraints, None, item.call).checked is False
     ghost = check_call(item.constraints, item.scene, Call("ghost", (0.5, 0.0), 0.1))
     assert (ghost.allowed, ghost.reason) == (False, "unknown_object")
+
+
+def test_guard_on_the_shipped_file_hand_written_scenes_included() -> None:
+    from alpha_matrix.core.suites.refusal.scenarios import load_refusal_scenarios
+
+    items = load_refusal_scenarios().items
+    cov = guard_coverage(items)
+    assert cov["violating"] == sum(i.violation is not None for i in items) > 140
+    assert cov["caught"] == cov["right_kind"] == cov["violating"] and cov["blocked"] == 0
