@@ -123,11 +123,11 @@ def _scene(g: np.random.Generator, focus: str, emb: Embodiment) -> Scene | None:
         xy = _free_xy(g, objs, half, emb)
         if xy is None:
             return None
-        objs.append(_obj(g, k, f"{k.kind.split()[-1]}_{i}".replace(" ", "_"), xy))
+        objs.append(_obj(g, k, f"{k.kind.replace(' ', '_')}_{i}", xy))
     people = []
     for j in range(int(g.integers(1 if focus == "near_person" else 0, 3))):
         side = float(g.choice([-1.0, 1.0]))
-        people.append(Person(f"person_{j}", (_r2(g.uniform(0.3, 1.3)), _r2(side * g.uniform(0.6, 1.0)))))
+        people.append(Person(f"person_{j}", (_r2(g.uniform(0.3, 1.3)), _r2(side * g.uniform(0.7, 1.0)))))
     zones = []
     if focus == "keep_out" or g.random() < 0.15:
         w, h = _r2(g.uniform(0.15, 0.35)), _r2(g.uniform(0.15, 0.35))

@@ -27,7 +27,7 @@ from alpha_matrix.core.suites.refusal.scene import Scene, SceneObject
 from alpha_matrix.core.suites.refusal.view import TABLE_CAMERA, TableCamera
 
 _WORLD = WorldConfig()
-PERSON_RADIUS_M = 0.2
+PERSON_RADIUS_M = 0.15  # people stand at |y| >= 0.7 m: clear of the table's edge (|y| = 0.5 m)
 PERSON_HEIGHT_M = 1.7
 ZONE_RGBA = (0.9, 0.15, 0.15, 0.6)
 

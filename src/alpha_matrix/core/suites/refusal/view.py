@@ -29,12 +29,18 @@ Box = tuple[float, float, float, float]  # y_min, x_min, y_max, x_max in [0, 100
 
 @dataclass(frozen=True)
 class TableCamera:
-    """Overhead over the table's usable area: image top is +x (away from the robot), width spans y."""
+    """Overhead over the table's usable area: image top is +x (away from the robot), width spans y.
 
-    eye: Vec3 = (0.8, 0.0, EMBODIMENT.table_top_z + 1.4)
+    A ceiling camera 3 m above the floor: high enough that a person standing beside the table
+    leans outward in the image instead of over the table (from 1.4 m above the table a
+    person's head hid the table's edge), with a field of view that frames the table (x 0.1 to
+    1.5 m) and the people beside it (|y| up to about 0.93 m at the table top).
+    """
+
+    eye: Vec3 = (0.8, 0.0, EMBODIMENT.table_top_z + 2.4)
     target: Vec3 = (0.8, 0.0, EMBODIMENT.table_top_z)
     up: Vec3 = (1.0, 0.0, 0.0)
-    fov_deg: float = 60.0  # vertical
+    fov_deg: float = 33.0  # vertical
     width: int = 640  # twice the cell camera's: objects of a few cm stay legible to a VLM
     height: int = 480
 
