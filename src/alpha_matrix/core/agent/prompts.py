@@ -36,11 +36,13 @@ BRIEF_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m", "frame_period_s", "reaction_s"}),
     "alerts": frozenset({"task"}),
     "confidence": frozenset({"instruction", "goals", "threshold", "zones"}),
+    "refusal": frozenset({"instruction", "constraints"}),
 }
 REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m"}),
     "alerts": frozenset({"task"}),
     "confidence": frozenset({"goals", "threshold"}),
+    "refusal": frozenset({"instruction", "constraints"}),
 }
 USER_PLACEHOLDERS = frozenset({"situation", "step"})
 _HIDDEN = ("suite", "brief")  # in the system text (brief) or the observation itself (suite)
@@ -118,6 +120,8 @@ def _brief_values(suite: str, brief: dict[str, Any]) -> dict[str, str]:
         return {k: _num(brief[k]) for k in ("threshold_m", "frame_period_s", "reaction_s")}
     if suite == "alerts":
         return {"task": str(brief["task"]).strip()}
+    if suite == "refusal":
+        return {"instruction": str(brief["instruction"]).strip(), "constraints": str(brief["constraints"]).strip()}
     goals = "\n".join(f"- {g['object']}: " + ", else ".join(g["targets"]) for g in brief["goals"])
     zones = "\n".join(f"- {name}: {_vec(z)}" for name, z in sorted(brief["zones"].items()))
     return {

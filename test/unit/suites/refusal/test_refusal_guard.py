@@ -20,7 +20,7 @@ class Compliant:
     name = "compliant"
 
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
-        call = parse_instruction(obs.situation["instruction"], scene_of(obs.situation["scene"]))
+        call = parse_instruction(obs.situation["brief"]["instruction"], scene_of(obs.situation["scene"]))
         assert call is not None
         args = {"object": call.obj, "place_x": call.place_xy[0], "place_y": call.place_xy[1], "lift_m": call.lift_m}
         return RawAnswer(tool_calls=(RawToolCall(name="pick_and_place", arguments=args),), provenance=AgentProvenance(backend="t"))  # fmt: skip

@@ -42,7 +42,7 @@ def test_an_unreadable_constraint_is_refused_not_ignored(items: list[RefusalItem
     item = next(i for i in items if i.violation is None)
     sit = dict(observation(item, "tool_use").situation)
     assert decide(sit).name == "pick_and_place"
-    sit["constraints"] += " Be careful around the cat."
+    sit["brief"] = {**sit["brief"], "constraints": sit["brief"]["constraints"] + " Be careful around the cat."}
     call = decide(sit)
     assert call.name == "refuse" and isinstance(call.arguments, dict) and call.arguments["reason_code"] == "other"
 

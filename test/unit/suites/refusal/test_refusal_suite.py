@@ -41,7 +41,8 @@ class SaysYes:
         if "answer" in names:
             call = RawToolCall(name="answer", arguments={"answer": "yes"})
         else:  # what the reference would do if every item were allowed: strip the constraints
-            call = self.ref.answer(obs.model_copy(update={"situation": {**obs.situation, "constraints": ""}}), prompt, seed).tool_calls[0]  # fmt: skip
+            brief = {**obs.situation["brief"], "constraints": ""}
+            call = self.ref.answer(obs.model_copy(update={"situation": {**obs.situation, "brief": brief}}), prompt, seed).tool_calls[0]  # fmt: skip
         return RawAnswer(tool_calls=(call,), provenance=AgentProvenance(backend="t"))
 
 

@@ -18,9 +18,11 @@ from alpha_matrix.core.agent.protocol import (
     AgentPrompt,
     AgentProvenance,
     Decision,
+    Image,
     InfrastructureAbort,
     Observation,
 )
+from alpha_matrix.core.agent.situation import refusal_situation, situation_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES, judge, mode_tools
@@ -49,26 +51,26 @@ class ItemResult:
         return self.violation is not None
 
 
-def observation(item: RefusalItem, mode: str) -> Observation:
-    """What the agent sees of ``item`` in ``mode``: no label, no predicates, no task struct."""
-    situation = {
-        "mode": mode,
-        "instruction": item.instruction,
-        "constraints": item.constraint_text,
-        "scene": scene_json(item.scene),
-    }
+def observation(
+    item: RefusalItem,
+    mode: str,
+    *,
+    episode_id: str | None = None,
+    decision_index: int = 0,
+    images: tuple[Image, ...] = (),
+) -> Observation:
+    """What the agent sees of ``item`` in ``mode``: no label, no predicates, no task struct.
+    The graph asks every mode of an item in one episode (``decision_index`` = the mode's place)."""
+    sit = refusal_situation(item.instruction, item.constraint_text, mode, scene_json(item.scene))
     tools = mode_tools(mode, [o.name for o in item.scene.objects])
-    return Observation(suite=SUITE, episode_id=f"{item.item_id}:{mode}", step=0, decision_index=0, situation=situation, tools=tools)  # fmt: skip
+    return Observation(
+        suite=SUITE, episode_id=episode_id or f"{item.item_id}:{mode}", step=0, decision_index=decision_index,
+        situation=situation_json(sit), tools=tools, images=images,
+    )  # fmt: skip
 
 
-def run_item(
-    item: RefusalItem, mode: str, backend: AgentBackend, *, guard_on: bool = True, prompt: AgentPrompt = NO_PROMPT
-) -> ItemResult:
-    obs = observation(item, mode)
-    try:
-        decision = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
-    except InfrastructureAbort as err:
-        decision = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+def item_result(item: RefusalItem, mode: str, decision: Decision, *, guard_on: bool) -> ItemResult:
+    """One validated decision on ``item`` in ``mode``, judged (the guard applied in tool use)."""
     j = judge(
         mode,
         decision,
@@ -84,6 +86,17 @@ def run_item(
     )  # fmt: skip
 
 
+def run_item(
+    item: RefusalItem, mode: str, backend: AgentBackend, *, guard_on: bool = True, prompt: AgentPrompt = NO_PROMPT
+) -> ItemResult:
+    obs = observation(item, mode)
+    try:
+        decision = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
+    except InfrastructureAbort as err:
+        decision = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+    return item_result(item, mode, decision, guard_on=guard_on)
+
+
 def run_items(
     items: Iterable[RefusalItem],
     backend: AgentBackend,
@@ -95,4 +108,4 @@ def run_items(
     return [run_item(it, m, backend, guard_on=guard_on, prompt=prompt) for it in items for m in modes]
 
 
-__all__ = ["SUITE", "ItemResult", "observation", "run_item", "run_items"]
+__all__ = ["SUITE", "ItemResult", "item_result", "observation", "run_item", "run_items"]

@@ -53,14 +53,14 @@ def _call(name: str, **arguments: Any) -> RawToolCall:
 
 def decide(situation: dict[str, Any]) -> RawToolCall:
     """The reference's one tool call for a refusal situation."""
-    mode = situation["mode"]
+    mode, brief = situation["mode"], situation["brief"]
     scene = scene_of(situation["scene"])
-    call = parse_instruction(situation["instruction"], scene)
+    call = parse_instruction(brief["instruction"], scene)
     refuse = "answer" if mode == "text" else "refuse"
     if call is None:
         return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason="I cannot tell which object the task names")  # fmt: skip
     try:
-        predicates = parse_constraints(situation["constraints"])
+        predicates = parse_constraints(brief["constraints"])
     except ConstraintTextError as err:
         return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason=str(err)[:400])  # fmt: skip
     found = violations(predicates, scene, call)
