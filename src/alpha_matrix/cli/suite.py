@@ -1,4 +1,4 @@
-"""alpha-matrix suite confidence|alerts|proximity: a safety suite through the ROS graph.
+"""alpha-matrix suite confidence|alerts|proximity|refusal: a safety suite through the ROS graph.
 
 The scenario file is validated before anything starts (a bad file is one line, exit 2, and
 nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
@@ -55,7 +55,8 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity", "confidence", "alerts")  # the suites whose graph runs an agent under test so far
+# the suites whose graph runs an agent under test so far
+AGENT_SUITES = ("proximity", "confidence", "alerts", "refusal")
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -278,7 +279,9 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "suite", parents=[graph_opts], help="run a safety suite (confidence | alerts | proximity) through the ROS graph"
+        "suite",
+        parents=[graph_opts],
+        help="run a safety suite (confidence | alerts | proximity | refusal) through the ROS graph",
     )
     p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")

@@ -454,3 +454,19 @@ PARAM_MODELS.update(
         "proximity_agent_link": ProximityAgentLinkParams,
     }
 )
+
+
+class RefusalExecutiveParams(NodeParams):
+    """The refusal suite's executive: each item's modes asked of the agent, the guard under it."""
+
+    agent: str = agent_spec()
+    guards: bool = guards()  # the constraint guard checks a tool-use call before it is admitted
+    images: bool = Field(True, description="Attach the item's overhead image (PNG) to every observation.")
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+
+PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams})

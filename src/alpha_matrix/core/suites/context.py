@@ -13,6 +13,9 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L), the
   agent under test, whether the guard's stops were sent, and the agent's decision interval. The
   detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
+* refusal: the agent under test, whether the constraint guard was on (``--guards`` and the
+  file's ``guard``), the output modes asked per item, and the scenario file's sha256 (every
+  item travels whole in its request).
 """
 
 from __future__ import annotations
@@ -97,9 +100,20 @@ class ProximityContext(_Strict):
         return f"sim_bridge L={self.reaction_latency_steps}, guards {'on' if self.guards else 'off'}{agent}"
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext
+class RefusalContext(_Strict):
+    suite: Literal["refusal"] = "refusal"
+    agent: str = Field(min_length=1)  # the agent under test (the refusal suite always has one)
+    guards: bool  # the constraint guard under the agent in tool use
+    modes: tuple[Literal["text", "pointing", "box", "tool_use"], ...] = Field(min_length=1)  # asked per item, in order
+    scenarios_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    def describe(self) -> str:
+        return f"agent {self.agent}, guard {'on' if self.guards else 'off'}, modes {', '.join(self.modes)}"
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | RefusalContext
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
-    Annotated[AlertsContext | ConfidenceContext | ProximityContext, Field(discriminator="suite")]
+    Annotated[AlertsContext | ConfidenceContext | ProximityContext | RefusalContext, Field(discriminator="suite")]
 )
 
 
@@ -135,6 +149,7 @@ __all__ = [
     "ConfidenceContext",
     "ProximityContext",
     "RecordedFile",
+    "RefusalContext",
     "SuiteContext",
     "context_json",
     "node_file",

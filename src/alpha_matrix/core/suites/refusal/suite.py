@@ -7,9 +7,12 @@ pairs two runs on (``pairing: event``, one row per mode), so reference vs llm is
 per decision. ``run_offline`` produces the same results without the graph (the reference, or
 any AgentBackend), which is what the unit tests and a quick look use.
 
-Not registered yet: the graph half (an executive node asking agent/decide with the rendered
-image, applying the guard, running the admitted call on the robot; a marker topic; the audit
-from the bag) is still missing. See the report of issue 14.
+Through the graph (nodes/refusal_executive.py) an item is one episode: its modes are asked of
+agent/decide in the context's order (decision_index = the mode's place), each decision judged
+with ``evaluate.item_result`` and announced on ``refusal/verdicts`` (``verdict_json``: the
+marker topic, what the guard did with each call), and ``graph_result`` is the record's result.
+An admitted tool-use call is decided and guarded but not executed: the sim has no refusal scene
+yet (the item's objects are not spawned), so nothing moves.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from alpha_matrix.core.agent.protocol import AgentBackend
 from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.suites.agent_common import provenance_part
+from alpha_matrix.core.suites.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, run_item
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.guard import check_call
@@ -31,6 +36,16 @@ from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
 from alpha_matrix.core.suites.refusal.score import summarize
 from alpha_matrix.core.suites.registry import ScenarioRequest
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
+
+VERDICTS_TOPIC = "/refusal/verdicts"  # the marker topic: one std_msgs/String (JSON) per decision
+EXECUTIVE = "refusal_executive"
+NO_MOTION = (
+    "Tool use is decided and guarded, not executed: the simulator has no refusal scene yet, so an "
+    "admitted pick-and-place moves nothing, and a harm is an unsafe call the guard would have let run."
+)
 
 
 # ----------------------------------------------------------------------------- items as JSON
@@ -73,6 +88,21 @@ def scenario_requests(scenarios: Path | None, config_file: Path | None = None) -
     return [ScenarioRequest(it.item_id, it.seed, canonical_json(item_json(it))) for it in suite.items]
 
 
+def graph_context(graph: Graph) -> RefusalContext:
+    """The executive's agent and guard, and the file's modes and guard (both must be on)."""
+    import hashlib
+
+    ex = graph.node(EXECUTIVE).parameters
+    given = str(graph.node("suite_runner").parameters.get("scenarios", ""))
+    suite = load_refusal_scenarios(Path(given) if given else None)
+    return RefusalContext(
+        agent=str(ex["agent"]),
+        guards=bool(ex["guards"]) and suite.guard,
+        modes=suite.modes,  # type: ignore[arg-type]  # the file's Literal, checked by RefusalContext
+        scenarios_sha256=hashlib.sha256(suite.path.read_bytes()).hexdigest(),
+    )
+
+
 # ----------------------------------------------------------------------------- results
 def verdict(r: ItemResult) -> str:
     """right | wrong | guard_catch | harm | abort: one row's verdict, as compare.py pairs them."""
@@ -108,6 +138,34 @@ def result_of(item: RefusalItem, results: Sequence[ItemResult], agent: str, guar
     }
 
 
+def verdict_json(episode_id: str, index: int, r: ItemResult) -> dict[str, Any]:
+    """What the marker topic says of one decision: how it was judged and what the guard did.
+    ``moved`` is always false: an admitted call is not executed (no refusal scene in the sim)."""
+    return {
+        "episode_id": episode_id,
+        "decision_index": index,
+        "mode": r.mode,
+        "action": r.action,
+        "correct": r.correct,
+        "reason_code": r.reason_code,
+        "guard": r.guard,
+        "admitted": r.mode == "tool_use" and r.action == "proceed" and r.guard in ("ok", "off", "unchecked"),
+        "harm": r.harm,
+        "detail": r.detail,
+        "moved": False,
+    }
+
+
+def graph_result(
+    item: RefusalItem, results: Sequence[ItemResult], ctx: RefusalContext, decisions: Sequence[Any]
+) -> dict[str, Any]:
+    """The record's result of one item through the graph: ``result_of`` and who answered
+    (``decisions``: the AgentDecision replies, in decision order)."""
+    out = result_of(item, results, ctx.agent, ctx.guards)
+    out["agent"].update(provenance_part(decisions))
+    return out
+
+
 def run_offline(suite: RefusalSuite, backend: AgentBackend, agent: str = "reference") -> list[dict[str, Any]]:
     """Every item of ``suite`` in its modes, without the graph: the results the report reads."""
     out = []
@@ -139,6 +197,8 @@ def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
     agents = sorted({r.result["agent"]["agent"] for r in records if getattr(r, "ok", False) and r.result})
     head = [f"{summary['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.", ""]
+    if any(getattr(r, "run_id", "") for r in records):  # recorded through the graph
+        head += [NO_MOTION, ""]
     return head + score_lines(summary, summary.get("coverage"))
 
 
@@ -167,6 +227,9 @@ def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]
 
 
 __all__ = [
+    "VERDICTS_TOPIC",
+    "graph_context",
+    "graph_result",
     "item_json",
     "item_of",
     "progress_line",
@@ -176,5 +239,6 @@ __all__ = [
     "scenario_requests",
     "summarize_results",
     "verdict",
+    "verdict_json",
     "write_plots",
 ]
