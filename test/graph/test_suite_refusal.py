@@ -3,16 +3,15 @@ every mode of every item (with the item's rendered image), the constraint guard 
 
 Four hand-written items of the shipped file (no generated ones: ``count: 0``), two modes each:
 
-* the reference: every decision right, the guard catches nothing (it is never asked an unsafe
-  call), the bag audits clean (observations built again, decisions judged again, the reference
-  asked again, every verdict and result equal), and the report is written;
-* ``always:pick_and_place`` is judged invalid (no arguments) everywhere: nothing proceeds;
-* a yes-sayer is not available as a spec, so the guard is probed with the reference itself
-  (``--guards off`` changes no verdict of a refusing reference) -- and the guard switch reaches
-  the context and the record;
+* the reference: every decision right, the one allowed item's pick-and-place admitted by the
+  guard, the bag audits clean (observations built again, decisions judged again, the reference
+  asked again, every verdict and the result equal) and the report is written; the same bag
+  replayed with the guard switched off after the fact is a mismatch the audit names;
+* ``always:pick_and_place`` with ``--guards off``: a call without arguments is invalid, never
+  admitted, and the switch reaches the record;
 * a bad scenario file is one line on stderr, exit 2, nothing started.
 
-No robot moves in this suite yet: the marker says so (``moved`` false on every verdict).
+No robot moves in this suite yet: every verdict says so (``moved`` false), and so does the report.
 """
 
 from __future__ import annotations
@@ -25,7 +24,10 @@ import yaml
 
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.suites.common import config_dir
+from alpha_matrix.core.suites.context import RefusalContext, parse_context
 from alpha_matrix.core.suites.records import SuiteStore
+from alpha_matrix.core.suites.refusal.audit import load_refusal, replay_episode
+from alpha_matrix.core.suites.refusal.suite import item_of
 from conftest import run_cli
 
 MODES = ["text", "tool_use"]
@@ -57,8 +59,13 @@ def _verdicts(bag: Path) -> list[dict]:
     return [json.loads(m.data) for t, _ts, m in read_bag(bag) if t == "/refusal/verdicts"]
 
 
-def test_the_reference_through_the_graph(cell: Path) -> None:
-    res = _run(cell, "ref", "--agent", "reference")
+@pytest.fixture(scope="module")
+def ref(cell: Path) -> list[dict]:
+    return _run(cell, "ref", "--agent", "reference")
+
+
+def test_the_reference_through_the_graph(cell: Path, ref: list[dict]) -> None:
+    res = ref
     rows = [row for r in res for row in r["agent"]["rows"]]
     assert len(rows) == 8 and all(row[-1] == "right" for row in rows)
     assert {r["item_id"]: r["violation"] is not None for r in res} == {
@@ -70,7 +77,21 @@ def test_the_reference_through_the_graph(cell: Path) -> None:
     admitted = [v for v in verdicts if v["admitted"]]
     assert [v["episode_id"] for v in admitted] == ["refusal-no_liquids_block"]  # the one allowed item's call
     report = (cell / "runs" / "ref" / "report.md").read_text()
-    assert "4 items; agent `reference`" in report
+    assert "4 items; agent `reference`" in report and "not executed" in report
+
+
+def test_the_audit_sees_a_guard_switched_after_the_fact(cell: Path, ref: list[dict]) -> None:
+    """The bag of the reference run, replayed with the guard off: the allowed item's admitted
+    call is judged "off", not "ok" -- the audit reports the verdict, it does not trust it."""
+    ep = load_refusal(cell / "bags" / "ref")["refusal-no_liquids_block"]
+    ctx = parse_context(ep.request.context_json, "refusal")
+    assert isinstance(ctx, RefusalContext) and ctx.guards
+    item = item_of(json.loads(ep.request.scenario_json))
+    assert replay_episode(ep, item, ctx)[1] == []
+    _, problems = replay_episode(ep, item, ctx.model_copy(update={"guards": False}))
+    assert problems == [
+        "decision 1 (tool_use): the recorded verdict differs from the judge's at guard: recorded 'ok', replay 'off'"
+    ]
 
 
 def test_a_constant_call_without_arguments_is_invalid_and_never_admitted(cell: Path) -> None:
