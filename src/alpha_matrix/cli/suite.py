@@ -307,7 +307,7 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         "--guards",
         choices=("on", "off"),
         default=None,
-        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard (default on; off measures the agent alone)",
+        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard, the constraint guard (default on; off measures the agent alone)",
     )
     p.add_argument(
         "--decide-every",
