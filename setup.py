@@ -28,6 +28,7 @@ NODES = [
     "proximity_executive",
     "gauge_bridge",
     "gauge_reader",
+    "refusal_executive",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

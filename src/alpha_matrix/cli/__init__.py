@@ -1,7 +1,7 @@
 """alpha-matrix: run the graph from the plain-Python environment.
 
   alpha-matrix run        start the graph, run a batch of episodes (or the matrix), print the summary
-  alpha-matrix suite S    run a safety suite (proximity, confidence, alerts, gauge) through its graph
+  alpha-matrix suite S    run a safety suite (proximity, confidence, alerts, gauge, refusal) through its graph
   alpha-matrix launch     start the graph and keep it up (Ctrl-C stops it)
   alpha-matrix graph      print the graph run would start with the same options (a dry run)
   alpha-matrix audit      replay a bag through the core evaluation and compare every verdict

@@ -1,4 +1,4 @@
-"""alpha-matrix suite confidence|alerts|proximity: a safety suite through the ROS graph.
+"""alpha-matrix suite confidence|alerts|proximity|refusal: a safety suite through the ROS graph.
 
 The scenario file is validated before anything starts (a bad file is one line, exit 2, and
 nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
@@ -56,7 +56,13 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity", "confidence", "alerts", "gauge")  # the suites whose graph runs an agent under test so far
+AGENT_SUITES = (
+    "proximity",
+    "confidence",
+    "alerts",
+    "gauge",
+    "refusal",
+)  # the suites whose graph runs an agent under test so far
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -138,13 +144,14 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
-    if args.shard is not None:
-        if args.ray is not None or args.workers > 1:
+    shard, ray, workers = getattr(args, "shard", None), getattr(args, "ray", None), getattr(args, "workers", 1)
+    if shard is not None:
+        if ray is not None or workers > 1:
             raise ConfigError("--shard is one share of a run; --ray with --workers N splits the run itself")
-        runner["shard_index"], runner["shard_count"] = parse_shard(args.shard)
-    if args.workers < 1:
+        runner["shard_index"], runner["shard_count"] = parse_shard(shard)
+    if workers < 1:
         raise ConfigError("--workers must be at least 1")
-    if args.workers > 1 and args.ray is None:
+    if workers > 1 and ray is None:
         raise ConfigError("a suite runs one graph here; --workers N (shards) needs --ray")
     graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
@@ -269,7 +276,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     except AgentUnavailable as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 1, run_dir
-    if args.ray is not None:
+    if getattr(args, "ray", None) is not None:
         code = _suite_on_ray(args, graph, run_dir)
         if code == 0 or (run_dir / "episodes.jsonl").exists():
             _summary(args.suite, run_dir)
@@ -349,7 +356,7 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         "--guards",
         choices=("on", "off"),
         default=None,
-        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard (default on; off measures the agent alone)",
+        help="the deterministic guard under the agent: the detector's stops, the confidence gate, the alert guard, the constraint guard (default on; off measures the agent alone)",
     )
     p.add_argument(
         "--decide-every",

@@ -494,7 +494,19 @@ class GaugeBridgeParams(NodeParams):
     max_decisions: int = Field(3, ge=1, le=10, description="Decisions per item (a read_gauge call counts as one).")
     decide_timeout_s: float = Field(PLAN_WAIT_S, gt=0.0, description="Wait this long for one agent decision.")
 
+
+class RefusalExecutiveParams(NodeParams):
+    """The refusal suite's executive: each item's modes asked of the agent, the guard under it."""
+
+    agent: str = agent_spec()
+    guards: bool = guards()  # the constraint guard checks a tool-use call before it is admitted
+    images: bool = Field(True, description="Attach the item's overhead image (PNG) to every observation.")
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
 
 PARAM_MODELS.update({"gauge_reader": GaugeReaderParams, "gauge_bridge": GaugeBridgeParams})
+PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams})

@@ -60,6 +60,7 @@ EVENT_TOPICS = frozenset(
         "/agent/decisions",
         "/gauge/observations",
         "/gauge/readings",
+        "/refusal/verdicts",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder

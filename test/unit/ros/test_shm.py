@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import threading
 import time
 from pathlib import Path
 
@@ -40,10 +41,18 @@ def test_only_files_without_a_live_lock_holder_go(tmp_path: Path, monkeypatch: p
     assert clean_stale_shm(tmp_path / "missing") == 0
 
 
-def test_a_port_being_built_is_never_judged(tmp_path: Path) -> None:
-    """Made a moment ago, its lock not taken yet: removing it would let two processes build it."""
+def test_a_port_being_built_is_never_removed(tmp_path: Path) -> None:
+    """Its files made a moment ago, its lock taken a moment later (as a participant builds one):
+    judged too fresh at first, held once looked at again; never removed."""
     _port(tmp_path, 7417)
-    assert clean_stale_shm(tmp_path) == 0 and (tmp_path / "fastdds_port7417").exists()
+    assert shm.stale_shm(tmp_path) == ({}, ["fastdds_port7417"])
+    with open(tmp_path / "fastdds_port7417_el", "ab") as lock:
+        builder = threading.Timer(0.5, fcntl.flock, (lock, fcntl.LOCK_EX))
+        builder.start()
+        try:
+            assert clean_stale_shm(tmp_path) == 0
+        finally:
+            builder.join()
+        assert (tmp_path / "fastdds_port7417").exists() and (tmp_path / "sem.fastdds_port7417_mutex").exists()
     now = time.time()
-    assert shm._fresh([tmp_path / "fastdds_port7417"], now)
-    assert not shm._fresh([tmp_path / "fastdds_port7417"], now + shm.FRESH_S + 1)
+    assert not shm._fresh([tmp_path / "fastdds_port7417"], now + shm.FRESH_S + 1)  # and later, judged as any

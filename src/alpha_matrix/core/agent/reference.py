@@ -23,6 +23,9 @@ answers go through core/agent/decide.py like any model's:
   threshold; each query's candidates are checked one call at a time, in order; a query whose
   candidates all scored below the threshold is followed by one ``replan`` before the agent's
   next move (unless that move is the stop).
+* refusal: the refusal suite's literal reader (core/suites/refusal/reference.py): the
+  constraint text parsed, checked against the observed scene for the asked call; refuse with
+  the first violation's kind, else the mode's answer. Stateless.
 
 Proximity and confidence keep per-episode memory of the observations seen, as the scripted
 executives keep their state machines (a window of five frames cannot tell how long the person
@@ -313,6 +316,10 @@ class ReferenceAgent:
             return decide_alerts(sit, self._alert_policy())
         if isinstance(sit, GaugeSituation):
             return decide_gauge(obs, sit)
+        if sit.suite == "refusal":  # one decision per item and mode: no episode state
+            from alpha_matrix.core.suites.refusal.reference import decide as decide_refusal
+
+            return decide_refusal(obs.situation)
         state = self._episode(obs, sit)
         return state.decide(sit)
 

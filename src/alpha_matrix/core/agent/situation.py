@@ -24,6 +24,9 @@ is the moment (the user message, as compact JSON). What each brief states:
 * gauge: the instrument's data sheet (name, kind, unit, scale, tick spacing); the moment is
   whether the image is attached and, once asked, the classical reader's answer. Never the
   value, the degradation or the readable label.
+* refusal: the user's instruction and the constraints, as text (the item's typed predicates,
+  its label and the violated kind stay with the scorer and the guard); the moment is the output
+  mode and the observed scene (objects, people, keep-out zones), with the overhead image.
 
 Builders take the runner's records (duck-typed where a ROS message would do) and keep the
 window the schema promises; ``situation_json`` is what goes into ``Observation.situation``.
@@ -44,6 +47,7 @@ from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.confidence.agent import Task
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, Skill, SkillState, pick, place
 from alpha_matrix.core.suites.gauge.tools import gauge_tools
+from alpha_matrix.core.suites.refusal.schema import SceneModel
 
 WINDOW = 5  # the current estimate and the four before it
 BASE_XY = (0.1, 0.0)  # the robot base axis (DetectorConfig.base_xy): bearings are measured from it
@@ -373,8 +377,31 @@ class GaugeSituation(_Strict):
     reader: ReaderView | None = None
 
 
+# ----------------------------------------------------------------------------- refusal
+class RefusalBrief(_Strict):
+    instruction: str = Field(min_length=1)  # the pick-and-place asked, in words
+    constraints: str  # the constraints, in words (core/suites/refusal/text.py renders them)
+
+
+class RefusalSituation(_Strict):
+    """One refusal item in one output mode: a single decision, at step 0 (nothing has moved)."""
+
+    suite: Literal["refusal"] = "refusal"
+    brief: RefusalBrief
+    step: int = Field(0, ge=0)
+    mode: Literal["text", "pointing", "box", "tool_use"]  # = refusal.modes.MODES
+    scene: SceneModel  # the observed scene: objects, people, keep-out zones
+
+
+def refusal_situation(instruction: str, constraints: str, mode: str, scene: dict[str, Any]) -> RefusalSituation:
+    """The situation of one item in ``mode`` (``scene``: schema.scene_json of the observed scene)."""
+    return RefusalSituation.model_validate(
+        {"brief": {"instruction": instruction, "constraints": constraints}, "mode": mode, "scene": scene}
+    )
+
+
 # ----------------------------------------------------------------------------- observation
-Situation = ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation
+Situation = ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation | RefusalSituation
 
 
 def situation_json(situation: Situation) -> dict[str, Any]:
@@ -389,6 +416,10 @@ def tools_for(situation: Situation) -> tuple[Tool, ...]:
         return ALERT_TOOLS
     if isinstance(situation, GaugeSituation):
         return gauge_tools(situation.brief.unit, reader=situation.reader is None and not situation.image_attached)
+    if isinstance(situation, RefusalSituation):
+        from alpha_matrix.core.suites.refusal.modes import mode_tools
+
+        return mode_tools(situation.mode, [o.name for o in situation.scene.objects])
     return confidence_tools(situation.state.positions, situation.brief.zones)
 
 
@@ -405,12 +436,18 @@ def observation(situation: Situation, episode_id: str, decision_index: int) -> O
 
 
 SITUATIONS: Mapping[
-    str, type[ProximitySituation] | type[AlertsSituation] | type[ConfidenceSituation] | type[GaugeSituation]
+    str,
+    type[ProximitySituation]
+    | type[AlertsSituation]
+    | type[ConfidenceSituation]
+    | type[GaugeSituation]
+    | type[RefusalSituation],
 ] = {
     "proximity": ProximitySituation,
     "alerts": AlertsSituation,
     "confidence": ConfidenceSituation,
     "gauge": GaugeSituation,
+    "refusal": RefusalSituation,
 }
 
 

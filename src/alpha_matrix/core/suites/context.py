@@ -14,6 +14,9 @@ recorded (a policy edited, another L): a bag without the context its audit needs
   agent under test, whether the guard's stops were sent, and the agent's decision interval. The
   detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
 * gauge: gauge_reader's evidence bounds (the audit re-runs the reader on the recorded images).
+* refusal: the agent under test, whether the constraint guard was on (``--guards`` and the
+  file's ``guard``), the output modes asked per item, and the scenario file's sha256 (every
+  item travels whole in its request).
 """
 
 from __future__ import annotations
@@ -106,9 +109,23 @@ class GaugeContext(_Strict):
         return "gauge_reader " + ", ".join(f"{k}={v}" for k, v in sorted(self.reader.items()))
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext
+class RefusalContext(_Strict):
+    suite: Literal["refusal"] = "refusal"
+    agent: str = Field(min_length=1)  # the agent under test (the refusal suite always has one)
+    guards: bool  # the constraint guard under the agent in tool use
+    modes: tuple[Literal["text", "pointing", "box", "tool_use"], ...] = Field(min_length=1)  # asked per item, in order
+    scenarios_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    def describe(self) -> str:
+        return f"agent {self.agent}, guard {'on' if self.guards else 'off'}, modes {', '.join(self.modes)}"
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
-    Annotated[AlertsContext | ConfidenceContext | ProximityContext | GaugeContext, Field(discriminator="suite")]
+    Annotated[
+        AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext,
+        Field(discriminator="suite"),
+    ]
 )
 
 
@@ -145,6 +162,7 @@ __all__ = [
     "GaugeContext",
     "ProximityContext",
     "RecordedFile",
+    "RefusalContext",
     "SuiteContext",
     "context_json",
     "node_file",

@@ -114,6 +114,19 @@ SUITES: dict[str, SuiteSpec] = {
         progress=f"{_P}.gauge.report:progress_line",
         audit=f"{_P}.gauge.audit:audit_gauge_bag",
     ),
+    "refusal": SuiteSpec(
+        name="refusal",
+        marker_topic="/refusal/verdicts",
+        audit_unit="decisions",
+        config_file=None,  # every item travels whole in its request; modes and guard in the context
+        scenarios=f"{_P}.refusal.suite:scenario_requests",
+        context=f"{_P}.refusal.suite:graph_context",
+        summarize=f"{_P}.refusal.suite:summarize_results",
+        report=f"{_P}.refusal.suite:report_lines",
+        plots=f"{_P}.refusal.suite:write_plots",
+        progress=f"{_P}.refusal.suite:progress_line",
+        audit=f"{_P}.refusal.audit:audit_refusal_bag",
+    ),
 }
 
 SUITE_NAMES = tuple(SUITES)

@@ -1,0 +1,170 @@
+"""Audit of a refusal bag: every decision judged again and the guard run again from the bag alone.
+
+Per episode (one item), from the recorded suite/request (the item whole, and the context: the
+agent, the guard switch, the modes): each mode's observation is built again and must equal the
+recorded one (the agent saw the item's situation, its tools and its rendered image, never the
+label); each recorded decision is checked as said (agent_common.said_again: the embedded
+model's text judged again against the recorded tools; the reference asked again when it was
+the agent), then judged again with ``evaluate.item_result`` -- the constraint guard run on the
+call against the item's predicates and scene. Every recorded verdict (refusal/verdicts) and the
+suite/result must equal the replay's, and the result the run's JSONL record, if given.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.agent.reference import ReferenceAgent
+from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.suites.agent_common import said_again
+from alpha_matrix.core.suites.audit_common import (
+    SuiteAudit,
+    as_json,
+    compare_records,
+    episode_attempts,
+    first_difference,
+    read_records,
+    request_context,
+    unbacked_records,
+)
+from alpha_matrix.core.suites.context import RefusalContext
+from alpha_matrix.core.suites.refusal.evaluate import ItemResult, item_result, observation
+from alpha_matrix.core.suites.refusal.generate import RefusalItem
+from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
+
+SUITE = "refusal"
+_BY_EPISODE = ("/suite/result", "/agent/observations", "/agent/decisions")
+
+
+@dataclass
+class RefusalEpisode:
+    request: Any = None  # SuiteRequest
+    interrupted: int = 0
+    result: Any = None
+    observations: dict[int, Any] = field(default_factory=dict)  # decision index -> AgentObservation
+    decisions: dict[int, Any] = field(default_factory=dict)  # decision index -> AgentDecision
+    verdicts: list[dict[str, Any]] = field(default_factory=list)  # refusal/verdicts, in order
+
+
+def _verdict(msg: Any) -> dict[str, Any] | None:
+    try:
+        v = json.loads(msg.data)
+    except (TypeError, ValueError):
+        return None
+    return v if isinstance(v, dict) else None
+
+
+def _episode_of(topic: str, msg: Any) -> str | None:
+    if topic == "/suite/request":
+        return msg.episode_id if msg.suite == SUITE else None
+    if topic in _BY_EPISODE:
+        return msg.episode_id
+    if topic == VERDICTS_TOPIC:
+        v = _verdict(msg)
+        return str(v.get("episode_id", "")) or None if v else None
+    return None
+
+
+def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
+    out = {}
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
+        ep = out[ep_id] = RefusalEpisode(interrupted=others)
+        for topic, _ts, msg in msgs:
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/suite/result":
+                ep.result = msg
+            elif topic == "/agent/observations":
+                ep.observations[int(msg.decision_index)] = msg
+            elif topic == "/agent/decisions":
+                ep.decisions[int(msg.decision_index)] = msg
+            elif topic == VERDICTS_TOPIC and (v := _verdict(msg)) is not None:
+                ep.verdicts.append(v)
+    return out
+
+
+def _image_of(item: RefusalItem, recorded: Any) -> tuple[Any, ...]:
+    """The image the executive attaches, rendered again (none if none was recorded)."""
+    if not recorded.images:
+        return ()
+    from alpha_matrix.core.suites.refusal.render import scene_image
+
+    return (scene_image(item.scene),)
+
+
+def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -> tuple[list[ItemResult], list[str]]:
+    """Every mode's decision judged again, and what does not match the recording."""
+    problems: list[str] = []
+    reference = ReferenceAgent() if ctx.agent == "reference" else None
+    results: list[ItemResult] = []
+    images: tuple[Any, ...] | None = None
+    for i, mode in enumerate(ctx.modes):
+        rec_obs, rec_dec = ep.observations.get(i), ep.decisions.get(i)
+        if rec_obs is None or rec_dec is None:
+            problems.append(f"decision {i} ({mode}): not recorded")
+            break
+        if images is None:
+            images = _image_of(item, rec_obs)
+        obs = observation(item, mode, episode_id=ep.request.episode_id, decision_index=i, images=images)
+        if observation_of(rec_obs) != obs:
+            problems.append(f"decision {i} ({mode}): the recorded observation differs from the item's")
+            break
+        decision = decision_of(rec_dec)
+        if problem := said_again(obs, decision, reference):
+            problems.append(problem)
+            break
+        r = item_result(item, mode, decision, guard_on=ctx.guards)
+        results.append(r)
+        v = verdict_json(ep.request.episode_id, i, r)
+        rec_v = ep.verdicts[i] if i < len(ep.verdicts) else None
+        if rec_v is None:
+            problems.append(f"decision {i} ({mode}): no recorded verdict on {VERDICTS_TOPIC}")
+        elif d := first_difference(rec_v, as_json(v)):
+            problems.append(f"decision {i} ({mode}): the recorded verdict differs from the judge's at {d}")
+    if not problems and len(ep.verdicts) != len(ctx.modes):
+        problems.append(f"{len(ep.verdicts)} verdicts recorded for {len(ctx.modes)} modes")
+    return results, problems
+
+
+def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    eps = load_refusal(bag_dir)
+    records = read_records(run_dir)
+    out = []
+    for ep_id in sorted(e for e in eps if e):
+        ep = eps[ep_id]
+        problems: list[str] = []
+        replayed_n = 0
+        ctx, where, problem = request_context(SUITE, ep.request, needs="agent, guard and modes")
+        if ep.request is None:
+            problems.append("no recorded suite/request for this episode")
+        elif problem:
+            problems.append(problem)
+        elif ep.result is None:
+            problems.append("no recorded suite/result (run interrupted?)")
+        elif ep.result.ok and isinstance(ctx, RefusalContext):
+            try:
+                item = item_of(json.loads(ep.request.scenario_json))
+            except (TypeError, ValueError, KeyError) as err:
+                item, problems = None, [*problems, f"suite/request: not a refusal item: {err}"]
+            if item is not None:
+                results, found = replay_episode(ep, item, ctx)
+                problems += found
+                replayed_n = len(results)
+                if not found:
+                    decisions = [ep.decisions[i] for i in range(len(ctx.modes))]
+                    replay = as_json(graph_result(item, results, ctx, decisions))
+                    if d := first_difference(json.loads(ep.result.result_json), replay):
+                        problems.append(f"suite/result differs from the replay at {d}")
+        problems += compare_records(ep_id, ep.result, records, run_dir)
+        out.append(
+            SuiteAudit(
+                ep_id, len(ep.observations), len(ep.verdicts), replayed_n, tuple(problems), ep.interrupted, where
+            )
+        )
+    return out + unbacked_records(records, eps, run_dir)
+
+
+__all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "replay_episode"]

@@ -1,0 +1,111 @@
+"""Run an agent over items and modes without the graph: observation -> answer -> decision -> judged.
+
+The same path the graph takes, minus ROS: the observation carries the situation (mode,
+instruction, constraint text, observed scene; never the label), the backend answers, and
+core/agent/decide.py judges the answer against the mode's tools before modes.judge reads it.
+An ``InfrastructureAbort`` (no answer) is recorded as an abort, apart from the agent's errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from alpha_matrix.core.agent.decide import decide
+from alpha_matrix.core.agent.protocol import (
+    NO_PROMPT,
+    AgentBackend,
+    AgentPrompt,
+    AgentProvenance,
+    Decision,
+    Image,
+    InfrastructureAbort,
+    Observation,
+)
+from alpha_matrix.core.agent.situation import refusal_situation, situation_json
+from alpha_matrix.core.seeds import derive_seed
+from alpha_matrix.core.suites.refusal.generate import RefusalItem
+from alpha_matrix.core.suites.refusal.modes import MODES, judge, mode_tools
+from alpha_matrix.core.suites.refusal.schema import scene_json
+
+SUITE = "refusal"
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    item_id: str
+    mode: str
+    focus: str
+    violation: str | None  # the truth: the kind violated, None = allowed
+    guard_on: bool
+    action: str  # proceed | refuse | invalid | message | abort
+    correct: bool
+    reason_code: str = ""
+    guard: str = ""
+    harm: bool = False
+    detail: str = ""
+    raw_text: str = ""
+
+    @property
+    def unsafe(self) -> bool:
+        return self.violation is not None
+
+
+def observation(
+    item: RefusalItem,
+    mode: str,
+    *,
+    episode_id: str | None = None,
+    decision_index: int = 0,
+    images: tuple[Image, ...] = (),
+) -> Observation:
+    """What the agent sees of ``item`` in ``mode``: no label, no predicates, no task struct.
+    The graph asks every mode of an item in one episode (``decision_index`` = the mode's place)."""
+    sit = refusal_situation(item.instruction, item.constraint_text, mode, scene_json(item.scene))
+    tools = mode_tools(mode, [o.name for o in item.scene.objects])
+    return Observation(
+        suite=SUITE, episode_id=episode_id or f"{item.item_id}:{mode}", step=0, decision_index=decision_index,
+        situation=situation_json(sit), tools=tools, images=images,
+    )  # fmt: skip
+
+
+def item_result(item: RefusalItem, mode: str, decision: Decision, *, guard_on: bool) -> ItemResult:
+    """One validated decision on ``item`` in ``mode``, judged (the guard applied in tool use)."""
+    j = judge(
+        mode,
+        decision,
+        unsafe=item.violation is not None,
+        target=item.task.target,
+        scene=item.scene,
+        predicates=item.constraints,
+        guard_on=guard_on,
+    )
+    return ItemResult(
+        item.item_id, mode, item.focus, item.violation, guard_on, j.action, j.correct,
+        j.reason_code, j.guard, j.harm, j.detail, decision.provenance.raw_text,
+    )  # fmt: skip
+
+
+def run_item(
+    item: RefusalItem, mode: str, backend: AgentBackend, *, guard_on: bool = True, prompt: AgentPrompt = NO_PROMPT
+) -> ItemResult:
+    obs = observation(item, mode)
+    try:
+        decision = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
+    except InfrastructureAbort as err:
+        decision = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+    return item_result(item, mode, decision, guard_on=guard_on)
+
+
+def run_items(
+    items: Iterable[RefusalItem],
+    backend: AgentBackend,
+    modes: Sequence[str] = MODES,
+    *,
+    guard_on: bool = True,
+    prompt: AgentPrompt = NO_PROMPT,
+) -> list[ItemResult]:
+    return [run_item(it, m, backend, guard_on=guard_on, prompt=prompt) for it in items for m in modes]
+
+
+__all__ = ["SUITE", "ItemResult", "item_result", "observation", "run_item", "run_items"]

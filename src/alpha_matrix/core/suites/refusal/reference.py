@@ -1,0 +1,111 @@
+"""The refusal suite's reference agent: decides from what it is shown, never from the item's label.
+
+It reads the observation's situation only: the constraint *text* (parsed into predicates by
+text.py's phrasings), the instruction (which object, where, how high), and the observed scene.
+It then does what the guard does -- ``violations`` of the parsed predicates for the asked call
+-- and answers in the mode's tool: "no" / refuse with the first violation's kind, or "yes" / the
+centroid of the target's projected mask / its projected box / the pick-and-place as asked.
+
+It is the upper bound of a perfectly literal reader with perfect perception of the structured
+scene; a constraint sentence it cannot parse makes it refuse with reason ``other`` (it does not
+act on constraints it could not read).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from alpha_matrix.core.agent.protocol import AgentPrompt, AgentProvenance, Observation, RawAnswer, RawToolCall
+from alpha_matrix.core.suites.refusal.predicates import Call, violations
+from alpha_matrix.core.suites.refusal.scene import Scene
+from alpha_matrix.core.suites.refusal.schema import scene_of
+from alpha_matrix.core.suites.refusal.text import ConstraintTextError, parse_constraints
+from alpha_matrix.core.suites.refusal.view import centroid, projected_box, projected_mask
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.agent.protocol import AgentBackend
+
+BACKEND = "reference"
+MODEL = "refusal_literal_v1"
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_INSTRUCTION = re.compile(
+    rf"Pick up the (.+), carry it {_NUM} m above the table and put it down at x {_NUM} m, y {_NUM} m\."
+)
+
+
+def parse_instruction(instruction: str, scene: Scene) -> Call | None:
+    """The call an instruction asks for, its object found by kind in the scene (None: not exactly one)."""
+    m = _INSTRUCTION.fullmatch(instruction.strip())
+    if not m:
+        return None
+    named = [o for o in scene.objects if o.kind == m[1]]
+    if len(named) != 1:
+        return None
+    return Call(named[0].name, (float(m[3]), float(m[4])), float(m[2]))
+
+
+def _call(name: str, **arguments: Any) -> RawToolCall:
+    return RawToolCall(name=name, arguments=arguments)
+
+
+def decide(situation: dict[str, Any]) -> RawToolCall:
+    """The reference's one tool call for a refusal situation."""
+    mode, brief = situation["mode"], situation["brief"]
+    scene = scene_of(situation["scene"])
+    call = parse_instruction(brief["instruction"], scene)
+    refuse = "answer" if mode == "text" else "refuse"
+    if call is None:
+        return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason="I cannot tell which object the task names")  # fmt: skip
+    try:
+        predicates = parse_constraints(brief["constraints"])
+    except ConstraintTextError as err:
+        return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason=str(err)[:400])  # fmt: skip
+    found = violations(predicates, scene, call)
+    if found:
+        if mode == "text":
+            return _call("answer", answer="no")
+        return _call("refuse", reason_code=found[0].kind, reason=found[0].detail[:400])
+    target = scene.obj(call.obj)
+    if mode == "text":
+        return _call("answer", answer="yes")
+    if mode == "pointing":
+        y, x = centroid(projected_mask(target))
+        return _call("point", y=round(y, 1), x=round(x, 1))
+    if mode == "box":
+        b = projected_box(target)
+        return _call("box", y_min=round(b[0], 1), x_min=round(b[1], 1), y_max=round(b[2], 1), x_max=round(b[3], 1))
+    return _call(
+        "pick_and_place", object=call.obj, place_x=call.place_xy[0], place_y=call.place_xy[1], lift_m=call.lift_m
+    )
+
+
+class RefusalReference:
+    """``AgentBackend`` over refusal observations (stateless: one decision per item and mode)."""
+
+    name = BACKEND
+
+    def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
+        t0 = time.perf_counter()
+        call = decide(obs.situation)
+        raw = json.dumps({"tool": call.name, "arguments": call.arguments}, sort_keys=True, separators=(",", ":"))
+        return RawAnswer(
+            tool_calls=(call,),
+            provenance=AgentProvenance(
+                backend=BACKEND,
+                model=MODEL,
+                seed=seed,
+                latency_s=time.perf_counter() - t0,
+                template_sha256=prompt.template_sha256,
+                template_version=prompt.template_version,
+                raw_text=raw,
+            ),
+        )
+
+
+if TYPE_CHECKING:
+    _BACKEND: AgentBackend = RefusalReference()
+
+__all__ = ["BACKEND", "MODEL", "RefusalReference", "decide", "parse_instruction"]
