@@ -82,7 +82,7 @@ def make_typestore():  # returns a rosbags Typestore
     return store
 
 
-_ZSTD_OPTIONS = {
+_ZSTD_OPTIONS: dict[int, int] = {
     zstd.CompressionParameter.compression_level: CHUNK_ZSTD_LEVEL,
     zstd.CompressionParameter.checksum_flag: 1,
 }
