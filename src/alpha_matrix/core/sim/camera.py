@@ -16,9 +16,9 @@ sweep says nothing about a depth-only detector, and the metrics should not prete
 
 Cost: depth comes from the camera's own render-only scene (``camera_depth.DepthScene``: the
 floor and table rendered once, the moving bodies each frame, the Panda drawn with its
-simplified meshes), ~15x cheaper than rendering the world; the colour image is rendered from
-the world itself, and only when asked for (``render(..., rgb=True)``). Measured by
-``benchmarks/bench_camera.py``.
+simplified meshes), about 9x cheaper a frame, noise included, than rendering the world; the
+colour image is rendered from the world itself, and only when asked for (``render(...,
+rgb=True)``). Measured by ``benchmarks/bench_camera.py``.
 """
 
 from __future__ import annotations
@@ -105,8 +105,9 @@ def camera_info(cfg: CameraConfig) -> CameraInfo:
 class Camera:
     """The fixed camera over one PyBullet client: depth from its own scene, colour from the world.
 
-    ``static_bodies`` (see ``static_bodies()``) must never move while the camera lives: they are
-    rendered into the depth background once. Close the camera (it owns a render client).
+    The ``static`` bodies (``static_bodies(world.body_names)``) must never move while the camera
+    lives: they are rendered into the depth background once. Close the camera (it owns a render
+    client).
     """
 
     def __init__(self, client_id: int, config: CameraConfig | None = None, static: Iterable[int] = ()) -> None:

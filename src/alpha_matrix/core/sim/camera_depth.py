@@ -1,4 +1,4 @@
-"""The depth camera's own scene: what the depth image needs, rendered at a tenth of the cost.
+"""The depth camera's own scene: what the depth image needs, at about a ninth of the cost.
 
 Rendering the world's client with TinyRenderer costs ~28 ms a frame, nearly all of it in two
 places: the Panda's visual meshes (~100k triangles, a fixed cost per triangle whatever the
@@ -8,12 +8,13 @@ exclusion volume, where its only effect is what it hides. So depth is rendered f
 render-only mirror of the world in its own DIRECT client (never stepped, no physics):
 
 * the static bodies (floor, table) are rendered once into a background depth buffer and
-  dropped from the mirror; each frame renders the moving bodies alone and takes the nearer of
-  the two per pixel, which is what the z-buffer of a single render of everything gives;
+  dropped from the mirror; each frame renders the moving bodies alone, cropped to the pixels
+  their bounding boxes can reach (``crop_projection``: the same pixel centres), and takes the
+  nearer of the two per pixel, which is what the z-buffer of a single render of everything gives;
 * every other body of the world (robot, blocks, the person's puppets) is mirrored shape by
   shape and posed from the world before each frame; meshes with a simplified collision twin
   (``meshes/visual/X.obj`` -> ``meshes/collision/X.obj``, the Panda's) are drawn with the twin:
-  the same links to within a few millimetres, ~35x fewer triangles.
+  the same links to within a few millimetres, ~30x fewer triangles.
 
 Colour is not rendered here (``camera.Camera`` renders the world itself when asked for it).
 Deterministic: the image is a function of the world's poses only.
