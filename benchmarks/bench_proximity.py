@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from alpha_matrix.core.seeds import rng
-from alpha_matrix.core.sim.camera import Camera
+from alpha_matrix.core.sim.camera import Camera, static_bodies
 from alpha_matrix.core.sim.human import Human, HumanPath
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.proximity.detector import ProximityDetector
@@ -27,7 +27,7 @@ def main() -> int:
     args = ap.parse_args()
     with World() as world:
         world.reset(1)
-        cam = Camera(world.client_id)
+        cam = Camera(world.client_id, static=static_bodies(world.body_names))
         det = ProximityDetector(cam.info)
         det.calibrate([cam.render(0, rng("bench", "ref", i)).depth for i in range(5)])
         human = Human(world, HumanPath(angle_deg=150.0, start_distance=4.3, stop_distance=0.8, speed=0.5))
@@ -52,6 +52,7 @@ def main() -> int:
             render += t1 - t0
             detect.append(t2 - t1)
         human.close()
+        cam.close()
     sim_s = steps * world.config.timestep
     ms = np.array(detect) * 1e3
     print(f"frames: {len(detect)} over {sim_s:.0f} sim s ({cam.config.width}x{cam.config.height}, every "

@@ -5,8 +5,9 @@ itself is core/suites/proximity/bridge_scene.py's):
 
 * the camera (core/sim/camera.py, mount from camera_model.CELL_CAMERA) renders every 24th step
   (10 Hz) and publishes ``camera/depth/image_raw`` (32FC1, metres, 0 = no return),
-  ``camera/depth/camera_info`` and, with ``publish_rgb``, ``camera/color/image_raw`` (rgb8),
-  stamped with the step's sim time; ``header.frame_id`` is the frame tag
+  ``camera/depth/camera_info`` and, with ``publish_rgb``, ``camera/color/image_raw`` (rgb8; the
+  colour image costs a full render of the world, so it is rendered only while a subscriber is
+  matched: by default nothing reads it, the recorder does not record it), stamped with the step's sim time; ``header.frame_id`` is the frame tag
   (core/proximity_graph.frame_tag: optical frame, episode, step);
 * the person of the episode (``sim/set_human``, configured before its reset) enters after
   ``start_step`` and walks the path, a pure function of the step (core/sim/human.py);
@@ -38,7 +39,7 @@ class ProximityBridge(SimBridge):
     def __init__(self) -> None:
         super().__init__()
         self.publish_rgb = bool(declare_fields(self, ProximityBridgeParams, ("publish_rgb",))["publish_rgb"])
-        self.scene = ProximityScene(self.world)
+        self.scene = ProximityScene(self.world, rgb=False)
         self.depth_pub = self.create_publisher(Image, "camera/depth/image_raw", IMAGES)
         self.info_pub = self.create_publisher(CameraInfo, "camera/depth/camera_info", IMAGES)
         self.rgb_pub = self.create_publisher(Image, "camera/color/image_raw", IMAGES)
@@ -57,6 +58,8 @@ class ProximityBridge(SimBridge):
         return res
 
     def _after_step(self, sample: StepSample) -> None:
+        if self.publish_rgb and self.scene.camera.due(sample.step):
+            self.scene.rgb = self.rgb_pub.get_subscription_count() > 0
         if (frame := self.scene.after_step(sample.step)) is not None:
             self._publish_frame(sample.step, frame)
 
@@ -64,7 +67,7 @@ class ProximityBridge(SimBridge):
         stamp, tag = sim_time(s, self.dt), frame_tag(self.core.episode_id, s)
         self.info_pub.publish(camera_info(frame, stamp, tag))
         self.depth_pub.publish(image(frame.depth, "32FC1", stamp, tag))
-        if self.publish_rgb:
+        if frame.rgb is not None:
             self.rgb_pub.publish(image(frame.rgb, "rgb8", stamp, tag))
 
     def _flush(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from mcap.reader import make_reader
 
 from alpha_matrix.cli import main
 from alpha_matrix.core.attempts import audited_attempt, split_attempts
@@ -201,7 +202,12 @@ def test_a_few_corrupted_bytes_in_a_split(tmp_path: Path, capsys: pytest.Capture
     b.close()
     bad = bag_splits(tmp_path / "r")[2]
     data = bytearray(bad.read_bytes())
-    for k in range(len(data) // 3, len(data) // 3 + 8):
+    with bad.open("rb") as f:  # in the messages (a compressed chunk), not in the summary's copies
+        summary = make_reader(f).get_summary()
+    assert summary is not None
+    chunk = summary.chunk_indexes[0]
+    middle = chunk.chunk_start_offset + chunk.chunk_length // 2
+    for k in range(middle, middle + 8):
         data[k] ^= 0xFF
     bad.write_bytes(bytes(data))
     code = main(["audit", str(tmp_path / "r"), "--no-records"])

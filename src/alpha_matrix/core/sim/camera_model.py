@@ -6,6 +6,7 @@ without being able to reach simulator state.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,12 +107,15 @@ def add_depth_noise(depth: np.ndarray, noise: DepthNoise, rng: np.random.Generat
     h, w = depth.shape
     out = depth + rng.standard_normal(depth.shape).astype(np.float32) * noise.sigma(depth).astype(np.float32)
     out[rng.random(depth.shape) < noise.dropout] = 0.0
-    vv, uu = np.mgrid[0:h, 0:w]
     lo, hi = noise.patch_radius_px
     for _ in range(int(rng.poisson(noise.patches))):
         cu, cv = rng.uniform(0, w), rng.uniform(0, h)
         ru, rv = rng.uniform(lo, hi, size=2)
-        out[np.square((uu - cu) / ru) + np.square((vv - cv) / rv) <= 1.0] = 0.0
+        # The ellipse's bounding box only: the same test on the same pixels as over the whole image.
+        u0, u1 = max(0, math.floor(cu - ru)), min(w, math.ceil(cu + ru) + 1)
+        v0, v1 = max(0, math.floor(cv - rv)), min(h, math.ceil(cv + rv) + 1)
+        vv, uu = np.mgrid[v0:v1, u0:u1]
+        out[v0:v1, u0:u1][np.square((uu - cu) / ru) + np.square((vv - cv) / rv) <= 1.0] = 0.0
     return np.maximum(out, 0.0).astype(np.float32)
 
 

@@ -12,7 +12,7 @@ import pybullet as p
 import pytest
 
 import alpha_matrix.core.suites.proximity.detector as proximity
-from alpha_matrix.core.sim.camera import LIGHTING, Camera
+from alpha_matrix.core.sim.camera import LIGHTING, Camera, static_bodies
 from alpha_matrix.core.sim.camera_model import DepthNoise, add_depth_noise, backproject, metric_depth, project
 from alpha_matrix.core.sim.human import Human, HumanPath
 from alpha_matrix.core.sim.world import World
@@ -30,10 +30,11 @@ def scene():
     w.start_hold(120)
     while w.busy:
         w.step()
-    cam = Camera(w.client_id)
+    cam = Camera(w.client_id, static=static_bodies(w.body_names))
     det = ProximityDetector(cam.info)
     det.calibrate([cam.render(0, np.random.default_rng(i)).depth for i in range(5)])
     yield w, cam, det
+    cam.close()
     w.close()
 
 
@@ -42,8 +43,9 @@ def test_intrinsics_and_backprojection_put_the_floor_at_zero(scene) -> None:
     info = cam.info
     assert info.fx == pytest.approx(info.fy)  # square pixels
     assert (info.cx, info.cy) == (159.5, 119.5)
-    f = cam.render(0, None)
-    assert f.rgb.dtype == np.uint8 and f.rgb.shape == (240, 320, 3)
+    assert cam.render(0, None).rgb is None  # colour only when asked for
+    f = cam.render(0, None, rgb=True)
+    assert f.rgb is not None and f.rgb.dtype == np.uint8 and f.rgb.shape == (240, 320, 3)
     assert f.depth.dtype == np.float32 and f.depth.shape == (240, 320)
     pts, _ = backproject(f.depth, info)
     floor = pts[np.abs(pts[:, 2]) < 0.05]
@@ -71,7 +73,7 @@ def test_depth_noise_is_seeded_and_grows_with_range() -> None:
 
 def test_lighting_changes_rgb_but_not_depth(scene) -> None:
     _, cam, _ = scene
-    a, b = cam.render(0, None, LIGHTING["default"]), cam.render(0, None, LIGHTING["dim"])
+    a, b = cam.render(0, None, LIGHTING["default"], rgb=True), cam.render(0, None, LIGHTING["dim"], rgb=True)
     assert not np.array_equal(a.rgb, b.rgb)
     assert np.array_equal(a.depth, b.depth)
 

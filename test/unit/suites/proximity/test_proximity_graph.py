@@ -102,17 +102,20 @@ def settled():
 def test_detector_core_calibrates_then_decides_per_frame(settled: World) -> None:
     cam = Camera(settled.client_id)
     core = DetectorCore(cam.info, PolicyConfig(threshold=2.0))
-    for s in (24, 48, 72, 96, 120):  # the empty cell while the robot settles
-        assert core.on_frame(s, cam.render(s, np.random.default_rng(s)).depth) is None
-        assert core.ack_step == s + 23
-    assert core.calibrated
-    human = Human(settled, HumanPath(angle_deg=180.0, start_distance=1.5, stop_distance=1.0, start_delay_s=5.0))
+    human = None
     try:
+        for s in (24, 48, 72, 96, 120):  # the empty cell while the robot settles
+            assert core.on_frame(s, cam.render(s, np.random.default_rng(s)).depth) is None
+            assert core.ack_step == s + 23
+        assert core.calibrated
+        human = Human(settled, HumanPath(angle_deg=180.0, start_distance=1.5, stop_distance=1.0, start_delay_s=5.0))
         human.set_step(0)
         truth = human.ground_truth_distance()
         est = core.on_frame(144, cam.render(144, np.random.default_rng(144)).depth)
     finally:
-        human.close()
+        if human is not None:
+            human.close()
+        cam.close()
     assert est is not None and est.detection.detected
     assert abs(est.detection.distance - truth) < 0.15
     assert est.decision.action == "stop" and est.decision.step == 144 and core.ack_step == 167

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from alpha_matrix.core.seeds import rng
-from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig, Frame
+from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig, Frame, static_bodies
 from alpha_matrix.core.sim.camera_model import in_view
 from alpha_matrix.core.sim.human import Human, HumanPath
 from alpha_matrix.core.sim.world import World
@@ -40,9 +40,10 @@ def check_person(path_json: str, lighting: str) -> str:
 class ProximityScene:
     """``scene`` requests are read by attribute: name, seed, start_step, lighting, path_json."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, rgb: bool = True) -> None:
         self.world = world
-        self.camera = Camera(world.client_id, CameraConfig())
+        self.rgb = rgb  # render the colour image too (someone reads it: camera/color/image_raw)
+        self.camera = Camera(world.client_id, CameraConfig(), static_bodies(world.body_names))
         self.human: Human | None = None
         self.scenes: dict[str, Any] = {}  # configured, waiting for their episode's reset
         self.scene: Any = None
@@ -58,7 +59,7 @@ class ProximityScene:
 
     def before_reset(self) -> None:
         """Remove the last episode's person before the scene is rebuilt."""
-        self.close()
+        self._remove_person()
 
     def after_reset(self, episode_id: str) -> None:
         self.scene = self.scenes.pop(episode_id, None)
@@ -90,13 +91,17 @@ class ProximityScene:
             k = step - sc.start_step
             human.set_step(k)
             noise, light = rng("proximity", "frame", sc.name, sc.seed, k), LIGHTING[sc.lighting]
-        return self.camera.render(step, noise, light)
+        return self.camera.render(step, noise, light, rgb=self.rgb)
 
     def take_truth(self) -> list[TruthRow]:
         rows, self.truth = self.truth, []
         return rows
 
-    def close(self) -> None:
+    def _remove_person(self) -> None:
         if self.human is not None:
             self.human.close()
             self.human = None
+
+    def close(self) -> None:
+        self._remove_person()
+        self.camera.close()

@@ -17,7 +17,7 @@ import numpy as np
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.robot.commands import Command, plan_to_commands, start_command
 from alpha_matrix.core.seeds import rng
-from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig
+from alpha_matrix.core.sim.camera import LIGHTING, Camera, CameraConfig, static_bodies
 from alpha_matrix.core.sim.human import Human, HumanConfig, HumanPath
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig, ProximityDetector
@@ -119,7 +119,14 @@ def _run(run: ApproachRun, s: EvalSettings, w: World) -> ApproachResult:
     w.start_hold(s.settle_steps)
     while w.busy:
         w.step()
-    cam = Camera(w.client_id, s.camera)
+    cam = Camera(w.client_id, s.camera, static_bodies(w.body_names))
+    try:
+        return _score(run, s, w, cam)
+    finally:
+        cam.close()
+
+
+def _score(run: ApproachRun, s: EvalSettings, w: World, cam: Camera) -> ApproachResult:
     det = ProximityDetector(cam.info, s.detector)
     light = LIGHTING[run.lighting]
     ref_rng = rng("proximity", "reference", run.name, run.seed)
