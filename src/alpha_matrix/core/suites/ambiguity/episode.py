@@ -19,7 +19,6 @@ is spent.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -96,10 +95,15 @@ def situation(item: Item, state: EpisodeState) -> dict[str, Any]:
     }
 
 
+def episode_id(item: Item) -> str:
+    """A name for the episode that says nothing of the item (its id names category and kind)."""
+    return f"ambiguity_{item.seed:016x}"
+
+
 def observation(item: Item, state: EpisodeState, index: int) -> Observation:
     return Observation(
         suite=SUITE,
-        episode_id=item.item_id,
+        episode_id=episode_id(item),
         step=index,
         decision_index=index,
         situation=situation(item, state),
@@ -207,21 +211,16 @@ def result_json(r: EpisodeResult) -> dict[str, Any]:
     return {**asdict(r), "right": r.right}
 
 
-def situation_text(obs: Observation) -> str:
-    """The situation as compact sorted JSON (what a prompt shows)."""
-    return json.dumps(obs.situation, sort_keys=True, separators=(",", ":"))
-
-
 __all__ = [
     "EXTRA_DECISIONS",
     "SUITE",
     "EpisodeResult",
     "EpisodeState",
     "ambiguity_tools",
+    "episode_id",
     "observation",
     "operator_answer",
     "result_json",
     "run_episode",
     "situation",
-    "situation_text",
 ]

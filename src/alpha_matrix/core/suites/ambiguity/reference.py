@@ -210,7 +210,7 @@ class ResolverAgent:
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
         self.policy: Policy = policy
-        self.name = policy
+        self.name: str = policy
         self.model = MODEL
 
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
