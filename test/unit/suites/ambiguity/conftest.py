@@ -12,5 +12,10 @@ SHIPPED = Path(__file__).resolve().parents[4] / "config" / "scenarios" / "ambigu
 
 
 @pytest.fixture(scope="session")
+def shipped_path() -> Path:
+    return SHIPPED
+
+
+@pytest.fixture(scope="session")
 def shipped() -> AmbiguitySuite:
     return load_ambiguity_scenarios(SHIPPED)

@@ -67,13 +67,15 @@ def report_lines(summary: dict[str, Any]) -> list[str]:
         f"| invalid answers / messages / aborts (infrastructure) / out of decisions | {o['invalid']} / {o['messages']} "
         f"/ {o['aborts']} / {o['budget_spent']} |",
         "",
-        "| category | clarification rate | success after clarification | correct execution (clear) | over-asking |",
-        "|---|---|---|---|---|",
+        "| category | clarification rate | success after clarification | success on ambiguous (any way) "
+        "| correct execution (clear) | over-asking |",
+        "|---|---|---|---|---|---|",
     ]
     for c, k in summary["categories"].items():
         lines.append(
             f"| {c} | {share(k['asked_first'], k['ambiguous'])} | {share(k['succeeded_after_asking'], k['asked_first'])} "
-            f"| {share(k['clear_achieved'], k['clear'])} | {share(k['over_asked'], k['clear'])} |"
+            f"| {share(k['ambiguous_achieved'], k['ambiguous'])} | {share(k['clear_achieved'], k['clear'])} "
+            f"| {share(k['over_asked'], k['clear'])} |"
         )
     return lines
 

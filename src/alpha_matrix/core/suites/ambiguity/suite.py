@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.agent.protocol import AgentBackend, AgentPrompt, Observation
+from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeResult, result_json, run_episode
 from alpha_matrix.core.suites.ambiguity.items import Item
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
@@ -54,6 +56,26 @@ def run_offline(
 ) -> list[dict[str, Any]]:
     """Every item of ``suite`` as an episode of ``backend``, without the graph."""
     return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
+
+
+def offline_backend(text: str) -> tuple[AgentBackend, Callable[[Observation], AgentPrompt] | None]:
+    """The backend an offline run names: a policy of the resolver (reference, always_execute,
+    always_ask), ``always:<tool>``, or a served model (``ollama:<model>``, ``openai:<model>``) with
+    the suite's prompt. The embedded model and replays need the graph's agent node: not here."""
+    if text in POLICIES:
+        return ResolverAgent(text), None
+    from alpha_matrix.core.agent.agent import make_backend
+    from alpha_matrix.core.agent.spec import parse_agent_spec
+    from alpha_matrix.core.suites.ambiguity.prompt import prompt_of
+
+    spec = parse_agent_spec(text)
+    if spec.backend == "always":
+        return make_backend("always", tool=spec.model), None
+    if spec.backend in ("ollama", "openai"):
+        return make_backend(spec.backend, model=spec.model), prompt_of
+    raise ConfigError(
+        f"--agent {text!r}: offline runs take {', '.join(POLICIES)}, always:<tool>, ollama:<model>, openai:<model>"
+    )
 
 
 def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -101,6 +123,7 @@ def one_line(summary: dict[str, Any]) -> str:
 
 
 __all__ = [
+    "offline_backend",
     "one_line",
     "progress_line",
     "report_lines",
