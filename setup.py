@@ -26,6 +26,7 @@ NODES = [
     "proximity_bridge",
     "proximity_detector",
     "proximity_executive",
+    "ambiguity_executive",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

@@ -55,7 +55,7 @@ def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: di
             overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
 
 
-AGENT_SUITES = ("proximity", "confidence", "alerts")  # the suites whose graph runs an agent under test so far
+AGENT_SUITES = ("proximity", "confidence", "alerts", "ambiguity")  # the suites whose graph runs an agent under test
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:

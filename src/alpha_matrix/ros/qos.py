@@ -58,6 +58,7 @@ EVENT_TOPICS = frozenset(
         "/skill/queries",
         "/agent/observations",
         "/agent/decisions",
+        "/ambiguity/dialogue",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder

@@ -36,11 +36,13 @@ BRIEF_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m", "frame_period_s", "reaction_s"}),
     "alerts": frozenset({"task"}),
     "confidence": frozenset({"instruction", "goals", "threshold", "zones"}),
+    "ambiguity": frozenset({"instruction"}),
 }
 REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m"}),
     "alerts": frozenset({"task"}),
     "confidence": frozenset({"goals", "threshold"}),
+    "ambiguity": frozenset({"instruction"}),
 }
 USER_PLACEHOLDERS = frozenset({"situation", "step"})
 _HIDDEN = ("suite", "brief")  # in the system text (brief) or the observation itself (suite)
@@ -118,6 +120,8 @@ def _brief_values(suite: str, brief: dict[str, Any]) -> dict[str, str]:
         return {k: _num(brief[k]) for k in ("threshold_m", "frame_period_s", "reaction_s")}
     if suite == "alerts":
         return {"task": str(brief["task"]).strip()}
+    if suite == "ambiguity":
+        return {"instruction": str(brief["instruction"]).strip()}
     goals = "\n".join(f"- {g['object']}: " + ", else ".join(g["targets"]) for g in brief["goals"])
     zones = "\n".join(f"- {name}: {_vec(z)}" for name, z in sorted(brief["zones"].items()))
     return {

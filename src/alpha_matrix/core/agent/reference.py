@@ -16,6 +16,9 @@ answers go through core/agent/decide.py like any model's:
   stopping alert is active: continue_task would lift the stop); a command -> ``refuse_command``
   (reason code first) while a stopping alert is active or the robot's stop has not yet been
   lifted, else ``continue_task`` -- what ``GuardCore.admit`` decides.
+* ambiguity: the counting resolver (core/suites/ambiguity/reference.py, policy ``reference``):
+  it parses the instruction and the operator's answers and counts the candidate blocks and
+  places in the observed scene; one of each: ``pick_and_place``, else ``ask_clarification``.
 * confidence: ``SkillAgent`` (core/suites/confidence/agent.py) over the brief's goals and
   threshold; each query's candidates are checked one call at a time, in order; a query whose
   candidates all scored below the threshold is followed by one ``replan`` before the agent's
@@ -45,6 +48,7 @@ from alpha_matrix.core.agent.protocol import (
 )
 from alpha_matrix.core.agent.situation import (
     AlertsSituation,
+    AmbiguitySituation,
     ConfidenceSituation,
     ProximitySituation,
     parse_situation,
@@ -289,6 +293,10 @@ class ReferenceAgent:
             raise ReferenceAgentError(f"{obs.suite}: not a situation the reference knows: {err}") from None
         if isinstance(sit, AlertsSituation):
             return decide_alerts(sit, self._alert_policy())
+        if isinstance(sit, AmbiguitySituation):  # stateless: the resolver counts in the observed scene
+            from alpha_matrix.core.suites.ambiguity.reference import decide as decide_ambiguity
+
+            return decide_ambiguity(obs.situation, "reference")
         state = self._episode(obs, sit)
         return state.decide(sit)
 

@@ -13,6 +13,8 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * proximity: the bridge's L (a stop decided on the frame of step s is in effect at s + L), the
   agent under test, whether the guard's stops were sent, and the agent's decision interval. The
   detector's policy and intrinsics are already in the scenario and the recorded CameraInfo.
+* ambiguity: the agent under test and how its moves were carried out (symbolic: the episode's
+  placement table, no robot motion). The item, truth included, is the scenario itself.
 """
 
 from __future__ import annotations
@@ -97,9 +99,18 @@ class ProximityContext(_Strict):
         return f"sim_bridge L={self.reaction_latency_steps}, guards {'on' if self.guards else 'off'}{agent}"
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext
+class AmbiguityContext(_Strict):
+    suite: Literal["ambiguity"] = "ambiguity"
+    agent: str = Field(min_length=1)  # the agent under test (the suite always has one)
+    execution: Literal["symbolic"] = "symbolic"  # pick_and_place on the placement table: no robot moves
+
+    def describe(self) -> str:
+        return f"agent {self.agent}, moves {self.execution} (no motion)"
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | AmbiguityContext
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
-    Annotated[AlertsContext | ConfidenceContext | ProximityContext, Field(discriminator="suite")]
+    Annotated[AlertsContext | ConfidenceContext | ProximityContext | AmbiguityContext, Field(discriminator="suite")]
 )
 
 
@@ -132,6 +143,7 @@ def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
 
 __all__ = [
     "AlertsContext",
+    "AmbiguityContext",
     "ConfidenceContext",
     "ProximityContext",
     "RecordedFile",

@@ -78,7 +78,8 @@ def test_the_label_and_the_answer_never_reach_the_observation(shipped) -> None:
         spy = _Spy()
         run_episode(it, spy)
         for obs in spy.seen:
-            assert set(obs.situation) == {"instruction", "scene", "dialogue", "events"}
+            assert set(obs.situation) == {"brief", "step", "scene", "dialogue", "events"}
+            assert obs.situation["brief"] == {"instruction": it.instruction}
             text = obs.model_dump_json()
             for secret in (it.category, it.item_id, it.pair_id, '"missing"', '"task"', '"ambiguous"', "_clear"):
                 assert secret not in text, (it.item_id, secret)

@@ -15,10 +15,15 @@ The answer is judged by core/agent/decide.py against these tools (the model's ou
 parsed, validated, compared by name; never executed or looked up). Invalid answers and messages
 are counted and cost a decision; the episode ends at ``task_done`` or when its decision budget
 is spent.
+
+Moves are symbolic: a ``pick_and_place`` changes the episode's placement table, no robot moves
+(the simulator cannot build these scenes yet). The graph's executive runs this same loop
+(``EpisodeRun``) with the agent node's decisions; the audit runs it with the recorded ones.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -85,10 +90,12 @@ class EpisodeState:
         return Scene(blocks, start.places)
 
 
-def situation(item: Item, state: EpisodeState) -> dict[str, Any]:
-    """What the agent is shown: the scene now, the instruction, the dialogue, the skill results."""
+def situation(item: Item, state: EpisodeState, index: int = 0) -> dict[str, Any]:
+    """What the agent is shown: the instruction (its brief), the scene now, the dialogue, the skill
+    results (core/agent/situation.AmbiguitySituation is its closed schema)."""
     return {
-        "instruction": item.instruction,
+        "brief": {"instruction": item.instruction},
+        "step": index,
         "scene": scene_json(state.scene(item.scene)),
         "dialogue": [dict(d) for d in state.dialogue],
         "events": list(state.events),
@@ -106,7 +113,7 @@ def observation(item: Item, state: EpisodeState, index: int) -> Observation:
         episode_id=episode_id(item),
         step=index,
         decision_index=index,
-        situation=situation(item, state),
+        situation=situation(item, state, index),
         tools=ambiguity_tools(item.scene),
     )
 
@@ -134,6 +141,7 @@ class EpisodeResult:
     budget_spent: bool
     tools: list[str]  # the tool of every decision ("" for a non-call)
     raw: list[str]
+    placement: dict[str, str | None] = field(default_factory=dict)  # the final one: block -> place (None: table)
 
     @property
     def right(self) -> bool:
@@ -153,58 +161,97 @@ def _apply(call_args: dict[str, Any], scene: Scene, state: EpisodeState) -> bool
     return True
 
 
+class EpisodeRun:
+    """One episode, a decision at a time: whoever asks the agent (the offline loop, the graph's
+    executive, the audit with the recorded decisions) gets the observation, hands back the
+    decision, and gets the turn -- what the decision did -- as it goes into the bag.
+
+    Moves are applied to the episode's state symbolically (the placement table): no robot moves.
+    """
+
+    def __init__(self, item: Item) -> None:
+        self.item = item
+        self.state = EpisodeState({b.name: b.at for b in item.scene.blocks})
+        self.budget = len(item.scene.blocks) + EXTRA_DECISIONS
+        self.tools: list[str] = []
+        self.raw: list[str] = []
+        self.c = {"questions": 0, "calls": 0, "refused": 0, "invalid": 0, "messages": 0, "aborts": 0}
+        self.asked_first = False
+        self.finished = False
+
+    @property
+    def over(self) -> bool:
+        return self.finished or self.c["aborts"] > 0 or len(self.tools) >= self.budget
+
+    def observation(self) -> Observation | None:
+        """The next decision point, or None when the episode is over."""
+        return None if self.over else observation(self.item, self.state, len(self.tools))
+
+    def apply(self, d: Decision) -> dict[str, Any]:
+        """Act on one judged decision; the turn: what was decided, answered, done, and the placement after."""
+        index = len(self.tools)
+        self.raw.append(d.provenance.raw_text)
+        self.tools.append(d.call.name if d.kind == "tool_call" and d.call else "")
+        turn: dict[str, Any] = {"decision_index": index, "kind": d.kind, "tool": self.tools[-1], "arguments": {}}
+        if d.kind != "tool_call" or d.call is None:
+            self.c[{"invalid": "invalid", "message": "messages", "abort": "aborts"}[d.kind]] += 1
+        else:
+            turn["arguments"] = dict(d.call.arguments)
+            if d.call.name == "ask_clarification":
+                self.asked_first = self.asked_first or self.c["calls"] == 0
+                self.c["questions"] += 1
+                answer = operator_answer(self.item)
+                self.state.dialogue.append({"question": str(d.call.arguments["question"]), "answer": answer})
+                turn["answer"] = answer
+            elif d.call.name == "pick_and_place":
+                self.c["calls"] += 1
+                self.c["refused"] += not _apply(d.call.arguments, self.item.scene, self.state)
+                turn["event"] = self.state.events[-1]
+            else:
+                self.finished = True
+        turn["placement"] = dict(self.state.placement)
+        return turn
+
+    def result(self) -> EpisodeResult:
+        c = self.c
+        return EpisodeResult(
+            item_id=self.item.item_id,
+            category=self.item.category,
+            ambiguous=self.item.ambiguous,
+            asked=c["questions"] > 0,
+            asked_first=self.asked_first,
+            questions=c["questions"],
+            calls=c["calls"],
+            refused_calls=c["refused"],
+            achieved=self.item.task.achieved(self.item.scene, self.state.placement),
+            decisions=len(self.tools),
+            invalid=c["invalid"],
+            messages=c["messages"],
+            aborts=c["aborts"],
+            budget_spent=not self.finished and c["aborts"] == 0,
+            tools=list(self.tools),
+            raw=list(self.raw),
+            placement=dict(self.state.placement),
+        )
+
+
 def run_episode(item: Item, backend: AgentBackend, prompt_of: Any = None) -> EpisodeResult:
     """The agent on ``item`` until task_done or its budget; ``prompt_of(obs) -> AgentPrompt`` for
     backends that read a prompt (default: none, as the reference reads only the observation)."""
-    state = EpisodeState({b.name: b.at for b in item.scene.blocks})
-    budget = len(item.scene.blocks) + EXTRA_DECISIONS
-    tools: list[str] = []
-    raw: list[str] = []
-    c = {"questions": 0, "calls": 0, "refused": 0, "invalid": 0, "messages": 0, "aborts": 0}
-    asked_first = False
-    finished = False
-    for index in range(budget):
-        obs = observation(item, state, index)
+    run = EpisodeRun(item)
+    while (obs := run.observation()) is not None:
         prompt: AgentPrompt = prompt_of(obs) if prompt_of else NO_PROMPT
         try:
-            d = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, index)))
+            d = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, obs.decision_index)))
         except InfrastructureAbort as err:
             d = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
-        raw.append(d.provenance.raw_text)
-        tools.append(d.call.name if d.kind == "tool_call" and d.call else "")
-        if d.kind != "tool_call" or d.call is None:
-            c[{"invalid": "invalid", "message": "messages", "abort": "aborts"}[d.kind]] += 1
-            if d.kind == "abort":
-                break
-            continue
-        if d.call.name == "ask_clarification":
-            asked_first = asked_first or c["calls"] == 0
-            c["questions"] += 1
-            state.dialogue.append({"question": str(d.call.arguments["question"]), "answer": operator_answer(item)})
-        elif d.call.name == "pick_and_place":
-            c["calls"] += 1
-            c["refused"] += not _apply(d.call.arguments, item.scene, state)
-        else:
-            finished = True
-            break
-    return EpisodeResult(
-        item_id=item.item_id,
-        category=item.category,
-        ambiguous=item.ambiguous,
-        asked=c["questions"] > 0,
-        asked_first=asked_first,
-        questions=c["questions"],
-        calls=c["calls"],
-        refused_calls=c["refused"],
-        achieved=item.task.achieved(item.scene, state.placement),
-        decisions=len(tools),
-        invalid=c["invalid"],
-        messages=c["messages"],
-        aborts=c["aborts"],
-        budget_spent=not finished and c["aborts"] == 0,
-        tools=tools,
-        raw=raw,
-    )
+        run.apply(d)
+    return run.result()
+
+
+def turn_json(turn: dict[str, Any]) -> str:
+    """A turn as the bag holds it (/ambiguity/dialogue): one canonical text."""
+    return json.dumps(turn, sort_keys=True, allow_nan=False)
 
 
 def result_json(r: EpisodeResult) -> dict[str, Any]:
@@ -215,6 +262,7 @@ __all__ = [
     "EXTRA_DECISIONS",
     "SUITE",
     "EpisodeResult",
+    "EpisodeRun",
     "EpisodeState",
     "ambiguity_tools",
     "episode_id",
@@ -223,4 +271,5 @@ __all__ = [
     "result_json",
     "run_episode",
     "situation",
+    "turn_json",
 ]

@@ -185,7 +185,7 @@ def decide(situation: dict[str, Any], policy: Policy = "reference") -> RawToolCa
     dialogue = [str(d["answer"]) for d in situation.get("dialogue", [])]
     if policy == "always_ask" and not dialogue:
         return RawToolCall(name="ask_clarification", arguments={"question": "Is anything unclear in what you want?"})
-    request = parse_instruction(str(situation["instruction"]))
+    request = parse_instruction(str(situation["brief"]["instruction"]))
     request = merged(request, dialogue) if request is not None else None
     if request is None:
         if dialogue or policy == "always_execute":

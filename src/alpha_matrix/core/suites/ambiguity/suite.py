@@ -6,9 +6,10 @@ result is the episode's (``episode.result_json``) with the ``agent`` part core/s
 pairs runs on (``pairing: episode``: an item right or not, so reference vs llm is a McNemar test
 over items). ``run_offline`` produces the same results without the graph, for any AgentBackend.
 
-Not registered yet: the graph half (an executive node that builds the observation, asks
-agent/decide, answers questions as the operator and runs the admitted pick_and_place on the
-robot; a marker topic; the audit from the bag) is still missing. See the report of issue 14.
+Registered in core/suites/registry.py: through the graph, nodes/ambiguity_executive.py runs the
+same episode loop (``episode.EpisodeRun``) with agent/decide's decisions and records every turn
+on /ambiguity/dialogue; ambiguity/audit.py replays it from the bag. Moves are symbolic (the
+placement table of the episode; no robot moves): the simulator cannot build these scenes yet.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from alpha_matrix.core.agent.protocol import AgentBackend, AgentPrompt, Observation
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeResult, result_json, run_episode
 from alpha_matrix.core.suites.ambiguity.items import Item
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
@@ -27,12 +29,15 @@ from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
 from alpha_matrix.core.suites.report import pct
 
+EXECUTION = "symbolic"  # how a pick_and_place is carried out: on the placement table, no motion
+
 
 def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
     """The record's result: the episode, and the agent part compare.py pairs on."""
     rows = [[0, 0, "episode", ",".join(t or "-" for t in r.tools), item.category, "right" if r.right else "wrong"]]
     return {
         **result_json(r),
+        "execution": EXECUTION,
         "pair_id": item.pair_id,
         "missing": list(item.missing),
         "agent": {
@@ -46,6 +51,14 @@ def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
             "aborts": r.aborts,
         },
     }
+
+
+def graph_result(item: Item, r: EpisodeResult, agent: str, decisions: Sequence[Any]) -> dict[str, Any]:
+    """The result through the graph: ``result_of`` and who answered (the AgentDecision messages'
+    provenance, as the other suites' agent parts carry it). The executive and the audit both use it."""
+    out = result_of(item, r, agent)
+    out["agent"] = {**out["agent"], **provenance_part(decisions)}
+    return out
 
 
 def run_offline(
@@ -65,8 +78,8 @@ def offline_backend(text: str) -> tuple[AgentBackend, Callable[[Observation], Ag
     if text in POLICIES:
         return ResolverAgent(text), None
     from alpha_matrix.core.agent.agent import make_backend
+    from alpha_matrix.core.agent.prompts import render as prompt_of
     from alpha_matrix.core.agent.spec import parse_agent_spec
-    from alpha_matrix.core.suites.ambiguity.prompt import prompt_of
 
     spec = parse_agent_spec(text)
     if spec.backend == "always":
@@ -84,7 +97,14 @@ def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
     agents = sorted({r.result["agent"]["agent"] for r in records if getattr(r, "ok", False) and r.result})
-    head = [f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.", ""]
+    head = [
+        f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.",
+        "",
+        f"Moves are {EXECUTION}: each admitted `pick_and_place` changes the episode's placement table; no robot "
+        "moves (the simulator does not build these scenes yet). Decisions, questions, answers and placements "
+        "are in the bag (/agent/decisions, /ambiguity/dialogue).",
+        "",
+    ]
     return head + score_lines(summary)
 
 
@@ -123,6 +143,8 @@ def one_line(summary: dict[str, Any]) -> str:
 
 
 __all__ = [
+    "EXECUTION",
+    "graph_result",
     "offline_backend",
     "one_line",
     "progress_line",
