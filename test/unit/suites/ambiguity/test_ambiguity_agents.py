@@ -132,3 +132,18 @@ def test_calls_outside_the_scene_are_invalid_and_change_nothing(shipped, call: R
     )
     r = run_episode(it, _Injector(call))
     assert r.invalid == r.decisions and r.calls == 0 and not r.achieved
+
+
+def test_the_baselines_are_agent_specs_of_the_graph() -> None:
+    """--agent always_execute / always_ask: the resolver's baselines behind the agent node."""
+    from alpha_matrix.core.agent.agent import backend_for
+    from alpha_matrix.core.agent.spec import parse_agent_spec
+    from alpha_matrix.core.config import AgentParams
+    from alpha_matrix.core.errors import ConfigError
+
+    for name in ("always_execute", "always_ask"):
+        spec = parse_agent_spec(name)
+        backend = backend_for(spec, AgentParams(agent=name))
+        assert spec.label == name and isinstance(backend, ResolverAgent) and backend.policy == name
+    with pytest.raises(ConfigError, match="expected reference"):
+        parse_agent_spec("always_ask:loudly")

@@ -8,7 +8,8 @@ one (the agent saw the scene, the dialogue and nothing of the truth), every turn
 decision, the operator's answer, what the move did, the placement after -- must equal the
 recorded ``/ambiguity/dialogue`` message, and the result it composes (so the scores: they are
 counts over results) must equal the recorded ``suite/result`` and the run's JSONL record. When
-the reference decided, it is asked again on every recorded observation (agent_common.said_again).
+the reference (or one of the resolver's baselines, always_execute / always_ask) decided, it is
+asked again on every recorded observation (agent_common.said_again).
 
 The agent's observations carry a neutral episode name (``episode.episode_id``: the runner's names
 the item's category and kind); they are tied to the runner's episode through the request's item.
@@ -22,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from alpha_matrix.core.agent.wire import decision_of, observation_of
-from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
 from alpha_matrix.core.suites.ambiguity.items import Item, item_of
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
@@ -61,20 +62,19 @@ class AmbiguityEpisode:
     decisions: list[Any] = field(default_factory=list)
 
 
-def _neutral_names(bag_dir: Path) -> dict[str, str]:
-    """The agent's episode name -> the runner's episode id, from the recorded requests' items."""
-    out = {}
-    for topic, _ts, msg in read_bag(bag_dir):
-        if topic == "/suite/request" and msg.suite == SUITE:
-            try:
-                out[episode_id(item_of(json.loads(msg.scenario_json)))] = msg.episode_id
-            except (ValueError, KeyError, TypeError):
-                continue  # the episode's audit reports the unreadable item
-    return out
+def _neutral_name(request: Any) -> str | None:
+    """The agent's name of a recorded request's episode (None: the item cannot be read)."""
+    try:
+        return episode_id(item_of(json.loads(request.scenario_json)))
+    except (ValueError, KeyError, TypeError):
+        return None  # the episode's audit reports the unreadable item
 
 
 def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
-    neutral = _neutral_names(bag_dir)
+    """The bag read once: the runner's and the executive's messages by attempt; the agent's
+    (named by ``episode.episode_id``) joined to the episode whose request holds their item. Of an
+    episode run twice (interrupted, resumed), the agent's last message per decision is kept."""
+    agent_msgs: list[tuple[str, Any]] = []
 
     def of(topic: str, msg: Any) -> str | None:
         if topic == "/suite/request":
@@ -82,7 +82,7 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
         if topic in ("/suite/result", DIALOGUE_TOPIC):
             return str(msg.episode_id)
         if topic in AGENT_TOPICS:
-            return neutral.get(msg.episode_id)
+            agent_msgs.append((topic, msg))
         return None
 
     out = {}
@@ -95,10 +95,10 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
                 ep.result = msg
             elif topic == DIALOGUE_TOPIC:
                 ep.turns.append(msg)
-            elif topic == "/agent/observations":
-                ep.observations.append(msg)
-            elif topic == "/agent/decisions":
-                ep.decisions.append(msg)
+    neutral = {_neutral_name(e.request): e for e in out.values() if e.request is not None}
+    for topic, msg in agent_msgs:
+        if (owner := neutral.get(msg.episode_id)) is not None:
+            (owner.observations if topic == "/agent/observations" else owner.decisions).append(msg)
     return out
 
 
@@ -138,11 +138,13 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
     part = rec.get("agent") or {}
     if part.get("agent") != ctx.agent:
         return 0, [f"the result's agent {part.get('agent')!r} is not the context's {ctx.agent!r}"]
-    reference = None
+    reference: Any = None  # the scripted deciders are asked again; a model's answers are replayed
     if ctx.agent == "reference":
         from alpha_matrix.core.agent.reference import ReferenceAgent
 
         reference = ReferenceAgent()
+    elif ctx.agent in POLICIES:
+        reference = ResolverAgent(next(p for p in POLICIES if p == ctx.agent))
     replay, turns, problems = replay_episode(item, ep, ctx.agent, reference)
     recorded = sorted((json.loads(m.result_json) for m in ep.turns), key=lambda t: int(t["decision_index"]))
     if replay is None:
