@@ -29,6 +29,7 @@ NODES = [
     "gauge_bridge",
     "gauge_reader",
     "refusal_executive",
+    "ambiguity_executive",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

@@ -62,6 +62,7 @@ AGENT_SUITES = (
     "alerts",
     "gauge",
     "refusal",
+    "ambiguity",
 )  # the suites whose graph runs an agent under test so far
 
 

@@ -394,6 +394,23 @@ PARAM_MODELS.update(
 )
 
 
+# ----------------------------------------------------------------------------- instruction-ambiguity suite
+class AmbiguityExecutiveParams(NodeParams):
+    """The ambiguity suite's executive: asks agent/decide, answers as the operator, moves symbolically."""
+
+    agent: str = Field(
+        "reference", min_length=1, description="The agent under test (this suite always has one): reference, llm, ..."
+    )
+    decide_timeout_s: float = Field(
+        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
+    )
+
+    _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+
+PARAM_MODELS.update({"ambiguity_executive": AmbiguityExecutiveParams})
+
+
 # ----------------------------------------------------------------------------- human-proximity suite
 class ProximityBridgeParams(SimBridgeParams):
     """sim_bridge with the overhead depth camera and a walking person (configured by sim/set_human)."""

@@ -61,6 +61,7 @@ EVENT_TOPICS = frozenset(
         "/gauge/observations",
         "/gauge/readings",
         "/refusal/verdicts",
+        "/ambiguity/dialogue",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder

@@ -89,7 +89,7 @@ def test_a_situation_off_its_schema_is_refused() -> None:
         (lambda s: s.replace("$threshold_m", "two"), r"missing placeholder \$threshold_m"),
         (lambda s: s.replace("$situation", "nothing"), r"missing placeholder \$situation"),
         (lambda s: s.replace("$reaction_s", "$margin"), r"unknown placeholder \$margin"),
-        (lambda s: s.replace("suite: proximity", "suite: ambiguity"), "unknown suite"),
+        (lambda s: s.replace("suite: proximity", "suite: lidar"), "unknown suite"),
         (lambda s: s + "expect: stop\n", "unknown key"),
     ],
 )

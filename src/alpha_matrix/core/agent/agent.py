@@ -60,6 +60,8 @@ _CLASSES = {
     "openai": "alpha_matrix.core.agent.openai:OpenAIAgent",
     "llamacpp": "alpha_matrix.core.agent.llamacpp:LlamaCppAgent",
     "always": "alpha_matrix.core.agent.always:AlwaysAgent",
+    "always_execute": "alpha_matrix.core.suites.ambiguity.reference:ResolverAgent",  # ambiguity baselines
+    "always_ask": "alpha_matrix.core.suites.ambiguity.reference:ResolverAgent",
 }
 
 
@@ -94,6 +96,8 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
                    "api_key_env": params.openai_api_key_env, "timeout_s": params.timeout_s}  # fmt: skip
     elif spec.backend == "always":
         options = {"tool": spec.model}
+    elif spec.backend in ("always_execute", "always_ask"):
+        options = {"policy": spec.backend}
     elif spec.backend == "replay":
         from alpha_matrix.core.agent.recorded import answers_from_bag
         from alpha_matrix.core.agent.replay import ReplayAgent

@@ -38,6 +38,7 @@ BRIEF_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "confidence": frozenset({"instruction", "goals", "threshold", "zones"}),
     "gauge": frozenset({"gauge", "kind", "unit", "scale_min", "scale_max", "labelled_tick_every", "tick_every"}),
     "refusal": frozenset({"instruction", "constraints"}),
+    "ambiguity": frozenset({"instruction"}),
 }
 REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m"}),
@@ -45,6 +46,7 @@ REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "confidence": frozenset({"goals", "threshold"}),
     "gauge": frozenset({"unit", "scale_min", "scale_max"}),
     "refusal": frozenset({"instruction", "constraints"}),
+    "ambiguity": frozenset({"instruction"}),
 }
 USER_PLACEHOLDERS = frozenset({"situation", "step"})
 _HIDDEN = ("suite", "brief")  # in the system text (brief) or the observation itself (suite)
@@ -126,6 +128,8 @@ def _brief_values(suite: str, brief: dict[str, Any]) -> dict[str, str]:
         return {k: str(v) if isinstance(v, str) else _num(v) for k, v in brief.items()}
     if suite == "refusal":
         return {"instruction": str(brief["instruction"]).strip(), "constraints": str(brief["constraints"]).strip()}
+    if suite == "ambiguity":
+        return {"instruction": str(brief["instruction"]).strip()}
     goals = "\n".join(f"- {g['object']}: " + ", else ".join(g["targets"]) for g in brief["goals"])
     zones = "\n".join(f"- {name}: {_vec(z)}" for name, z in sorted(brief["zones"].items()))
     return {

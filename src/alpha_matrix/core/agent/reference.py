@@ -19,6 +19,9 @@ answers go through core/agent/decide.py like any model's:
 * gauge: the classical reader's answer (core/suites/gauge/reader.py), taken through
   ``read_gauge`` when no image is attached, read on the image when one is: report_reading or
   cannot_read as the reader says (the upper bound the suite measures agents against).
+* ambiguity: the counting resolver (core/suites/ambiguity/reference.py, policy ``reference``):
+  it parses the instruction and the operator's answers and counts the candidate blocks and
+  places in the observed scene; one of each: ``pick_and_place``, else ``ask_clarification``.
 * confidence: ``SkillAgent`` (core/suites/confidence/agent.py) over the brief's goals and
   threshold; each query's candidates are checked one call at a time, in order; a query whose
   candidates all scored below the threshold is followed by one ``replan`` before the agent's
@@ -51,6 +54,7 @@ from alpha_matrix.core.agent.protocol import (
 )
 from alpha_matrix.core.agent.situation import (
     AlertsSituation,
+    AmbiguitySituation,
     ConfidenceSituation,
     GaugeSituation,
     ProximitySituation,
@@ -320,6 +324,10 @@ class ReferenceAgent:
             from alpha_matrix.core.suites.refusal.reference import decide as decide_refusal
 
             return decide_refusal(obs.situation)
+        if isinstance(sit, AmbiguitySituation):  # stateless: the resolver counts in the observed scene
+            from alpha_matrix.core.suites.ambiguity.reference import decide as decide_ambiguity
+
+            return decide_ambiguity(obs.situation, "reference")
         state = self._episode(obs, sit)
         return state.decide(sit)
 

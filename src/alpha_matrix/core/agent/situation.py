@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -400,8 +400,73 @@ def refusal_situation(instruction: str, constraints: str, mode: str, scene: dict
     )
 
 
+# ----------------------------------------------------------------------------- ambiguity
+class AmbiguityBrief(_Strict):
+    instruction: str = Field(min_length=1)  # the operator's words, as given: clear or not is what is measured
+
+
+class BlockView(_Strict):
+    name: str
+    colour: str
+    shape: str
+    x_m: float  # grows to the operator's right
+    y_m: float
+    at: str | None  # the place it is in; None: on the table
+
+
+class BinView(_Strict):
+    name: str
+    kind: Literal["bin"]
+    x_m: float
+    y_m: float
+    colour: str
+
+
+class SlotView(_Strict):
+    name: str
+    kind: Literal["slot"]
+    x_m: float
+    y_m: float
+    holder: str
+    index: int = Field(ge=1)
+
+
+class PadView(_Strict):
+    name: str
+    kind: Literal["pad"]
+    x_m: float
+    y_m: float
+    relation: str
+    anchor: str  # the bin it is next to
+
+
+class SceneView(_Strict):
+    blocks: tuple[BlockView, ...] = Field(min_length=1)
+    places: tuple[Annotated[BinView | SlotView | PadView, Field(discriminator="kind")], ...] = Field(min_length=1)
+
+
+class DialogueTurn(_Strict):
+    question: str
+    answer: str
+
+
+class AmbiguitySituation(_Strict):
+    """The scene as it stands, the dialogue so far and what each skill call did. Never the item's
+    category, whether it is ambiguous, what is missing, the operator's answer before it is asked,
+    or the task (core/suites/ambiguity/episode.py builds it; a test checks it)."""
+
+    suite: Literal["ambiguity"] = "ambiguity"
+    brief: AmbiguityBrief
+    step: int = Field(ge=0)  # the decision's index in the episode (no robot time passes: moves are symbolic)
+    scene: SceneView
+    dialogue: tuple[DialogueTurn, ...] = ()
+    events: tuple[str, ...] = ()  # one line per pick_and_place: done, or refused and why
+
+
 # ----------------------------------------------------------------------------- observation
-Situation = ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation | RefusalSituation
+Situation = (
+    ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation | RefusalSituation | AmbiguitySituation
+)
 
 
 def situation_json(situation: Situation) -> dict[str, Any]:
@@ -420,6 +485,11 @@ def tools_for(situation: Situation) -> tuple[Tool, ...]:
         from alpha_matrix.core.suites.refusal.modes import mode_tools
 
         return mode_tools(situation.mode, [o.name for o in situation.scene.objects])
+    if isinstance(situation, AmbiguitySituation):
+        from alpha_matrix.core.suites.ambiguity.episode import ambiguity_tools
+        from alpha_matrix.core.suites.ambiguity.scene import scene_of
+
+        return ambiguity_tools(scene_of(situation_json(situation)["scene"]))
     return confidence_tools(situation.state.positions, situation.brief.zones)
 
 
@@ -441,13 +511,15 @@ SITUATIONS: Mapping[
     | type[AlertsSituation]
     | type[ConfidenceSituation]
     | type[GaugeSituation]
-    | type[RefusalSituation],
+    | type[RefusalSituation]
+    | type[AmbiguitySituation],
 ] = {
     "proximity": ProximitySituation,
     "alerts": AlertsSituation,
     "confidence": ConfidenceSituation,
     "gauge": GaugeSituation,
     "refusal": RefusalSituation,
+    "ambiguity": AmbiguitySituation,
 }
 
 

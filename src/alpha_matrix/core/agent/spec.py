@@ -8,6 +8,8 @@
     llamacpp             the embedded model, by its backend's name
     always:<tool>        a baseline that calls one tool every time (e.g. always:continue_task)
     replay:<run_id>      the answers a recorded agent run got (bags/<run_id>), judged again
+    always_execute       ambiguity suite only: the resolver's baseline that never asks (first candidate)
+    always_ask           ambiguity suite only: the resolver's baseline that asks once on every item
 
 A spec is a name, never a path: the model and tool parts are checked as names, a replay source
 as a run id (core/names.py).
@@ -23,11 +25,12 @@ from alpha_matrix.core.names import MODEL_NAME, check_run_id
 
 _TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool> | replay:<run_id>"
+BASELINES = ("always_execute", "always_ask")  # the ambiguity resolver's two baselines (its own policies)
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    backend: str  # reference | llamacpp | ollama | openai | always | replay
+    backend: str  # reference | llamacpp | ollama | openai | always | replay | always_execute | always_ask
     model: str = ""  # ollama/openai: the model; always: the tool; replay: the recorded run id
 
     @property
@@ -50,6 +53,8 @@ def parse_agent_spec(text: str, where: str = "--agent") -> AgentSpec:
         if not _TOOL.match(tail):
             raise ConfigError(f"{where}: {tail[:80]!r} is not a tool name")
         return AgentSpec("always", tail)
+    if head in BASELINES and not tail:
+        return AgentSpec(head)
     if head == "replay" and tail:
         check_run_id(tail, where)
         return AgentSpec("replay", tail)

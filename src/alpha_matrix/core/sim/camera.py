@@ -115,8 +115,18 @@ class Camera:
         self.client_id = client_id
         self.view, self.proj = matrices(cfg)
         self.info = camera_info(cfg)
-        view = View(cfg.width, cfg.height, tuple(self.view), tuple(self.proj), self.info, cfg.near, cfg.far)
-        self.depth_scene = DepthScene(client_id, view, static)
+        self._mirror_view = View(
+            cfg.width, cfg.height, tuple(self.view), tuple(self.proj), self.info, cfg.near, cfg.far
+        )
+        self._static = tuple(static)
+        self._depth_scene: DepthScene | None = None
+
+    @property
+    def depth_scene(self) -> DepthScene:
+        """The render-only mirror, built at the first depth frame (a still shot never needs it)."""
+        if self._depth_scene is None:
+            self._depth_scene = DepthScene(self.client_id, self._mirror_view, self._static)
+        return self._depth_scene
 
     def due(self, step: int) -> bool:
         """Whether ``step`` is a frame step (every ``render_every`` physics steps)."""
@@ -134,6 +144,14 @@ class Camera:
 
     def render_rgb(self, lighting: Lighting = LIGHTING["default"]) -> np.ndarray:
         """The colour image of the world itself (visual meshes, lighting): (H, W, 3) uint8."""
+        frame = self.render_world(lighting)
+        assert frame.rgb is not None
+        return frame.rgb
+
+    def render_world(self, lighting: Lighting = LIGHTING["default"]) -> Frame:
+        """Colour (H, W, 3) uint8 and exact metric depth of the world itself in one render, at
+        step 0: a still shot of a scene built for one image (a gauge panel, a refusal item), where
+        building the mirror would cost more than it saves."""
         cfg = self.config
         img = p.getCameraImage(
             cfg.width,
@@ -150,7 +168,10 @@ class Camera:
             flags=p.ER_NO_SEGMENTATION_MASK,
             physicsClientId=self.client_id,
         )
-        return np.asarray(img[2], dtype=np.uint8).reshape(cfg.height, cfg.width, 4)[:, :, :3].copy()
+        rgb = np.asarray(img[2], dtype=np.uint8).reshape(cfg.height, cfg.width, 4)[:, :, :3].copy()
+        depth = metric_depth(np.asarray(img[3], dtype=np.float32).reshape(cfg.height, cfg.width), cfg.near, cfg.far)
+        return Frame(0, rgb, depth, self.info)
 
     def close(self) -> None:
-        self.depth_scene.close()
+        if self._depth_scene is not None:
+            self._depth_scene.close()

@@ -17,6 +17,8 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * refusal: the agent under test, whether the constraint guard was on (``--guards`` and the
   file's ``guard``), the output modes asked per item, and the scenario file's sha256 (every
   item travels whole in its request).
+* ambiguity: the agent under test and how its moves were carried out (symbolic: the episode's
+  placement table, no robot motion). The item, truth included, is the scenario itself.
 """
 
 from __future__ import annotations
@@ -120,10 +122,19 @@ class RefusalContext(_Strict):
         return f"agent {self.agent}, guard {'on' if self.guards else 'off'}, modes {', '.join(self.modes)}"
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext
+class AmbiguityContext(_Strict):
+    suite: Literal["ambiguity"] = "ambiguity"
+    agent: str = Field(min_length=1)  # the agent under test (the suite always has one)
+    execution: Literal["symbolic"] = "symbolic"  # pick_and_place on the placement table: no robot moves
+
+    def describe(self) -> str:
+        return f"agent {self.agent}, moves {self.execution} (no motion)"
+
+
+SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext | AmbiguityContext
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
     Annotated[
-        AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext,
+        AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext | AmbiguityContext,
         Field(discriminator="suite"),
     ]
 )
@@ -158,6 +169,7 @@ def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
 
 __all__ = [
     "AlertsContext",
+    "AmbiguityContext",
     "ConfidenceContext",
     "GaugeContext",
     "ProximityContext",

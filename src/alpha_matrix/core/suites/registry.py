@@ -127,6 +127,19 @@ SUITES: dict[str, SuiteSpec] = {
         progress=f"{_P}.refusal.suite:progress_line",
         audit=f"{_P}.refusal.audit:audit_refusal_bag",
     ),
+    "ambiguity": SuiteSpec(
+        name="ambiguity",
+        marker_topic="/ambiguity/dialogue",
+        audit_unit="turns",
+        config_file=None,  # everything is in the scenario file (the items, truth included)
+        scenarios=f"{_P}.ambiguity.scenarios:scenario_requests",
+        context=f"{_P}.ambiguity.audit:graph_context",
+        summarize=f"{_P}.ambiguity.suite:summarize_results",
+        report=f"{_P}.ambiguity.suite:report_lines",
+        plots=f"{_P}.ambiguity.suite:write_plots",
+        progress=f"{_P}.ambiguity.suite:progress_line",
+        audit=f"{_P}.ambiguity.audit:audit_ambiguity_bag",
+    ),
 }
 
 SUITE_NAMES = tuple(SUITES)

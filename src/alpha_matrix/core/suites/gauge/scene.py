@@ -151,7 +151,8 @@ class GaugeScene:
     def render(self, c: Conditions, seed: int) -> Shot:
         """The image of ``c`` as the reader gets it."""
         camera = self.build(c, seed)
-        frame = camera.render(0, None, lighting(c))
+        frame = camera.render_world(lighting(c))
+        assert frame.rgb is not None
         rgb = frame.rgb.astype(np.float32)
         rgb[frame.depth >= camera.config.far * 0.999] = np.array(WALL_DN) * c.light  # the wall behind the panel
         length, deg = c.blur

@@ -85,7 +85,7 @@ def render_scene(scene: Scene, cam: TableCamera = TABLE_CAMERA) -> Rendered:
             col, vis = _shape(o, cid)
             bodies[o.name] = p.createMultiBody(o.mass_kg, col, vis, [o.xy[0], o.xy[1], top + o.size[2] / 2], **c)
         cfg = camera_config(cam)
-        rgb = Camera(cid, cfg).render(0, None).rgb
+        rgb = Camera(cid, cfg).render_rgb()
         view, proj = matrices(cfg)
         img = p.getCameraImage(cfg.width, cfg.height, view, proj, shadow=0, renderer=p.ER_TINY_RENDERER, **c)
         seg = np.asarray(img[4], dtype=np.int64).reshape(cfg.height, cfg.width)

@@ -1,0 +1,193 @@
+"""Audit of an ambiguity bag: every episode replayed from the recorded item and decisions.
+
+Per episode, the recorded ``suite/request`` holds the item (truth included: the scorer's and the
+operator's) and the run's context (the agent, symbolic moves). The episode is run again with the
+same loop the executive runs (``episode.EpisodeRun``), fed the recorded decisions
+(``/agent/decisions``, by decision index): every observation it builds must equal the recorded
+one (the agent saw the scene, the dialogue and nothing of the truth), every turn -- the
+decision, the operator's answer, what the move did, the placement after -- must equal the
+recorded ``/ambiguity/dialogue`` message, and the result it composes (so the scores: they are
+counts over results) must equal the recorded ``suite/result`` and the run's JSONL record. When
+the reference (or one of the resolver's baselines, always_execute / always_ask) decided, it is
+asked again on every recorded observation (agent_common.said_again).
+
+The agent's observations carry a neutral episode name (``episode.episode_id``: the runner's names
+the item's category and kind); they are tied to the runner's episode through the request's item.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.suites.agent_common import said_again
+from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
+from alpha_matrix.core.suites.ambiguity.items import Item, item_of
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
+from alpha_matrix.core.suites.ambiguity.suite import graph_result
+from alpha_matrix.core.suites.audit_common import (
+    SuiteAudit,
+    as_json,
+    compare_records,
+    episode_attempts,
+    first_difference,
+    read_records,
+    request_context,
+    unbacked_records,
+)
+from alpha_matrix.core.suites.context import AmbiguityContext
+
+if TYPE_CHECKING:
+    from alpha_matrix.core.graph import Graph
+
+DIALOGUE_TOPIC = "/ambiguity/dialogue"  # one message per turn (SuiteResult: result_json = episode.turn_json)
+AGENT_TOPICS = ("/agent/observations", "/agent/decisions")
+
+
+def graph_context(graph: Graph) -> AmbiguityContext:
+    """The agent under test as the resolved graph gives it (the agent node's parameter)."""
+    return AmbiguityContext(agent=str(graph.node("agent").parameters.get("agent", "")) or "reference")
+
+
+@dataclass
+class AmbiguityEpisode:
+    request: Any = None
+    interrupted: int = 0
+    result: Any = None
+    turns: list[Any] = field(default_factory=list)
+    observations: list[Any] = field(default_factory=list)
+    decisions: list[Any] = field(default_factory=list)
+
+
+def _neutral_name(request: Any) -> str | None:
+    """The agent's name of a recorded request's episode (None: the item cannot be read)."""
+    try:
+        return episode_id(item_of(json.loads(request.scenario_json)))
+    except (ValueError, KeyError, TypeError):
+        return None  # the episode's audit reports the unreadable item
+
+
+def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
+    """The bag read once: the runner's and the executive's messages by attempt; the agent's
+    (named by ``episode.episode_id``) joined to the episode whose request holds their item. Of an
+    episode run twice (interrupted, resumed), the agent's last message per decision is kept."""
+    agent_msgs: list[tuple[str, Any]] = []
+
+    def of(topic: str, msg: Any) -> str | None:
+        if topic == "/suite/request":
+            return msg.episode_id if msg.suite == SUITE else None
+        if topic in ("/suite/result", DIALOGUE_TOPIC):
+            return str(msg.episode_id)
+        if topic in AGENT_TOPICS:
+            agent_msgs.append((topic, msg))
+        return None
+
+    out = {}
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, of).items():
+        ep = out[ep_id] = AmbiguityEpisode(interrupted=others)
+        for topic, _ts, msg in msgs:
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/suite/result":
+                ep.result = msg
+            elif topic == DIALOGUE_TOPIC:
+                ep.turns.append(msg)
+    neutral = {_neutral_name(e.request): e for e in out.values() if e.request is not None}
+    for topic, msg in agent_msgs:
+        if (owner := neutral.get(msg.episode_id)) is not None:
+            (owner.observations if topic == "/agent/observations" else owner.decisions).append(msg)
+    return out
+
+
+def replay_episode(
+    item: Item, ep: AmbiguityEpisode, agent: str, reference: Any = None
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+    """(the result, the turns, problems) of the episode run again on the recorded decisions."""
+    obs_by = {int(m.decision_index): m for m in ep.observations}
+    dec_by = {int(m.decision_index): m for m in ep.decisions}
+    run = EpisodeRun(item)
+    turns: list[dict[str, Any]] = []
+    replies: list[Any] = []
+    while (obs := run.observation()) is not None:
+        i = obs.decision_index
+        if i not in obs_by or i not in dec_by:
+            return None, turns, [f"decision {i}: not recorded"]
+        if observation_of(obs_by[i]) != obs:
+            return None, turns, [f"decision {i}: the recorded observation differs from the replay's"]
+        decision = decision_of(dec_by[i])
+        if problem := said_again(obs, decision, reference):
+            return None, turns, [problem]
+        replies.append(dec_by[i])
+        turns.append(run.apply(decision))
+    problems = (
+        [f"{len(dec_by) - len(turns)} recorded decision(s) after the episode ended"] if len(dec_by) > len(turns) else []
+    )
+    return graph_result(item, run.result(), agent, replies), turns, problems
+
+
+def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[str]]:
+    """(turns replayed, problems) of one recorded, run episode."""
+    try:
+        item = item_of(json.loads(ep.request.scenario_json))
+    except (ValueError, KeyError, TypeError) as err:
+        return 0, [f"suite/request: not an ambiguity item ({err})"]
+    rec = json.loads(ep.result.result_json)
+    part = rec.get("agent") or {}
+    if part.get("agent") != ctx.agent:
+        return 0, [f"the result's agent {part.get('agent')!r} is not the context's {ctx.agent!r}"]
+    reference: Any = None  # the scripted deciders are asked again; a model's answers are replayed
+    if ctx.agent == "reference":
+        from alpha_matrix.core.agent.reference import ReferenceAgent
+
+        reference = ReferenceAgent()
+    elif ctx.agent in POLICIES:
+        reference = ResolverAgent(next(p for p in POLICIES if p == ctx.agent))
+    replay, turns, problems = replay_episode(item, ep, ctx.agent, reference)
+    recorded = sorted((json.loads(m.result_json) for m in ep.turns), key=lambda t: int(t["decision_index"]))
+    if replay is None:
+        return len(turns), problems
+    d = first_difference(recorded, as_json(turns))
+    if d:
+        problems.append(f"/ambiguity/dialogue differs from the replay at {d}")
+    d = first_difference(rec, as_json(replay))
+    if d:
+        problems.append(f"suite/result differs from the replay at {d}")
+    return len(turns), problems
+
+
+def audit_ambiguity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    eps = load_ambiguity(bag_dir)
+    records = read_records(run_dir)
+    out = []
+    for ep_id in sorted(e for e in eps if e):
+        ep = eps[ep_id]
+        problems: list[str] = []
+        replayed = 0
+        ctx, where, problem = request_context(SUITE, ep.request, needs="agent under test")
+        if ep.request is None:
+            problems.append("no recorded suite/request for this episode")
+        elif problem:
+            problems.append(problem)
+        elif ep.result is None:
+            problems.append("no recorded suite/result (run interrupted?)")
+        elif ep.result.ok and isinstance(ctx, AmbiguityContext):
+            replayed, found = _audit_one(ep, ctx)
+            problems += found
+        problems += compare_records(ep_id, ep.result, records, run_dir)
+        out.append(
+            SuiteAudit(ep_id, len(ep.decisions), len(ep.turns), replayed, tuple(problems), ep.interrupted, where)
+        )
+    return out + unbacked_records(records, eps, run_dir)
+
+
+__all__ = [
+    "DIALOGUE_TOPIC",
+    "AmbiguityEpisode",
+    "audit_ambiguity_bag",
+    "graph_context",
+    "load_ambiguity",
+    "replay_episode",
+]

@@ -1,0 +1,157 @@
+"""The ambiguity suite's pieces in the shape core/suites/registry.py asks of a suite.
+
+A scenario is one item (``scenarios.scenario_requests``: the item as JSON, truth included, for
+the runner and the scorer; the agent's observation is built from it without the truth). Its
+result is the episode's (``episode.result_json``) with the ``agent`` part core/suites/compare.py
+pairs runs on (``pairing: episode``: an item right or not, so reference vs llm is a McNemar test
+over items). ``run_offline`` produces the same results without the graph, for any AgentBackend.
+
+Registered in core/suites/registry.py: through the graph, nodes/ambiguity_executive.py runs the
+same episode loop (``episode.EpisodeRun``) with agent/decide's decisions and records every turn
+on /ambiguity/dialogue; ambiguity/audit.py replays it from the bag. Moves are symbolic (the
+placement table of the episode; no robot moves): the simulator cannot build these scenes yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from alpha_matrix.core.agent.protocol import AgentBackend, AgentPrompt, Observation
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.agent_common import provenance_part
+from alpha_matrix.core.suites.ambiguity.episode import EpisodeResult, result_json, run_episode
+from alpha_matrix.core.suites.ambiguity.items import Item
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
+from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
+from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
+from alpha_matrix.core.suites.ambiguity.score import summarize
+from alpha_matrix.core.suites.report import pct
+
+EXECUTION = "symbolic"  # how a pick_and_place is carried out: on the placement table, no motion
+
+
+def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
+    """The record's result: the episode, and the agent part compare.py pairs on."""
+    rows = [[0, 0, "episode", ",".join(t or "-" for t in r.tools), item.category, "right" if r.right else "wrong"]]
+    return {
+        **result_json(r),
+        "execution": EXECUTION,
+        "pair_id": item.pair_id,
+        "missing": list(item.missing),
+        "agent": {
+            "agent": agent,
+            "guards": False,  # nothing stands between a call and the robot in this suite
+            "pairing": "episode",
+            "episode_right": r.right,
+            "rows": rows,
+            "harms": 0,
+            "guard_catches": 0,
+            "aborts": r.aborts,
+        },
+    }
+
+
+def graph_result(item: Item, r: EpisodeResult, agent: str, decisions: Sequence[Any]) -> dict[str, Any]:
+    """The result through the graph: ``result_of`` and who answered (the AgentDecision messages'
+    provenance, as the other suites' agent parts carry it). The executive and the audit both use it."""
+    out = result_of(item, r, agent)
+    out["agent"] = {**out["agent"], **provenance_part(decisions)}
+    return out
+
+
+def run_offline(
+    suite: AmbiguitySuite,
+    backend: AgentBackend,
+    agent: str = "reference",
+    prompt_of: Callable[[Observation], AgentPrompt] | None = None,
+) -> list[dict[str, Any]]:
+    """Every item of ``suite`` as an episode of ``backend``, without the graph."""
+    return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
+
+
+def offline_backend(text: str) -> tuple[AgentBackend, Callable[[Observation], AgentPrompt] | None]:
+    """The backend an offline run names: a policy of the resolver (reference, always_execute,
+    always_ask), ``always:<tool>``, or a served model (``ollama:<model>``, ``openai:<model>``) with
+    the suite's prompt. The embedded model and replays need the graph's agent node: not here."""
+    if text in POLICIES:
+        return ResolverAgent(text), None
+    from alpha_matrix.core.agent.agent import make_backend
+    from alpha_matrix.core.agent.prompts import render as prompt_of
+    from alpha_matrix.core.agent.spec import parse_agent_spec
+
+    spec = parse_agent_spec(text)
+    if spec.backend == "always":
+        return make_backend("always", tool=spec.model), None
+    if spec.backend in ("ollama", "openai"):
+        return make_backend(spec.backend, model=spec.model), prompt_of
+    raise ConfigError(
+        f"--agent {text!r}: offline runs take {', '.join(POLICIES)}, always:<tool>, ollama:<model>, openai:<model>"
+    )
+
+
+def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return summarize(results)
+
+
+def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
+    agents = sorted({r.result["agent"]["agent"] for r in records if getattr(r, "ok", False) and r.result})
+    head = [
+        f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.",
+        "",
+        f"Moves are {EXECUTION}: each admitted `pick_and_place` changes the episode's placement table; no robot "
+        "moves (the simulator does not build these scenes yet). Decisions, questions, answers and placements "
+        "are in the bag (/agent/decisions, /ambiguity/dialogue).",
+        "",
+    ]
+    return head + score_lines(summary)
+
+
+def progress_line(result: dict[str, Any]) -> str:
+    kind = "ambiguous" if result["ambiguous"] else "clear"
+    asked = "asked first" if result["asked_first"] else ("asked late" if result["asked"] else "did not ask")
+    return f"{result['category']} {kind}: {asked}, task {'done' if result['achieved'] else 'not done'}"
+
+
+def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]:
+    """One figure: per category, clarification rate (ambiguous) and over-asking (clear), Wilson intervals."""
+    from alpha_matrix.core.pages.plots import rate_figure, save_png
+
+    done = [r.result for r in records if getattr(r, "ok", False) and r.result]
+    if not done:
+        return []
+    s = summarize(done)
+    labels: list[str] = []
+    counts: list[tuple[int, int]] = []
+    for c, k in s["categories"].items():
+        labels += [f"{c}: asked (ambiguous)", f"{c}: asked (clear)"]
+        counts += [(k["asked_first"], k["ambiguous"]), (k["over_asked"], k["clear"])]
+    name = "ambiguity_clarification.png"
+    save_png(rate_figure(labels, counts, "Instruction ambiguity: clarification and over-asking"), plot_dir / name)
+    return [(name, "Clarification rate on ambiguous items and over-asking on clear items, per category")]
+
+
+def one_line(summary: dict[str, Any]) -> str:
+    """A run's headline: what the offline runner prints last."""
+    o = summary["overall"]
+    rate = o["asked_first"] / o["ambiguous"] if o["ambiguous"] else 0.0
+    over = o["over_asked"] / o["clear"] if o["clear"] else 0.0
+    return (
+        f"{o['items']} items: clarification rate {pct(rate)}, over-asking {pct(over)}, right {o['right']}/{o['items']}"
+    )
+
+
+__all__ = [
+    "EXECUTION",
+    "graph_result",
+    "offline_backend",
+    "one_line",
+    "progress_line",
+    "report_lines",
+    "result_of",
+    "run_offline",
+    "scenario_requests",
+    "summarize_results",
+    "write_plots",
+]

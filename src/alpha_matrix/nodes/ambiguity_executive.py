@@ -1,0 +1,72 @@
+"""ambiguity_executive: the instruction-ambiguity suite through the graph (issue 14).
+
+For each ambiguity item on suite/request: run the episode (core/suites/ambiguity/episode.py's
+``EpisodeRun``) with one agent/decide call per decision. The decision is data, judged by the
+agent node against the closed tools; this node acts on it only by the tool's name as the episode
+defines it: ``ask_clarification`` is answered by the scripted operator, ``pick_and_place`` is
+applied to the episode's placement table, ``task_done`` ends it. Moves are symbolic: no robot
+moves (the simulator cannot build these scenes yet), and the record and report say so.
+
+Every turn (decision, question, answer, what the move did, the placement after) goes out on
+ambiguity/dialogue (a SuiteResult per turn: result_json = the turn), so the bag holds the
+dialogue; the agent node records the observations and decisions; the result goes out on
+suite/result.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest, SuiteResult
+from alpha_matrix_interfaces.srv import Decide
+
+from alpha_matrix.core.config import AmbiguityExecutiveParams
+from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
+from alpha_matrix.core.suites.ambiguity.items import item_of
+from alpha_matrix.core.suites.ambiguity.suite import graph_result
+from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
+
+
+class AmbiguityExecutive(SuiteExecutive):
+    suite = "ambiguity"
+
+    def __init__(self) -> None:
+        super().__init__("ambiguity_executive")
+        self.params = declare_params(self, AmbiguityExecutiveParams)
+        self.decide_cli = self.create_client(Decide, "agent/decide")
+        self.dialogue_pub = self.create_publisher(SuiteResult, "ambiguity/dialogue", EVENTS)
+        self.agent_ready = False
+
+    def run_request(self, req: SuiteRequest) -> dict[str, Any]:
+        p = self.params
+        item = item_of(json.loads(req.scenario_json))
+        if not self.agent_ready:  # an empty observation is answered "invalid" with no side effect
+            handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
+            self.agent_ready = True
+        run, replies = EpisodeRun(item), list[AgentDecision]()
+        while (obs := run.observation()) is not None:
+            reply = call_service(
+                self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
+            )
+            replies.append(reply.decision)
+            turn = run.apply(decision_from_msg(reply.decision))
+            what = turn.get("event") or (
+                f"answered: {turn['answer']}" if "answer" in turn else turn["tool"] or turn["kind"]
+            )
+            self.dialogue_pub.publish(
+                SuiteResult(episode_id=req.episode_id, ok=True, message=what, result_json=turn_json(turn))
+            )
+        return graph_result(item, run.result(), p.agent, replies)
+
+
+def main(args: list[str] | None = None) -> int:
+    return main_for(AmbiguityExecutive, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
