@@ -9,7 +9,7 @@ import pytest
 from test_records import make
 
 from alpha_matrix.cli import build_parser
-from alpha_matrix.cli.run import rerun_argv
+from alpha_matrix.cli.common import rerun_argv
 from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.shards import (

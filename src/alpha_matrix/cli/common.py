@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.graph import SHARED, Graph, resolve_graph
 from alpha_matrix.core.planning.llm_planner import concrete_backend
+from alpha_matrix.core.records import RunStore
 
 
 def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -122,3 +124,61 @@ def add_scale_options(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="ADDRESS",
         help="run --workers shards as Ray tasks: on the cluster at ADDRESS (host:port), else $RAY_ADDRESS, else a local Ray",
     )
+
+
+SHARD_SETS = {"ray", "workers", "domain_id", "runs_dir", "run_id"}  # what each Ray shard's command line sets itself
+
+
+def rerun_argv(args: argparse.Namespace, drop: set[str]) -> list[str]:
+    """The command line (``run`` or ``suite``) that repeats ``args`` as parsed, without the options
+    in ``drop`` (from the parser itself, so a new option travels without being listed here)."""
+    from alpha_matrix.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = [args.command]
+    if args.config is not None:
+        out += ["--config", str(Path(args.config).resolve())]
+    for item in args.set:
+        out += ["--set", item]
+    for action in commands.choices[args.command]._actions:
+        dest, value = action.dest, getattr(args, action.dest, None)
+        if dest in drop | {"help", "config_after", "set_after"}:
+            continue
+        if not action.option_strings:  # a positional (the suite's name)
+            out += [str(value)]
+            continue
+        flag = action.option_strings[-1]
+        if isinstance(action, argparse._StoreTrueAction):
+            out += [flag] if value else []
+        elif isinstance(action, argparse._AppendAction):
+            for item in value or ():
+                out += [flag, str(item)]
+        elif value is not None and value != action.default:
+            out += [flag, str(value)]
+    return out
+
+
+def shards_on_ray(
+    args: argparse.Namespace, graph: Graph, run_dir: Path, store: Callable[[Path, str], RunStore[Any]], what: str
+) -> int:
+    """``run``'s or ``suite``'s ``--ray``: ``--workers`` shards of the same command line as Ray
+    tasks, merged into ``run_dir`` (``store``: its kind of records), which this process alone
+    writes meanwhile (its run and bag directories held)."""
+    from alpha_matrix.core.runlock import lock_dirs
+    from alpha_matrix.launcher import graph_dirs
+    from alpha_matrix.ray_run import run_on_ray
+
+    run_id = run_dir.name  # a suite's run id is its runner's, not the default graph's
+    with lock_dirs(graph_dirs(graph), what):
+        return run_on_ray(
+            None if args.ray == "auto" else args.ray,
+            rerun_argv(args, SHARD_SETS),
+            run_id,
+            graph.config_hash,
+            args.workers,
+            run_dir,
+            Path(graph.node("recorder").parameters["bags_dir"]) / run_id,
+            lambda line: print(line, file=sys.stderr, flush=True),
+            store,
+        )

@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.cli.common import add_external, add_scale_options, check_environment, first_domain, graph_for
+from alpha_matrix.cli.common import (
+    add_external,
+    add_scale_options,
+    check_environment,
+    first_domain,
+    graph_for,
+    shards_on_ray,
+)
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
@@ -75,67 +82,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
-SHARD_SETS = {"ray", "workers", "domain_id", "runs_dir", "run_id"}  # what each Ray shard's command line sets itself
-
-
-def rerun_argv(args: argparse.Namespace, drop: set[str]) -> list[str]:
-    """The command line (``run`` or ``suite``) that repeats ``args`` as parsed, without the options
-    in ``drop`` (from the parser itself, so a new option travels without being listed here)."""
-    from alpha_matrix.cli import build_parser
-
-    parser = build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    out = [args.command]
-    if args.config is not None:
-        out += ["--config", str(Path(args.config).resolve())]
-    for item in args.set:
-        out += ["--set", item]
-    for action in commands.choices[args.command]._actions:
-        dest, value = action.dest, getattr(args, action.dest, None)
-        if dest in drop | {"help", "config_after", "set_after"}:
-            continue
-        if not action.option_strings:  # a positional (the suite's name)
-            out += [str(value)]
-            continue
-        flag = action.option_strings[-1]
-        if isinstance(action, argparse._StoreTrueAction):
-            out += [flag] if value else []
-        elif isinstance(action, argparse._AppendAction):
-            for item in value or ():
-                out += [flag, str(item)]
-        elif value is not None and value != action.default:
-            out += [flag, str(value)]
-    return out
-
-
 def _run_on_ray(args: argparse.Namespace, graph: Graph) -> int:
     """The run's episodes as ``--workers`` shards, one Ray task each, merged here into one run."""
     from alpha_matrix.core.matrix.report import write_report
     from alpha_matrix.core.matrix.summary import summarize
-    from alpha_matrix.core.runlock import lock_dirs
-    from alpha_matrix.launcher import graph_dirs
-    from alpha_matrix.ray_run import run_on_ray
-
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
 
     run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
-    bags_run_dir = Path(graph.node("recorder").parameters["bags_dir"]) / graph.run_id
-    argv = rerun_argv(args, SHARD_SETS)
-    lock = lock_dirs(graph_dirs(graph), "run")  # the merge is this run's only writer
-    try:
-        code = run_on_ray(
-            None if args.ray == "auto" else args.ray,
-            argv,
-            graph.run_id,
-            graph.config_hash,
-            args.workers,
-            run_dir,
-            bags_run_dir,
-            say,
-        )
-    finally:
-        lock.release()
+    code = shards_on_ray(args, graph, run_dir, RunStore, "run")
     records = RunStore.read_only(run_dir) if (run_dir / "episodes.jsonl").exists() else {}
     print(f"\nrun {graph.run_id} ({args.workers} Ray shards)\n" + summarize(records.values()))
     if records:

@@ -25,6 +25,7 @@ from alpha_matrix.cli.common import (
     external_nodes,
     first_domain,
     parse_sets,
+    shards_on_ray,
 )
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
@@ -278,7 +279,9 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 1, run_dir
     if getattr(args, "ray", None) is not None:
-        code = _suite_on_ray(args, graph, run_dir)
+        from alpha_matrix.core.suites.records import SuiteStore
+
+        code = shards_on_ray(args, graph, run_dir, SuiteStore, "suite")
         if code == 0 or (run_dir / "episodes.jsonl").exists():
             _summary(args.suite, run_dir)
         return code, run_dir
@@ -301,30 +304,6 @@ def _summary(suite: str, run_dir: Path) -> None:
     print(f"suite {suite}: {json.dumps(summary, sort_keys=True)}")
     print(f"records: {run_dir / 'episodes.jsonl'}")
     print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")
-
-
-def _suite_on_ray(args: argparse.Namespace, graph: Graph, run_dir: Path) -> int:
-    """The suite's scenarios as ``--workers`` shards, one Ray task each, merged here into one run."""
-    from alpha_matrix.cli.run import SHARD_SETS, rerun_argv
-    from alpha_matrix.core.runlock import lock_dirs
-    from alpha_matrix.core.suites.records import SuiteStore
-    from alpha_matrix.launcher import graph_dirs
-    from alpha_matrix.ray_run import run_on_ray
-
-    run_id = run_dir.name  # the suite's run id (the graph's own names only the default graph)
-    bags_run_dir = Path(graph.node("recorder").parameters["bags_dir"]) / run_id
-    with lock_dirs(graph_dirs(graph), "suite"):  # the merge is this run's only writer
-        return run_on_ray(
-            None if args.ray == "auto" else args.ray,
-            rerun_argv(args, SHARD_SETS),
-            run_id,
-            graph.config_hash,
-            args.workers,
-            run_dir,
-            bags_run_dir,
-            lambda line: print(line, file=sys.stderr, flush=True),
-            SuiteStore,
-        )
 
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
