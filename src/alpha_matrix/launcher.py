@@ -38,6 +38,7 @@ STOP_GRACE_S = 5.0
 # process was waiting. Unset: nothing is written.
 FAILURE_DIR_ENV = "ALPHA_MATRIX_FAILURE_DIR"
 STACKS_S = 3.0  # how long the stacks of the other nodes are waited for
+TAIL_LINES = 12  # a failed node's last lines, repeated after the stop so they end the output
 EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it needs (a driver started apart)
 # How long a domain is watched for an already running graph before ours starts there.
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
@@ -236,6 +237,7 @@ class Launcher:
         # The graph's output, kept only for a failure log ($ALPHA_MATRIX_FAILURE_DIR).
         self._failure_dir = os.environ.get(FAILURE_DIR_ENV, "")
         self._lines: collections.deque[str] = collections.deque(maxlen=20000 if self._failure_dir else 0)
+        self._tails: dict[str, collections.deque[str]] = {}
         self._tmp = tempfile.TemporaryDirectory(prefix="alpha_matrix_")
         self.params_file = Path(self._tmp.name) / "params.yaml"
         self.params_file.write_text(yaml.safe_dump(graph.ros_params(), sort_keys=True))
@@ -316,9 +318,11 @@ class Launcher:
     def _forward(self, name: str, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
         job = self.graph.node(name).role == "job"
+        tail = self._tails.setdefault(name, collections.deque(maxlen=TAIL_LINES))
         for line in proc.stdout:
             if (text := clean(line)) is None:
                 continue
+            tail.append(text)
             self._print(f"[{self.tag}{name}] {text}\n")
             if job and (kn := progress(text)):
                 self.console.advance(f"{self.tag}{name}", *kn)
@@ -330,7 +334,7 @@ class Launcher:
         """Block until a job finishes (0) or any node exits otherwise (1). Stops the graph."""
         roles = {n.name: n.role for n in self.graph.nodes}
         jobs = [n for n, r in roles.items() if r == "job"]
-        failed = ""
+        failed: tuple[str, str] | None = None
         try:
             while True:
                 name, code = self._exits.get()
@@ -345,7 +349,7 @@ class Launcher:
                 what = f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
                 self._print(f"alpha-matrix: node '{name}' {what}; stopping the graph\n")
                 self._ask_stacks()
-                failed = name
+                failed = (name, what)
                 return 1
         except KeyboardInterrupt:
             self._print("alpha-matrix: interrupted; stopping the graph\n")
@@ -353,7 +357,14 @@ class Launcher:
         finally:
             self.stop()
             if failed:
-                self._write_failure_log(failed)
+                self._write_failure_log(failed[0])
+                self._repeat_cause(*failed)
+
+    def _repeat_cause(self, name: str, what: str) -> None:
+        """The failed node's last lines again, after every other node's shutdown output: whoever
+        reads only the end of the output (a CI log, a test's assertion message) sees the cause."""
+        lines = "".join(f"  {ln}\n" for ln in self._tails.get(name, ())) or "  (none)\n"
+        self._print(f"alpha-matrix: node '{self.tag}{name}' {what}; its last lines:\n{lines}")
 
     def stop(self) -> None:
         last = {n.name for n in self.graph.nodes if n.stop_last}

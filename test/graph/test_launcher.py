@@ -35,6 +35,11 @@ def test_node_failing_at_start_is_named(start_graph, tmp_path, monkeypatch):
     text = log.read_text()
     assert "episode_runner: error:" in text and "[sim_bridge] " in text and "(most recent call first)" in text
     assert g.log.has(f"with each node's stacks at the failure: {log}")
+    # The cause again at the very end, after every other node's shutdown output and stacks.
+    tail = "\n".join(g.log.lines).rsplit("alpha-matrix: node 'episode_runner' exited with code 2; its last lines:", 1)[
+        1
+    ]
+    assert "episode_runner: error:" in tail and "[sim_bridge]" not in tail
 
 
 def _nodes_on_domain(domain_id: int) -> list[int]:
