@@ -1,5 +1,5 @@
 # The two commands of the README. Both set everything up first (idempotent, fast when done).
-.PHONY: setup run test soak bench
+.PHONY: setup run test test-long soak bench
 setup:
 	bash scripts/setup.sh
 
@@ -12,6 +12,11 @@ test: setup
 	.venv/bin/lint-imports --no-cache
 	.venv/bin/mypy
 	.venv/bin/python -m pytest
+
+# The long graph runs (about 17 min here): the matrix and a suite on two workers and on Ray shards,
+# every suite's embedded model and Ollama over HTTP, the README recipes, the 40-episode nominal run.
+test-long: setup
+	.venv/bin/python -m pytest -m long test/graph test/launch
 
 # kill -9 of every node type mid-run, resume, audit (about 3 min): see README, "Two runs, signals and crashes"
 soak: setup

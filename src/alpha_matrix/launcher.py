@@ -27,7 +27,7 @@ import yaml
 from alpha_matrix.console import FORMAT_ENV, NODE_FORMAT, Console, clean, progress
 from alpha_matrix.core.bag import holds_steps
 from alpha_matrix.core.domains import DomainLease, allocate, release
-from alpha_matrix.core.errors import GraphError
+from alpha_matrix.core.errors import ConfigError, GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
 from alpha_matrix.core.runlock import InUseError, lock_dirs
 from alpha_matrix.ros.shm import clean_stale_shm
@@ -42,6 +42,22 @@ TAIL_LINES = 12  # a failed node's last lines, repeated after the stop so they e
 EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it needs (a driver started apart)
 # How long a domain is watched for an already running graph before ours starts there.
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
+# Overrides PROBE_S: the graph tests, whose domains are leased one per graph, watch 1 s.
+PROBE_ENV = "ALPHA_MATRIX_DOMAIN_PROBE_S"
+
+
+def probe_seconds() -> float:
+    """$ALPHA_MATRIX_DOMAIN_PROBE_S (0..60 s) when set, else PROBE_S."""
+    text = os.environ.get(PROBE_ENV, "").strip()
+    if not text:
+        return PROBE_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 60.0:
+        raise ConfigError(f"${PROBE_ENV}={text!r}: seconds from 0 to 60")
+    return value
 
 
 def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -110,9 +126,9 @@ def visible_nodes(domains: Iterable[int], names: Iterable[str], timeout_s: float
                 rclpy.shutdown(context=context)
 
 
-def refuse_busy_domains(domains: Iterable[int], names: Iterable[str], timeout_s: float = PROBE_S) -> None:
+def refuse_busy_domains(domains: Iterable[int], names: Iterable[str], timeout_s: float | None = None) -> None:
     """InUseError when any of the graph's node names is already up on one of ``domains``."""
-    seen = visible_nodes(domains, names, timeout_s)
+    seen = visible_nodes(domains, names, probe_seconds() if timeout_s is None else timeout_s)
     if seen:
         domain_id, nodes = min(seen.items())
         raise InUseError(

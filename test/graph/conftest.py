@@ -17,7 +17,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.domains import DomainLease, allocate
 from alpha_matrix.core.graph import Graph, resolve_graph
-from alpha_matrix.launcher import Launcher, graph_env
+from alpha_matrix.launcher import PROBE_ENV, Launcher, graph_env
 from alpha_matrix.ros.shm import clean_stale_shm
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -134,9 +134,14 @@ def start_cli(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def run_cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run `alpha-matrix ARGS` in a fresh process on its own domain, in ``cwd`` (bags/ and runs/ go there)."""
-    env = graph_env(next_domain_id())
+def run_cli(args: list[str], cwd: Path, timeout: float = 300, probe_s: float = 1.0) -> subprocess.CompletedProcess[str]:
+    """Run `alpha-matrix ARGS` in a fresh process on its own domain, in ``cwd`` (bags/ and runs/ go there).
+
+    The domain is leased to this test alone, so the run's watch for a graph already up there is
+    cut to ``probe_s`` (3 s by default in alpha-matrix): it still catches a graph an earlier test
+    leaked when its discovery is quick.
+    """
+    env = {**graph_env(next_domain_id()), PROBE_ENV: str(probe_s)}
     return subprocess.run(
         [sys.executable, "-m", "alpha_matrix.cli", *args],
         env=env,

@@ -1,6 +1,6 @@
 """alpha-matrix audit on suite bags: a short proximity, alerts and confidence run through the
 graph audit clean; a tampered estimate, alert, confidence answer or record is exit 1 naming the
-episode; a truncated split is named, exit 1. An alerts bag recorded with another L audits
+episode; a split cut in half is named and the rest audited, exit 1. An alerts bag recorded with another L audits
 against the L it carries."""
 
 from __future__ import annotations
@@ -96,14 +96,6 @@ def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path) -> N
     assert bad.returncode == 1 and "MISMATCH in proximity-a02-1m" in bad.stdout
     assert "JSONL record differs from suite/result at metrics.false_stops" in bad.stdout
 
-    broken = tmp_path / "broken" / "pa"
-    shutil.copytree(bag, broken)
-    mcap = sorted(broken.glob("*.mcap"))[0]
-    mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
-    err = run_cli(["audit", str(broken), "--no-records"], tmp_path)  # the bad split is named, exit 1
-    assert err.returncode == 1 and "Traceback" not in err.stderr
-    assert f"{mcap.name}: unreadable" in err.stdout and err.stdout.rstrip().endswith("; 1 unreadable split")
-
 
 def test_alerts_bag_audits_clean_and_a_dropped_alert_is_caught(tmp_path: Path) -> None:
     bag = _run(tmp_path, "alerts", ALERTS, "aa")
@@ -139,6 +131,17 @@ def test_confidence_bag_audits_clean_and_a_changed_answer_is_caught(tmp_path: Pa
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "1/2 episodes match; MISMATCH in confidence-far_then_alternative" in bad.stdout
     assert "query 1: place(red, zone_far): recorded (0.95, False, True, ''), replay (0.17" in bad.stdout
+
+    # Two episodes, so at least two splits (each episode's commit closes one): one cut in half is
+    # named, the others are audited, exit 1. (One split alone unreadable is the whole bag: exit 2.)
+    broken = tmp_path / "broken" / "ca"
+    shutil.copytree(bag, broken)
+    splits = sorted(broken.glob("*.mcap"))
+    assert len(splits) >= 2, splits
+    splits[0].write_bytes(splits[0].read_bytes()[: splits[0].stat().st_size // 2])
+    err = run_cli(["audit", str(broken), "--no-records"], tmp_path)
+    assert err.returncode == 1 and "Traceback" not in err.stderr, err.stdout + err.stderr
+    assert f"{splits[0].name}: unreadable" in err.stdout and err.stdout.rstrip().endswith("; 1 unreadable split")
 
 
 def test_alerts_audit_reads_policy_and_latency_from_the_bag(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import CONFIG, run_cli
@@ -72,6 +73,7 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
     assert [deterministic(x) for x in a] == [deterministic(x) for x in b]
 
 
+@pytest.mark.long
 def test_nominal_oracle_success_over_40_seeded_episodes(tmp_path):
     r = run_cli(["run", "--episodes", "40", "--runs-dir", str(tmp_path), "--run-id", "n40"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from alpha_matrix.core.graph import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 from conftest import CONFIG, Captured, next_domain_id, run_cli, wait_until
@@ -21,6 +23,7 @@ def _records(run_dir: Path) -> dict[str, str]:
     return out
 
 
+@pytest.mark.long
 def test_a_run_against_an_external_driver(tmp_path: Path) -> None:
     domain = next_domain_id()
     args = ["run", "--episodes", "2", "--external", "sim_bridge", "--domain-id", str(domain), "--run-id", "ext"]

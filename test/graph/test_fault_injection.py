@@ -272,7 +272,9 @@ def test_a_second_run_with_the_same_run_id_is_refused_and_the_first_completes(tm
 def test_a_run_on_a_domain_where_a_graph_is_up_is_refused(start_graph, tmp_path):
     g = start_graph()
     wait_until(lambda: "sim_bridge" in g.node.get_node_names(), 30, "the graph on its domain")
-    r = run_cli(["run", "--episodes", "1", "--domain-id", str(g.domain_id)], tmp_path)
+    r = run_cli(
+        ["run", "--episodes", "1", "--domain-id", str(g.domain_id)], tmp_path, probe_s=3.0
+    )  # alpha-matrix's own
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stderr.startswith(f"alpha-matrix: error: ROS domain {g.domain_id} already has nodes of this graph up (")
     seen = r.stderr.split(" up (", 1)[1].split(")", 1)[0].split(", ")

@@ -10,6 +10,8 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.planning.prompt import load_prompt
 from conftest import run_cli
@@ -82,6 +84,7 @@ def test_ollama_backend_through_the_graph_and_malformed_output_is_an_outcome(tmp
     assert "(0.600, 0.350, 0.650)" in chat["messages"][1]["content"]
 
 
+@pytest.mark.long
 def test_several_models_in_one_run_are_arms_paired_by_seed(tmp_path, ollama_server):
     """``--arms oracle,llm:A,llm:B``: each model is an arm of one run, asked by name, recorded with
     its own digest, and the report compares every pair; a model that is not pulled stops the run."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from alpha_matrix.core.matrix.fault_log import fault_order_key
 from alpha_matrix.core.matrix.stats import discordant, pair_records, physical
 from alpha_matrix.core.records import RunStore
@@ -36,6 +38,7 @@ def test_two_workers_give_the_records_of_one_under_concurrent_faults(tmp_path):
     assert all({f["fault"] for f in fs} == {"F1", "F2"} for fs in faults)
 
 
+@pytest.mark.long
 def test_the_matrix_on_two_workers_pairs_the_arms_and_agrees_under_physical_faults(tmp_path):
     r = run_cli(["run", "--arms", "oracle,oracle-text", "--matrix", "--workers", "2"], tmp_path, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
@@ -65,6 +68,7 @@ def test_the_matrix_on_two_workers_pairs_the_arms_and_agrees_under_physical_faul
     assert again.returncode == 0 and (run_dir / "report.md").read_text() == report
 
 
+@pytest.mark.long
 def test_without_the_chaos_node_control_episodes_do_not_change(tmp_path):
     results = {}
     for name, extra in (("with", []), ("without", ["--no-faults"])):
@@ -94,6 +98,7 @@ def test_bad_matrix_input_is_one_line(tmp_path):
     assert not (tmp_path / "runs").exists()  # nothing started, nothing written
 
 
+@pytest.mark.long
 def test_closed_loop_reobservation_corrects_a_nudge_unless_the_observation_lags(tmp_path):
     """Closed-loop variant: the block is nudged 6 cm at step 360; the executive re-observes before
     the grasp. Without faults it follows the block; under F1 (tau = 0.56 s) it sees the past."""

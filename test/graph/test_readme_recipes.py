@@ -18,6 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from alpha_matrix.launcher import graph_env
 from conftest import next_domain_id, wait_until
 
@@ -72,6 +74,7 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+@pytest.mark.long
 def test_own_model_recipe(tmp_path: Path, ollama_server) -> None:  # noqa: ANN001 - fixture
     script = recipe("own-model")
     model = re.search(r"--arms oracle,llm:(\S+)", script).group(1)  # type: ignore[union-attr]
@@ -88,6 +91,7 @@ def test_own_model_recipe(tmp_path: Path, ollama_server) -> None:  # noqa: ANN00
     assert "backend auto" not in out  # the recipe names its backend
 
 
+@pytest.mark.long
 def test_driver_recipe_then_audit_recipe(tmp_path: Path) -> None:
     domain = next_domain_id()
     script = replaced(recipe("own-driver"), "export ROS_DOMAIN_ID=7 ", f"export ROS_DOMAIN_ID={domain} ")

@@ -63,6 +63,7 @@ def ray_cluster():
         cluster.shutdown()
 
 
+@pytest.mark.long
 def test_ray_shards_equal_one_worker_and_a_killed_task_is_retried(tmp_path, ray_cluster):
     one = tmp_path / "one"
     one.mkdir()
@@ -112,6 +113,7 @@ def test_ray_shards_equal_one_worker_and_a_killed_task_is_retried(tmp_path, ray_
     assert audit.returncode == 0 and "20/20 episodes match" in audit.stdout, audit.stdout[-3000:] + audit.stderr
 
 
+@pytest.mark.long
 def test_shares_run_apart_merge_into_the_run_of_one_machine(tmp_path):
     args = ["run", "--arms", "oracle", "--episodes", "4", "--fault", "F1", "--intensity", "0.5"]
     one = tmp_path / "one"
@@ -138,6 +140,7 @@ def test_shares_run_apart_merge_into_the_run_of_one_machine(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "K/N" in refused.stderr
 
 
+@pytest.mark.long
 def test_a_suite_on_ray_shards_equals_the_suite_on_one_graph(tmp_path, ray_cluster):
     from alpha_matrix.core.suites.records import SuiteStore
 

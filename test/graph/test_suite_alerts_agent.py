@@ -73,6 +73,7 @@ def baseline(cell: Path) -> list[dict]:
     return res
 
 
+@pytest.mark.long
 def test_the_reference_through_the_protocol_decides_as_the_guard(cell: Path, baseline: list[dict]) -> None:
     res = _run(cell, "ref", "--agent", "reference")
     assert _without_agent(res) == baseline
@@ -82,6 +83,7 @@ def test_the_reference_through_the_protocol_decides_as_the_guard(cell: Path, bas
     assert kinds == {"alert", "clear", "command"}
 
 
+@pytest.mark.long
 def test_an_agent_that_never_stops_is_caught_by_the_guard_or_harms_without_it(cell: Path, baseline: list[dict]) -> None:
     on = _run(cell, "never-on", "--agent", "always:continue_task")
     assert _without_agent(on) == baseline  # the guard's stops and refusals: the robot did what it did alone
@@ -94,6 +96,7 @@ def test_an_agent_that_never_stops_is_caught_by_the_guard_or_harms_without_it(ce
     assert ran_inside  # commands ran while an e-stop was active
 
 
+@pytest.mark.long
 def test_the_embedded_model_decides_end_to_end(cell: Path) -> None:
     ref = _run(cell, "short-ref", "--agent", "reference", scenarios="short.yaml")
     res = _run(cell, "gemma", "--agent", "llm", scenarios="short.yaml")

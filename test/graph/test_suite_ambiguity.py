@@ -65,6 +65,7 @@ def test_the_reference_through_the_graph_is_recorded_audited_and_reported(cell: 
     assert "Moves are symbolic" in report and "| missing_sort_criterion |" in report
 
 
+@pytest.mark.long
 def test_the_never_asking_baseline_fails_every_ambiguous_item_and_audits_clean(cell: Path) -> None:
     flags = ["--scenarios", "s.yaml", "--run-id", "exe", "--agent", "always_execute"]
     proc = run_cli(["suite", "ambiguity", *flags], cell, timeout=600)

@@ -55,6 +55,7 @@ def reference(cell: Path) -> dict:
     return _run(cell, "ref", "--agent", "reference")
 
 
+@pytest.mark.long
 def test_the_reference_through_the_protocol_runs_the_scripted_task(cell: Path, reference: dict) -> None:
     scripted = _run(cell, "none")
     assert "agent" not in scripted and scripted["calls"] == 4
@@ -68,6 +69,7 @@ def test_the_reference_through_the_protocol_runs_the_scripted_task(cell: Path, r
     assert a["guard_catches"] == a["harms"] == a["invalid"] == a["aborts"] == 0
 
 
+@pytest.mark.long
 def test_a_call_without_a_check_is_caught_by_the_gate_or_harms_without_it(cell: Path, ollama_server) -> None:  # noqa: ANN001
     ollama_server.state.reply_tool_calls = PICK_RED
     flags = ["--agent", "llm:llama3", "--set", f"agent.ollama_host={ollama_server.host}",
@@ -84,6 +86,7 @@ def test_a_call_without_a_check_is_caught_by_the_gate_or_harms_without_it(cell: 
     assert off["steps"] > on["steps"]
 
 
+@pytest.mark.long
 def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> None:
     budget = ["--set", "skill_executive.max_decisions=4"]
     res = _run(cell, "gemma", "--agent", "llm", *budget)

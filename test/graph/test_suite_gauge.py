@@ -47,6 +47,7 @@ def test_gauge_suite_through_the_graph_and_its_audit(tmp_path: Path) -> None:
     assert audit.stdout.count("match") >= 20 and "MISMATCH" not in audit.stdout
 
 
+@pytest.mark.long
 def test_gauge_suite_with_the_reference_agent_reading_through_read_gauge(tmp_path: Path) -> None:
     """A text agent (no image) asks the reader and reports what it says: the reference is the reader."""
     (tmp_path / "g2.yaml").write_text(SMALL)

@@ -49,6 +49,7 @@ def _suite(tmp_path: Path, text: str, run_id: str) -> tuple[Path, str]:
     return run_dir, proc.stdout
 
 
+@pytest.mark.long
 def test_proximity_suite_through_the_graph(tmp_path: Path) -> None:
     run_dir, out = _suite(tmp_path, FIXED, "p1")
     recs = {r.scenario: r for r in SuiteStore.read_only(run_dir)}

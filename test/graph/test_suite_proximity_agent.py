@@ -84,6 +84,7 @@ def reference(study: dict[str, dict]) -> dict:
     return study["reference"]
 
 
+@pytest.mark.long
 def test_the_reference_through_the_protocol_reproduces_the_scripted_run(baseline: dict, reference: dict) -> None:
     res = reference
     assert {k: res[k] for k in PHYSICAL} == {k: baseline[k] for k in PHYSICAL}
@@ -108,6 +109,7 @@ def test_an_agent_that_never_stops_harms_without_guards_and_is_caught_with_them(
     assert f"McNemar on {off['agent']['decisions']} paired decisions" in text and "`always:continue_task`" in text
 
 
+@pytest.mark.long
 def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> None:
     res = _run(cell, "gemma", "--agent", "llm", "--decide-every", "10")
     a = res["agent"]
@@ -128,6 +130,7 @@ def test_the_embedded_model_decides_end_to_end(cell: Path, reference: dict) -> N
     assert {**again, "agent": {**again["agent"], "agent": a["agent"]}} == res
 
 
+@pytest.mark.long
 def test_an_ollama_model_over_http_reaches_the_record(cell: Path, ollama_server) -> None:  # noqa: ANN001
     """Through the graph against the transport double (not a model): its native tool call is the
     decision, its message the recorded raw text, each frame's colour image goes with the chat (a

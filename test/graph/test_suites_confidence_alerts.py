@@ -62,6 +62,7 @@ def _suite(tmp_path: Path, suite: str, text: str, run_id: str) -> Path:
     return tmp_path / "runs" / run_id
 
 
+@pytest.mark.long
 def test_confidence_suite_through_the_graph(tmp_path: Path) -> None:
     run_dir = _suite(tmp_path, "confidence", CONFIDENCE, "c1")
     results = [confidence_from_result(r.result) for r in SuiteStore.read_only(run_dir)]
@@ -82,6 +83,7 @@ def test_confidence_suite_through_the_graph(tmp_path: Path) -> None:
     assert _deterministic(_suite(tmp_path, "confidence", CONFIDENCE, "c2")) == _deterministic(run_dir)
 
 
+@pytest.mark.long
 def test_alerts_suite_through_the_graph(tmp_path: Path) -> None:
     run_dir = _suite(tmp_path, "alerts", ALERTS, "a1")
     results = {r.scenario: alert_from_result(r.result) for r in SuiteStore.read_only(run_dir)}

@@ -18,6 +18,9 @@ require_tools()
 NODES = ["sim_bridge", "safety_monitor", "recorder", "chaos", "oracle", "executive"]
 INTERFACES = ROOT / "alpha_matrix_interfaces"
 ROS2 = Path(sys.executable).parent / "ros2"  # the venv's, from vendor/ros2-tools
+# Without a daemon each call discovers from scratch for --spin-time (0.5 s by default): on a loaded
+# 2-core machine one graph's eight participants took longer than that, call after call.
+SPIN = ["--no-daemon", "--spin-time", "3"]
 
 
 def ros2(args: list[str], env: dict[str, str], timeout: float = 60) -> str:
@@ -48,7 +51,7 @@ def _until(what: str, seen, timeout: float = 60) -> str:  # noqa: ANN001 - a cal
 
 def test_nodes_and_topics_are_listed(running) -> None:
     def nodes() -> tuple[bool, str]:
-        out = ros2(["node", "list", "--no-daemon"], running)
+        out = ros2(["node", "list", *SPIN], running)
         return set(NODES) <= {n.strip("/") for n in out.split()}, out
 
     expected = [
@@ -57,7 +60,7 @@ def test_nodes_and_topics_are_listed(running) -> None:
     ]
 
     def topics() -> tuple[bool, str]:  # discovery fills in endpoint by endpoint: wait for all of them
-        out = ros2(["topic", "list", "--no-daemon", "-t"], running)
+        out = ros2(["topic", "list", *SPIN, "-t"], running)
         return all(t in out.splitlines() for t in expected), out
 
     _until("the graph's nodes in `ros2 node list`", nodes)

@@ -100,3 +100,17 @@ def test_the_pool_can_run_out():
     with pytest.raises(InUseError, match="only 0 ROS domains free in the pool, 1 needed"):
         allocate(1, pool=range(1, 3))
     release(leases)
+
+
+def test_the_domain_probe_time_is_validated(monkeypatch):
+    from alpha_matrix.core.errors import ConfigError
+    from alpha_matrix.launcher import PROBE_ENV, PROBE_S, probe_seconds
+
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    assert probe_seconds() == PROBE_S
+    monkeypatch.setenv(PROBE_ENV, "0.5")
+    assert probe_seconds() == 0.5
+    for bad in ("soon", "-1", "61", "nan"):
+        monkeypatch.setenv(PROBE_ENV, bad)
+        with pytest.raises(ConfigError, match=f"{PROBE_ENV}="):
+            probe_seconds()
