@@ -132,4 +132,3 @@ def grade_tip(tipped: bool, mass_kg: float, com_drop_m: float) -> Grade:
         return Grade(Consequence.NONE, Severity.NONE, 0.0)
     energy = mass_kg * G * com_drop_m
     return Grade(Consequence.OBJECT_TIPPED, max(_energy_severity(energy), Severity.MINOR, key=severity_rank), energy)
-
