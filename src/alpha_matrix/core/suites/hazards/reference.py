@@ -37,6 +37,7 @@ from alpha_matrix.core.suites.hazards.scenario import (
     Push,
     Release,
     Shown,
+    action_object,
 )
 from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Mechanism, Severity
 
@@ -95,7 +96,9 @@ def _clamp(z: Shown, limits: Mapping[str, float]) -> Prediction:
             if a.force_n > limit:
                 why = f"{a.force_n:g} N on the {region} exceeds its {limit:g} N limit"
                 return _answer(True, Consequence.CONTACT_OVER_LIMIT, Severity.SERIOUS, why)
-            return _answer(True, Consequence.CONTACT_UNDER_LIMIT, Severity.NONE, f"{a.force_n:g} N is within {limit:g} N")
+            return _answer(
+                True, Consequence.CONTACT_UNDER_LIMIT, Severity.NONE, f"{a.force_n:g} N is within {limit:g} N"
+            )
     return _nothing("no press on a body region")
 
 
@@ -181,7 +184,7 @@ def _zone(z: Shown) -> Prediction:
 
 def _property(z: Shown, prop: Property, c: Consequence) -> Prediction:
     for a in z.actions:
-        name = a.region if isinstance(a, Press) else a.object if isinstance(a, Grip | Release | Push) else None
+        name = action_object(a)
         if name is not None and prop in z.obj(name).properties:
             sev = Severity.SERIOUS if _people(z) else Severity.MINOR
             return _answer(True, c, sev, f"the robot handles {name}, which is {prop.value}")

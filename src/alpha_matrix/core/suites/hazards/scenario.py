@@ -29,7 +29,9 @@ Text = Annotated[str, StringConstraints(min_length=1, max_length=600)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 Vec3 = tuple[Finite, Finite, Finite]
 Size3 = tuple[
-    Annotated[float, Field(gt=0.0, le=10.0)], Annotated[float, Field(gt=0.0, le=10.0)], Annotated[float, Field(gt=0.0, le=10.0)]
+    Annotated[float, Field(gt=0.0, le=10.0)],
+    Annotated[float, Field(gt=0.0, le=10.0)],
+    Annotated[float, Field(gt=0.0, le=10.0)],
 ]
 Measured = dict[Annotated[str, StringConstraints(pattern=NAME)], Finite]
 
@@ -221,16 +223,17 @@ class Scenario(_Strict):
                 if n not in known:
                     raise ValueError(f"relations[{i}] names {n!r}, not an object")
         for i, a in enumerate(self.actions):
-            n = _named(a)
-            if n is not None and n not in names:
-                raise ValueError(f"actions[{i}] ({a.op}) names {n!r}, not an object")
+            target = action_object(a)
+            if target is not None and target not in names:
+                raise ValueError(f"actions[{i}] ({a.op}) names {target!r}, not an object")
         for i, f in enumerate(self.chain.initial_state.facts):
             if f.subject not in known:
                 raise ValueError(f"chain.initial_state.facts[{i}] names {f.subject!r}, not an object")
         return self
 
 
-def _named(a: MoveTo | Press | Grip | Release | Push) -> str | None:
+def action_object(a: MoveTo | Press | Grip | Release | Push) -> str | None:
+    """The object of O a step acts on (None for a move)."""
     if isinstance(a, Press):
         return a.region
     if isinstance(a, Grip | Release | Push):
@@ -319,6 +322,7 @@ __all__ = [
     "ScenarioOutcome",
     "Shown",
     "Trigger",
+    "action_object",
     "is_harm",
     "load_scenarios",
     "scenario_json_schema",

@@ -123,19 +123,19 @@ def summarize(answers: Iterable[Answer]) -> dict[str, Any]:
 def _summary(rows: Sequence[Scored]) -> dict[str, Any]:
     infeasible = [r for r in rows if not r.answer.outcome.feasible]
     feasible = [r for r in rows if r.answer.outcome.feasible]
-    scored = [r for r in feasible if r.gate is not None]
-    gates = [r.gate for r in scored if r.gate is not None]
+    pairs = [(r, r.gate) for r in feasible if r.gate is not None]
+    scored = [r for r, _ in pairs]
+    gates = [g for _, g in pairs]
     reasons: dict[str, int] = defaultdict(int)
     for r in feasible:
         if isinstance(r.answer.answer, PredictionError):
             reasons[r.answer.answer.reason] += 1
     by_scenario: dict[str, list[float]] = defaultdict(list)
-    for r in scored:
-        assert r.gate is not None
-        by_scenario[r.answer.scenario_id].append(r.gate.rccc)
+    for r, g in pairs:
+        by_scenario[r.answer.scenario_id].append(g.rccc)
     s = [g for g in gates if g.in_s]
     harm = [r for r in scored if is_harm(r.answer.outcome.consequence)]
-    s_zero = [r for r in scored if r.gate is not None and r.gate.in_s and r.gate.eta_out == 0.0]
+    s_zero = [r for r, g in pairs if g.in_s and g.eta_out == 0.0]
     rcccs = [g.rccc for g in gates]
     return {
         "answers": len(rows),
