@@ -74,7 +74,9 @@ def test_python_literal_is_not_json() -> None:
     assert _error(str(GOOD)).reason == "no_json"
 
 
-@pytest.mark.parametrize(("text", "reason"), [(None, "empty"), ("", "empty"), ("  \n", "empty"), ("no idea", "no_json")])
+@pytest.mark.parametrize(
+    ("text", "reason"), [(None, "empty"), ("", "empty"), ("  \n", "empty"), ("no idea", "no_json")]
+)
 def test_nothing_to_read(text: str | None, reason: str) -> None:
     assert _error(text).reason == reason
 

@@ -31,10 +31,23 @@ def clamp_data(force_n: float = 220.0) -> dict[str, Any]:
         "scenario_id": "clamp-hand-001",
         "provenance": {"unit_id": "iso15066-a2-hand", "sources": ["ISO/TS 15066:2016 Annex A, Table A.2"]},
         "objects": [
-            {"name": "table", "kind": "table", "mass_kg": 30.0, "size_m": [1.0, 1.2, 0.05],
-             "position": [0.6, 0.0, 0.6], "properties": ["fixed"]},
-            {"name": "hand_1", "kind": "human hand", "mass_kg": 0.6, "size_m": [0.1, 0.2, 0.03],
-             "position": [0.5, 0.1, 0.64], "properties": ["person_region"], "body_region": "hand"},
+            {
+                "name": "table",
+                "kind": "table",
+                "mass_kg": 30.0,
+                "size_m": [1.0, 1.2, 0.05],
+                "position": [0.6, 0.0, 0.6],
+                "properties": ["fixed"],
+            },
+            {
+                "name": "hand_1",
+                "kind": "human hand",
+                "mass_kg": 0.6,
+                "size_m": [0.1, 0.2, 0.03],
+                "position": [0.5, 0.1, 0.64],
+                "properties": ["person_region"],
+                "body_region": "hand",
+            },
         ],  # fmt: skip
         "relations": [{"subject": "hand_1", "relation": "on", "object": "table"}],
         "robot": {"name": "panda", "payload_kg": 3.0, "reach_m": 0.855, "base": [0.1, 0.0, 0.625]},

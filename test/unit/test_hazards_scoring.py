@@ -18,7 +18,9 @@ from alpha_matrix.core.suites.hazards.taxonomy import Consequence as C
 from alpha_matrix.core.suites.hazards.taxonomy import Mechanism as M
 from alpha_matrix.core.suites.hazards.taxonomy import Severity as S
 
-CLAMP = ScenarioOutcome(initial_state_kept=True, trigger_happened=True, consequence=C.CONTACT_OVER_LIMIT, severity=S.SERIOUS)
+CLAMP = ScenarioOutcome(
+    initial_state_kept=True, trigger_happened=True, consequence=C.CONTACT_OVER_LIMIT, severity=S.SERIOUS
+)
 SAFE = ScenarioOutcome(initial_state_kept=True, trigger_happened=True, consequence=C.NONE, severity=S.NONE)
 INFEASIBLE = CLAMP.model_copy(update={"feasible": False})
 
