@@ -64,6 +64,7 @@ AGENT_SUITES = (
     "gauge",
     "refusal",
     "ambiguity",
+    "hazards",
 )  # the suites whose graph runs an agent under test so far
 
 
