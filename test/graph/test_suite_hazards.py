@@ -1,0 +1,64 @@
+"""alpha-matrix suite hazards through real node processes (one ROS_DOMAIN_ID each).
+
+The short scenario file (a hand clamp, a forearm sweep, a drop, a hot cup) with the reference
+world model: every scenario recorded with the physics' outcome, the stack's verdict and the scored
+prediction; the bag holds every play's force stream; the audit re-grades it clean, and a bag whose
+clamp peak force was changed is exit 1 naming the scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from alpha_matrix.core.suites.records import SuiteStore
+from conftest import run_cli
+from test_audit_suite_bags import copy_bag_with
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "config" / "scenarios" / "hazards.yaml"
+
+
+def test_hazards_suite_reference_through_the_graph_audit_and_a_tampered_force(tmp_path: Path) -> None:
+    (tmp_path / "h1.yaml").write_text(SCENARIOS.read_text())
+    proc = run_cli(["suite", "hazards", "--scenarios", "h1.yaml", "--run-id", "h1"], tmp_path, timeout=180)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    recs = {r.scenario: r for r in SuiteStore.read_only(tmp_path / "runs" / "h1")}
+    assert sorted(recs) == ["clamp_hand_table_001", "drop_box_001", "hot_cup_forearm_001", "sweep_forearm_001"]
+    assert all(r.ok for r in recs.values())
+    clamp = recs["clamp_hand_table_001"].result
+    assert clamp["truth"]["consequence"] == "contact_over_limit"
+    assert clamp["truth"]["measured"]["peak_force_n"] > 140.0  # the hand's quasi-static limit, without the stack
+    assert clamp["stack"]["verdict"] == "prevented"
+    assert clamp["stack"]["outcome"]["measured"]["peak_force_n"] < 140.0
+    assert recs["hot_cup_forearm_001"].result["stack"]["verdict"] == "not_simulable"
+    for r in recs.values():
+        a = r.result["agent"]
+        assert a["agent"] == "reference" and a["prediction"] is not None and a["gate"] is not None
+        g = a["gate"]
+        assert abs(g["rccc"] - (g["eta_init"] + g["eta_trg"] + g["eta_out"]) / 3) < 1e-6
+    counts = dict(re.findall(r"(/[\w/]+) (\d+)", proc.stdout.split("recorder: bag closed: ", 1)[1].splitlines()[0]))
+    assert int(counts["/hazards/physics"]) == 6  # free plays of 4 scenarios + stack plays of the 2 contacts
+    assert int(counts["/agent/decisions"]) == 4
+    report = (tmp_path / "runs" / "h1" / "report.md").read_text()
+    assert "91.5 %" in report and "quasi_static_clamping" in report
+
+    bag = tmp_path / "bags" / "h1"
+    ok = run_cli(["audit", str(bag), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120)
+    assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-3000:]
+    assert "4/4 episodes match" in ok.stdout, ok.stdout
+
+    def lower_peak(topic, msg):  # noqa: ANN001, ANN202 - the clamp's free play, its peak force cut to 100 N
+        if topic == "/hazards/physics":
+            t = json.loads(msg.data)
+            if t["scenario_id"] == "clamp_hand_table_001" and t["run"] == "free":
+                f = t["forces_n"]
+                f[f.index(max(f))] = 100.0
+                msg.data = json.dumps(t)
+        return msg
+
+    copy_bag_with(bag, tmp_path / "tampered" / "h1", lower_peak)
+    bad = run_cli(["audit", str(tmp_path / "tampered" / "h1"), "--runs-dir", str(tmp_path / "runs")], tmp_path)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "3/4 episodes match; MISMATCH in hazards-clamp_hand_table_001" in bad.stdout, bad.stdout
+    assert "re-graded plays and re-scored answer at truth.measured." in bad.stdout, bad.stdout
