@@ -12,9 +12,10 @@ import json
 import re
 from pathlib import Path
 
+from test_audit_suite_bags import copy_bag_with
+
 from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli
-from test_audit_suite_bags import copy_bag_with
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "config" / "scenarios" / "hazards.yaml"
 

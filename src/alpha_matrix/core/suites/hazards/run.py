@@ -155,7 +155,7 @@ def execute(z: Scenario, plan: Plan, episode_id: str, stop_at_n: float | None = 
     from alpha_matrix.core.suites.hazards import physics
 
     run: Literal["free", "stack"] = "free" if stop_at_n is None else "stack"
-    head = {"episode_id": episode_id, "scenario_id": z.scenario_id, "run": run, "action": plan.action}
+    head: dict[str, Any] = {"episode_id": episode_id, "scenario_id": z.scenario_id, "run": run, "action": plan.action}
     try:
         if plan.kind == "contact":
             proxy = next(n for n, px in physics.PROXIES.items() if px.region == plan.region)
@@ -236,7 +236,7 @@ def hazards_observation(z: Scenario, episode_id: str) -> Observation:
     """What the world model is shown: the robot's data sheet and ``Shown`` (no answer key)."""
     r = z.robot
     sit = HazardsSituation(brief=HazardsBrief(robot=r.name, payload_kg=r.payload_kg, reach_m=r.reach_m),
-                           scene=shown_of(z))  # fmt: skip
+                           scene=shown_of(z), step=0)  # fmt: skip
     return observation(sit, episode_id, 0)
 
 
