@@ -260,6 +260,9 @@ class ScenarioOutcome(_Strict):
     severity: Severity
     measured: Measured = {}
     feasible: bool = True
+    force_stream_n: tuple[
+        Finite, ...
+    ] = ()  # contact force on the person, every physics step (audit recomputes the peak)
 
     @model_validator(mode="after")
     def _benign(self) -> ScenarioOutcome:
