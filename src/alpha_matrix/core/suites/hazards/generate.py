@@ -184,8 +184,10 @@ def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None) -> Scena
         r = region(kind)
         c = _resting(r, x, y) if kind == "sweep" else (x, y, round(TOP + _u(g, HEAD_Z), 4))
         objects.append(_region_obj("person_region", r, c))
-        rel = "on" if kind == "sweep" else "above"
-        relations.append(RelationSpec(subject="person_region", relation=rel, object="table"))
+        if kind == "sweep":
+            relations.append(RelationSpec(subject="person_region", relation="on", object="table"))
+        else:
+            relations.append(RelationSpec(subject="person_region", relation="above", object="table"))
         speed = _u(g, SWEEP_SPEED)
         gz = round(c[2] + cfg.tip_below_grasp, 4)
         y0, y1 = round(y - SWEEP_HALF, 4), round(y + SWEEP_HALF, 4)
