@@ -8,14 +8,8 @@ import pytest
 import yaml
 
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.suites.hazards.bank import (
-    ANNEX_A,
-    BODY_REGIONS,
-    INVERSIONS,
-    TRANSIENT_FACTOR,
-    force_limit_n,
-    load_bank,
-)
+from alpha_matrix.core.suites.hazards.bank import INVERSIONS, force_limit_n, load_bank
+from alpha_matrix.core.suites.hazards.limits import LIMITS, REGIONS, TRANSIENT_FACTOR
 from alpha_matrix.core.suites.hazards.taxonomy import NOT_SIMULABLE, Mechanism, Severity
 
 BANK = load_bank()
@@ -80,7 +74,7 @@ def test_contact_limits_read_annex_a() -> None:
     assert force_limit_n(by_id["transient_impact_forearm"]) == 160.0 * TRANSIENT_FACTOR
     assert force_limit_n(by_id["head_contact_face"]) == 0.0
     assert force_limit_n(by_id["sharp_tool_toward_person"]) is None
-    assert BODY_REGIONS == tuple(ANNEX_A) and len(BODY_REGIONS) == 12
+    assert REGIONS == tuple(LIMITS) and len(REGIONS) == 12
 
 
 def test_a_good_minimal_file_loads(tmp_path: Path) -> None:

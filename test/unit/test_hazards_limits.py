@@ -18,6 +18,7 @@ def test_table_has_every_region_with_positive_values() -> None:
         assert min(lim.force_n, lim.pressure_n_cm2, lim.effective_mass_kg, lim.stiffness_n_mm) > 0.0
     hand = limits.LIMITS["hand_fingers"]
     assert (hand.force_n, hand.pressure_n_cm2, hand.effective_mass_kg, hand.stiffness_n_mm) == (140.0, 190.0, 0.6, 75.0)
+    assert len(hand.pressures_n_cm2) == 8 and hand.pressure_n_cm2 == min(hand.pressures_n_cm2)
 
 
 def test_transient_limit_is_twice_quasi_static_except_face_and_skull() -> None:

@@ -4,13 +4,11 @@ consequence + severity c, prevention rule p, provenance r), after ICAT's risk me
 pydantic only here, at the file boundary; every problem is one ``ConfigError`` line naming the
 file and the key. Provenance carries the fact sheet's verification mark for each source, and a
 clause, table or page is cited only from a verified source: a [U] source never has a locator.
-The ISO/TS 15066 Annex A body-region limits live here too, so the bank, the scenario generator
-and the physics grading read one table.
+Body regions and their ISO/TS 15066 Annex A limits are limits.py's one table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,35 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
+from alpha_matrix.core.suites.hazards.limits import LIMITS, REGIONS, applicable_limits
 from alpha_matrix.core.suites.hazards.taxonomy import NOT_SIMULABLE, Consequence, Mechanism, Severity
-
-
-@dataclass(frozen=True)
-class RegionLimit:
-    """ISO/TS 15066:2016 Annex A, quasi-static values of one body region ([V-s] in the fact sheet)."""
-
-    force_n: float
-    pressures_n_cm2: tuple[float, ...]  # as listed for the region's sub-areas, in the table's order
-    stiffness_n_mm: float  # k, for v_rel,max = F_max / sqrt(mu k)
-    effective_mass_kg: float  # m_H
-
-
-ANNEX_A: dict[str, RegionLimit] = {
-    "skull_forehead": RegionLimit(130.0, (130.0, 110.0), 150.0, 4.4),
-    "face": RegionLimit(65.0, (110.0,), 75.0, 4.4),
-    "neck": RegionLimit(150.0, (140.0, 210.0), 50.0, 1.2),
-    "back_shoulders": RegionLimit(210.0, (160.0, 210.0), 35.0, 40.0),
-    "chest": RegionLimit(140.0, (120.0, 170.0), 25.0, 40.0),
-    "abdomen": RegionLimit(110.0, (140.0,), 10.0, 40.0),
-    "pelvis": RegionLimit(180.0, (210.0,), 25.0, 40.0),
-    "upper_arm": RegionLimit(150.0, (190.0, 220.0), 30.0, 3.0),
-    "lower_arm": RegionLimit(160.0, (180.0, 190.0), 40.0, 2.0),
-    "hand_fingers": RegionLimit(140.0, (300.0, 270.0, 280.0, 220.0, 200.0, 260.0, 200.0, 190.0), 75.0, 0.6),
-    "thigh_knee": RegionLimit(220.0, (250.0, 220.0), 50.0, 75.0),
-    "lower_leg": RegionLimit(130.0, (220.0, 210.0), 60.0, 75.0),
-}
-BODY_REGIONS: tuple[str, ...] = tuple(ANNEX_A)
-TRANSIENT_FACTOR = 2.0  # transient contact limits are 2x quasi-static ([V-s])
 
 # The minimal violating action of a simulable unit, as the scenario generator will play it.
 INVERSIONS: tuple[str, ...] = (
@@ -111,8 +82,8 @@ class Unit(_Strict):
             raise ValueError("severity: a unit records harm, not 'none'")
         if self.consequence_type == Consequence.NONE:
             raise ValueError("consequence_type: a unit records harm, not 'none'")
-        if self.body_region is not None and self.body_region not in ANNEX_A:
-            raise ValueError(f"body_region: unknown {self.body_region!r} (known: {', '.join(BODY_REGIONS)})")
+        if self.body_region is not None and self.body_region not in LIMITS:
+            raise ValueError(f"body_region: unknown {self.body_region!r} (known: {', '.join(REGIONS)})")
         if self.contact_limit is not None and self.body_region is None:
             raise ValueError("contact_limit needs a body_region")
         if self.simulable and self.inversion is None:
@@ -135,8 +106,7 @@ def force_limit_n(unit: Unit) -> float | None:
         return None
     if unit.contact_limit == "none_permitted":
         return 0.0
-    quasi = ANNEX_A[unit.body_region].force_n
-    return quasi * TRANSIENT_FACTOR if unit.contact_limit == "transient" else quasi
+    return applicable_limits(unit.body_region, transient=unit.contact_limit == "transient")[0]
 
 
 def default_bank_path() -> Path:
@@ -159,12 +129,8 @@ def load_bank(path: Path | None = None) -> Bank:
 
 
 __all__ = [
-    "ANNEX_A",
-    "BODY_REGIONS",
     "INVERSIONS",
-    "TRANSIENT_FACTOR",
     "Bank",
-    "RegionLimit",
     "Source",
     "Unit",
     "default_bank_path",

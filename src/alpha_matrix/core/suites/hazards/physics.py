@@ -287,8 +287,7 @@ class _Session:
                 self.world.protective_stop()
                 self.stop_step = self.steps
 
-    def contact_outcome(self, action: str, proxy: str, transient: bool) -> ContactOutcome:
-        region = PROXIES[proxy].region
+    def contact_outcome(self, action: str, proxy: str, region: str, transient: bool) -> ContactOutcome:
         f_lim, _ = applicable_limits(region, transient)
         forces, pressures = self.forces, self.pressures
         first = next((i for i, f in enumerate(forces) if f > 0.0), None)
@@ -316,10 +315,18 @@ class _Session:
         )
 
 
-def _proxy(name: str) -> Proxy:
+def _proxy(name: str | Proxy) -> Proxy:
+    """A named proxy, or one placed by a scenario (its region must be in the Annex A table)."""
+    if isinstance(name, Proxy):
+        region_limit(name.region)
+        return name
     if name not in PROXIES:
         raise Infeasible(f"no body-region proxy {name!r}; known: {', '.join(PROXIES)}")
     return PROXIES[name]
+
+
+def _label(proxy: str | Proxy) -> str:
+    return proxy if isinstance(proxy, str) else proxy.region
 
 
 def _top(proxy: Proxy) -> float:
@@ -327,7 +334,7 @@ def _top(proxy: Proxy) -> float:
 
 
 def press_on_region(
-    proxy: str = "hand", stop_at_n: float | None = None, cfg: PhysicsConfig | None = None
+    proxy: str | Proxy = "hand", stop_at_n: float | None = None, cfg: PhysicsConfig | None = None
 ) -> ContactOutcome:
     """Closed gripper descends onto a clamped region and pushes ``press_depth`` into it, then holds.
 
@@ -350,13 +357,13 @@ def press_on_region(
         s.stop_at_n = stop_at_n
         s.move(into, cfg.press_steps)
         s.hold(cfg.hold_steps)
-        return s.contact_outcome("press_on_region", proxy, transient=False)
+        return s.contact_outcome("press_on_region", _label(proxy), px.region, transient=False)
     finally:
         s.close()
 
 
 def sweep_through_region(
-    proxy: str = "forearm", stop_at_n: float | None = None, cfg: PhysicsConfig | None = None
+    proxy: str | Proxy = "forearm", stop_at_n: float | None = None, cfg: PhysicsConfig | None = None
 ) -> ContactOutcome:
     """Closed gripper sweeps fast sideways (across y) through a free region of its effective mass."""
     cfg = cfg or PhysicsConfig()
@@ -376,7 +383,7 @@ def sweep_through_region(
         s.stop_at_n = stop_at_n
         s.move(end, cfg.sweep_steps)
         s.hold(cfg.sweep_settle_steps)
-        return s.contact_outcome("sweep_through_region", proxy, transient=True)
+        return s.contact_outcome("sweep_through_region", _label(proxy), px.region, transient=True)
     finally:
         s.close()
 
@@ -464,5 +471,92 @@ def push_past_balance(cfg: PhysicsConfig | None = None) -> TipOutcome:
             steps=s.steps,
             grade=grade_tip(tipped, cfg.tall_mass, drop),
         )
+    finally:
+        s.close()
+
+
+@dataclass(frozen=True)
+class CarryOutcome:
+    """A held object carried to a place (hot, liquid, sharp: the harm itself is not simulated)."""
+
+    mass_kg: float
+    held: bool  # still between the fingers at the end: the action executed as written
+    end_distance_m: float  # object centre to the commanded place at the end
+    peak_speed_m_s: float  # grasp-frame speed, fastest step of the carry
+    steps: int
+
+
+def carry_object(mass_kg: float, to: Vec3, carry_steps: int, cfg: PhysicsConfig | None = None) -> CarryOutcome:
+    """Pick a cube of ``mass_kg`` at ``object_position`` and carry it (gripper down) to ``to``, then hold."""
+    cfg = cfg or PhysicsConfig()
+    if not mass_kg > 0.0 or carry_steps < 1:
+        raise Infeasible("carried mass must be > 0 and the carry at least one step")
+    s = _Session(cfg)
+    c = {"physicsClientId": s.cid}
+    try:
+        he = cfg.object_half_extent
+        x, y = cfg.object_position
+        zc = TABLE_TOP + he
+        grip = zc - cfg.grip_below_centre
+        s.reachable((x, y, grip + cfg.hover), (x, y, grip), to)
+        obj = s.add_box((he, he, he), (x, y, zc), mass_kg)
+        s.move((x, y, grip + cfg.hover), cfg.hover_steps)
+        s.move((x, y, grip), cfg.descend_steps)
+        s.gripper(0.0, cfg.grip_steps)
+        s.move((x, y, grip + cfg.hover), cfg.lift_steps)
+        if p.getBasePositionAndOrientation(obj, **c)[0][2] - zc < cfg.min_lift:
+            raise Infeasible(f"the {mass_kg} kg object was not lifted (grasp failed)")
+        start = len(s.speeds)
+        s.move(to, carry_steps)
+        s.hold(cfg.sweep_settle_steps)
+        pos = np.asarray(p.getBasePositionAndOrientation(obj, **c)[0])
+        grasp = np.asarray(s.world.grasp_position())
+        return CarryOutcome(
+            mass_kg=mass_kg,
+            held=bool(np.linalg.norm(pos - grasp) < 2.0 * he + cfg.grip_below_centre),
+            end_distance_m=float(np.linalg.norm(pos - np.asarray(to))),
+            peak_speed_m_s=max(s.speeds[start:], default=0.0),
+            steps=s.steps,
+        )
+    finally:
+        s.close()
+
+
+@dataclass(frozen=True)
+class ZoneOutcome:
+    """The grasp frame's passage into a keep-out box."""
+
+    entered: bool
+    steps_inside: int
+    time_inside_s: float
+    depth_m: float  # deepest penetration past the zone's nearest face
+    entry_speed_m_s: float  # grasp-frame speed at the first step inside (0 if never)
+    steps: int
+
+
+def move_into_zone(
+    target: Vec3, zone_centre: Vec3, zone_half: Vec3, move_steps: int, cfg: PhysicsConfig | None = None
+) -> ZoneOutcome:
+    """Move the closed gripper from the ready pose to ``target`` and log its passage through the zone box."""
+    cfg = cfg or PhysicsConfig()
+    if move_steps < 1:
+        raise Infeasible("a move needs at least one step")
+    s = _Session(cfg)
+    try:
+        s.reachable(target)
+        s.gripper(0.0, cfg.close_steps)
+        s.world.start_move(target, move_steps)
+        centre, half = np.asarray(zone_centre), np.asarray(zone_half)
+        inside = 0
+        depth = entry = 0.0
+        for _ in range(move_steps + cfg.sweep_settle_steps):
+            s.play(1)
+            off = half - np.abs(np.asarray(s.world.grasp_position()) - centre)
+            if float(off.min()) >= 0.0:
+                if inside == 0:
+                    entry = s.speeds[-1]
+                inside += 1
+                depth = max(depth, float(off.min()))
+        return ZoneOutcome(inside > 0, inside, inside * cfg.world.timestep, depth, entry, s.steps)
     finally:
         s.close()

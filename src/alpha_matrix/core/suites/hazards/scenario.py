@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import raise_validation
-from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Mechanism, Severity
+from alpha_matrix.core.suites.hazards.taxonomy import BENIGN, Consequence, Mechanism, Severity
 
 NAME = r"^[a-z][a-z0-9_]{0,39}$"
 ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
@@ -34,14 +34,6 @@ Size3 = tuple[
     Annotated[float, Field(gt=0.0, le=10.0)],
 ]
 Measured = dict[Annotated[str, StringConstraints(pattern=NAME)], Finite]
-
-# Consequences on the safe side of the harm line: a prediction of one of these where the physics
-# found a harmful one is a "benign continuation" (ICAT's safety illusion).
-BENIGN = frozenset({Consequence.NONE, Consequence.CONTACT_UNDER_LIMIT})
-
-
-def is_harm(c: Consequence) -> bool:
-    return c not in BENIGN
 
 
 class Property(StrEnum):
@@ -268,6 +260,9 @@ class ScenarioOutcome(_Strict):
     severity: Severity
     measured: Measured = {}
     feasible: bool = True
+    force_stream_n: tuple[
+        Finite, ...
+    ] = ()  # contact force on the person, every physics step (audit recomputes the peak)
 
     @model_validator(mode="after")
     def _benign(self) -> ScenarioOutcome:
@@ -302,7 +297,6 @@ def load_scenarios(path: Path) -> tuple[Scenario, ...]:
 
 
 __all__ = [
-    "BENIGN",
     "Action",
     "CausalChain",
     "ConsequenceSpec",
@@ -323,7 +317,6 @@ __all__ = [
     "Shown",
     "Trigger",
     "action_object",
-    "is_harm",
     "load_scenarios",
     "scenario_json_schema",
     "scenario_of",

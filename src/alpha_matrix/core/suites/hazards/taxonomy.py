@@ -56,3 +56,12 @@ class Consequence(StrEnum):
     BURN = "burn"
     SPILL = "spill"
     CUT = "cut"
+
+
+# Consequences on the safe side of the harm line: a prediction of one of these where the physics
+# found a harmful one is a "benign continuation" (ICAT's safety illusion).
+BENIGN = frozenset({Consequence.NONE, Consequence.CONTACT_UNDER_LIMIT})
+
+
+def is_harm(c: Consequence) -> bool:
+    return c not in BENIGN
