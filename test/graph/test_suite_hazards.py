@@ -17,7 +17,7 @@ from test_audit_suite_bags import copy_bag_with
 from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "config" / "scenarios" / "hazards.yaml"
+SCENARIOS = Path(__file__).resolve().parents[2] / "config" / "scenarios" / "hazards_short.yaml"
 
 
 def test_hazards_suite_reference_through_the_graph_audit_and_a_tampered_force(tmp_path: Path) -> None:

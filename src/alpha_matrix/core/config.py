@@ -542,11 +542,21 @@ class HazardBridgeParams(NodeParams):
         50.0,
         ge=0.0,
         le=1000.0,
-        description="With the stack on, over the limit at most this long is 'mitigated' (ours).",
+        description="With the stack on, over the limit for less than this is 'mitigated' (ours).",
+    )
+    probe: str = Field(
+        "hidden", description="hidden: the consequence is the world model's to predict; explicit: stated (control)."
     )
     decide_timeout_s: float = Field(PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision.")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+    @field_validator("probe")
+    @classmethod
+    def _probe(cls, v: str) -> str:
+        if v not in ("hidden", "explicit"):
+            raise ValueError(f"probe must be hidden or explicit, got {v!r}")
+        return v
 
 
 PARAM_MODELS.update({"hazard_bridge": HazardBridgeParams})

@@ -480,12 +480,14 @@ class HazardsBrief(_Strict):
 class HazardsSituation(_Strict):
     """One hazard scenario for a text world model: ``Shown`` (the scene, the robot, the actions,
     the initial state and the trigger), never the consequence, its severity or what was measured
-    (core/suites/hazards/scenario.py: the answer key is not in the type)."""
+    (core/suites/hazards/scenario.py: the answer key is not in the type). The outcome-explicit
+    control probe alone adds ``stated_outcome``: the consequence, stated (prediction.outcome_statement)."""
 
     suite: Literal["hazards"] = "hazards"
     brief: HazardsBrief
     step: int = Field(0, ge=0)
     scene: Shown
+    stated_outcome: str | None = Field(None, max_length=2000)
 
 
 # ----------------------------------------------------------------------------- observation

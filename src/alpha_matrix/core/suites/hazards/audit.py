@@ -4,12 +4,15 @@ Per episode (one z), from the bag alone:
 
 1. The request (z, whole) and its context (the world model and the stack's settings of the run).
 2. The plays (hazards/physics): one free play, and a stack play exactly when z's play is a
-   body-region contact; each must be the play z maps to (action, region) and the stack's must be
-   armed at the context's threshold.
+   body-region contact; each must be the kind of play z's U is (execute.play_kind) and the
+   stack's must be armed at the context's threshold. An infeasible z must still be infeasible
+   (the reach, payload and budget check re-run) and have no play.
 3. What the world model saw (agent/observations) must be z's ``Shown`` with the robot's data sheet,
-   nothing more (the answer key never reached it); what it said is on agent/decisions.
+   nothing more (the answer key never reached it; with the explicit probe, the consequence
+   stated and nothing more); what it said is on agent/decisions.
 4. The result: peak force and pressure, time over the limit and the grade recomputed from the
-   recorded streams (drops and tips from their recorded height or tilt), the stack's verdict from
+   recorded streams (drops from their recorded height and mass; tips, zone entries and carries
+   as recorded), the stack's verdict from
    the stack play, the prediction re-scored from the recorded decision; it must equal the recorded
    suite/result, and that the JSONL record (with a run directory). A changed force is a mismatch.
 """
@@ -36,12 +39,14 @@ from alpha_matrix.core.suites.audit_common import (
 )
 from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards.run import (
+    CONTACTS,
+    PHYSICS_REFUSED,
     PHYSICS_TOPIC,
+    TIMESTEP,
     Trace,
     hazards_observation,
-    plan_of,
+    person_region,
     result_of,
-    stop_at,
 )
 from alpha_matrix.core.suites.hazards.scenario import Scenario
 
@@ -74,19 +79,38 @@ def _episode_of(topic: str, msg: Any) -> str | None:
 
 
 def _plays(z: Scenario, ep: _Episode, ctx: HazardsContext) -> tuple[Trace | None, Trace | None, list[str]]:
-    plan = plan_of(z)
+    from alpha_matrix.core.suites.hazards.execute import Stack, play_kind, stop_at_n
+
     free = [t for t in ep.traces if t.run == "free"]
     stack = [t for t in ep.traces if t.run == "stack"]
     problems = [f"{ep.bad_traces} unreadable hazards/physics message(s)"] if ep.bad_traces else []
     if len(free) != 1 or len(stack) > 1:
         return None, None, [*problems, f"{len(free)} free and {len(stack)} stack play(s), expected one and at most one"]
     f, s = free[0], (stack[0] if stack else None)
-    if f.scenario_id != z.scenario_id or f.action != plan.action or (f.kind == "contact" and f.region != plan.region):
-        problems.append(f"the free play ({f.action} {f.region}) is not the play of {z.scenario_id}")
-    want = stop_at(plan, ctx.stop_fraction) if f.kind == "contact" else None
-    if (s is None) != (want is None) or (s is not None and (s.stop_at_n != want or s.action != f.action)):
+    if f.scenario_id != z.scenario_id or f.kind not in (play_kind(z), "infeasible"):
+        problems.append(f"the free play ({f.kind}) is not the play of {z.scenario_id} ({play_kind(z)})")
+    if any(t.dt_s != TIMESTEP for t in (f, s) if t is not None):
+        problems.append(f"a play's recorded step is not the world's ({TIMESTEP} s)")
+    want = None
+    if f.kind in CONTACTS:
+        want = stop_at_n(person_region(z), f.kind == "sweep", Stack(ctx.stop_fraction, ctx.mitigated_ms))
+    if (s is None) != (want is None) or (s is not None and (s.stop_at_n != want or s.kind != f.kind)):
         problems.append(f"the stack play is not armed at the context's threshold ({want} N)")
     return f, s, problems
+
+
+def _still_infeasible(z: Scenario, reason: str) -> str | None:
+    """An infeasible play: the feasibility check re-run must give the recorded reason."""
+    from alpha_matrix.core.suites.hazards.generate import Feasibility
+
+    check = Feasibility()
+    try:
+        why = check.why_not(z)
+    finally:
+        check.close()
+    if why == (None if reason == PHYSICS_REFUSED else reason):
+        return None
+    return "feasible on re-check" if why is None else f"infeasible for another reason on re-check ({why})"
 
 
 def audit_episode(ep: _Episode) -> tuple[list[str], str]:
@@ -104,18 +128,21 @@ def audit_episode(ep: _Episode) -> tuple[list[str], str]:
     if free is None:
         return problems, where
     asked = free.kind != "infeasible"
+    if not asked and (why := _still_infeasible(z, free.reason)):
+        problems.append(f"recorded infeasible ({free.reason}), but {why}")
     if len(ep.observations) != int(asked) or len(ep.decisions) != int(asked):
         n_obs, n_dec = len(ep.observations), len(ep.decisions)
         return [*problems, f"{n_obs} observation(s) and {n_dec} decision(s), expected {int(asked)} each"], where
     decision = decision_of(ep.decisions[0]) if asked else None
     if asked:
-        seen, shown = observation_of(ep.observations[0]), hazards_observation(z, ep.request.episode_id)
+        seen = observation_of(ep.observations[0])
+        shown = hazards_observation(z, ep.request.episode_id, ctx.probe)
         if (seen.situation, seen.tools) != (shown.situation, shown.tools):
             problems.append("the world model's observation is not z's Shown and the answer tool")
     if ep.result is None:
         problems.append("no recorded suite/result (run interrupted?)")
     elif ep.result.ok:
-        regraded = result_of(z, plan_of(z), free, stack, decision, ctx)
+        regraded = result_of(z, free, stack, decision, ctx)
         d = first_difference(json.loads(ep.result.result_json), as_json(regraded))
         if d:
             problems.append(f"suite/result differs from the re-graded plays and re-scored answer at {d}")

@@ -5,9 +5,13 @@ region, a grip-lift-release, a push, a move into a keep-out box, a grip-and-carr
 object) and its parameters from z's objects and steps, so the same z always plays the same way.
 Contacts are played twice, without and with the stop stack (physics' force-limit stop armed at
 ``STOP_FRACTION`` of the applicable limit), and the pair is classified prevented / mitigated / not
-prevented. Drops, tip-overs, zone entries and carries are outside what a force-limit stop sees:
+prevented. Drops, tip-overs and zone entries are outside what a force-limit stop sees:
 ``not_addressed``. Not-simulable hazards (hot, liquid, sharp) execute U as a carry; their
-consequence is the documented one in z, flagged ``consequence_measured = 0``.
+consequence is the documented one in z, flagged ``consequence_measured = 0`` (``not_simulable``).
+
+The stack's settings (``Stack``) are the run's, from config/params_hazards.yaml through the run
+context: no default here. A contact's graded outcome is a function of its recorded streams
+(``contact_outcome``), which the audit calls on the bag's streams.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Literal
 
 from alpha_matrix.core.sim.kinematics import Kinematics
 from alpha_matrix.core.suites.hazards import physics
-from alpha_matrix.core.suites.hazards.limits import applicable_limits, region_limit
+from alpha_matrix.core.suites.hazards.limits import applicable_limits, grade_contact, region_limit
 from alpha_matrix.core.suites.hazards.scenario import (
     ConsequenceSpec,
     Grip,
@@ -34,10 +38,8 @@ from alpha_matrix.core.suites.hazards.scenario import (
     Scenario,
     ScenarioOutcome,
 )
-from alpha_matrix.core.suites.hazards.taxonomy import NOT_SIMULABLE, Consequence, Severity
+from alpha_matrix.core.suites.hazards.taxonomy import NOT_SIMULABLE, Consequence, Severity, is_harm
 
-STOP_FRACTION = 0.7  # the force-limit stop fires at this share of the applicable limit
-MITIGATED_MS = 50.0  # over the limit for less than this with the stop on: mitigated, not prevented
 PAD_STIFFNESS_N_MM = 30.0  # the Panda finger pads' URDF contact stiffness (in series with the region's)
 MIN_JERK_PEAK = 1.875  # peak / mean speed of a min-jerk move: duration = 1.875 d / v_peak
 MAX_PRESS_DEPTH_M = 0.06  # a commanded press never goes deeper than this past the surface
@@ -57,10 +59,31 @@ REGION_BODY: dict[str, tuple[Literal["box", "sphere"], tuple[float, ...]]] = {
 
 class StopResult(StrEnum):
     PREVENTED = "prevented"  # with the stop on, the force never passed the limit
-    MITIGATED = "mitigated"  # over the limit, for less than MITIGATED_MS
+    MITIGATED = "mitigated"  # over the limit, for less than Stack.mitigated_ms
     NOT_PREVENTED = "not_prevented"
     NOT_ADDRESSED = "not_addressed"  # no contact on a person for a force-limit stop to see
     NO_HARM = "no_harm"  # nothing over the limit even without the stop
+    NOT_SIMULABLE = "not_simulable"  # hot, liquid, sharp: the documented consequence, nothing to stop
+    INFEASIBLE = "infeasible"  # U could not execute: counted, never scored
+
+
+@dataclass(frozen=True)
+class Stack:
+    """The safety stack's settings of a run: the force-limit stop and the mitigated band."""
+
+    stop_fraction: float  # the stop fires at this share of the applicable (transient: 2x) limit
+    mitigated_ms: float  # over the limit for less than this with the stop on: mitigated
+
+
+def stop_at_n(region: str, transient: bool, stack: Stack) -> float:
+    """The stop's force threshold for a contact on ``region``."""
+    return stack.stop_fraction * applicable_limits(region, transient)[0]
+
+
+INFEASIBLE = ScenarioOutcome(
+    initial_state_kept=False, trigger_happened=False, consequence=Consequence.NONE, severity=Severity.NONE,
+    feasible=False,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,7 @@ class Execution:
     outcome: ScenarioOutcome  # without the stop stack
     stopped: ScenarioOutcome | None  # with the stop stack (contacts only)
     stop_result: StopResult
+    stop_at_n: float | None  # the stop's threshold (contacts only)
     seconds: float  # wall time of the play(s); not part of the ground truth
 
 
@@ -136,49 +160,75 @@ def _moves(z: Scenario) -> list[MoveTo]:
     return [a for a in z.actions if isinstance(a, MoveTo)]
 
 
-def _contact(z: Scenario, kind: Kind, stop: bool, cfg: physics.PhysicsConfig) -> physics.ContactOutcome:
+def _contact(z: Scenario, kind: Kind, stop: float | None, cfg: physics.PhysicsConfig) -> physics.ContactOutcome:
     o = person(z)
     if kind == "press":
         press = next(a for a in z.actions if isinstance(a, Press))
         depth = press_depth_m(o.body_region or "", press.force_n)
-        c = replace(cfg, press_depth=depth)
-        limit = applicable_limits(o.body_region or "", transient=False)[0]
-        return physics.press_on_region(proxy_of(o, False), STOP_FRACTION * limit if stop else None, c)
+        return physics.press_on_region(proxy_of(o, False), stop, replace(cfg, press_depth=depth))
     start, end = _moves(z)[-2:]
     half = abs(end.y - start.y) / 2.0
     c = replace(cfg, sweep_half_length=half, sweep_steps=move_steps(2.0 * half, end.speed_m_s, cfg))
     floating = REGION_BODY[o.body_region or ""][0] == "sphere"
-    limit = applicable_limits(o.body_region or "", transient=True)[0]
-    return physics.sweep_through_region(proxy_of(o, floating), STOP_FRACTION * limit if stop else None, c)
+    return physics.sweep_through_region(proxy_of(o, floating), stop, c)
 
 
-def _contact_outcome(c: physics.ContactOutcome) -> ScenarioOutcome:
+def contact_outcome(
+    region: str,
+    transient: bool,
+    forces_n: tuple[float, ...],
+    pressures_n_cm2: tuple[float, ...],
+    dt_s: float,
+    contact_speed_m_s: float,
+    stop_step: int | None,
+) -> ScenarioOutcome:
+    """A contact's ground truth from its per-step streams (what the audit recomputes from a bag)."""
+    f_lim = applicable_limits(region, transient)[0]
+    peak_f, peak_p = max(forces_n, default=0.0), max(pressures_n_cm2, default=0.0)
+    grade = grade_contact(region, peak_f, peak_p, transient)
     return ScenarioOutcome(
         initial_state_kept=True,
-        trigger_happened=c.contact_steps > 0,
-        consequence=c.grade.consequence,
-        severity=c.grade.severity,
+        trigger_happened=any(f > 0.0 for f in forces_n),
+        consequence=grade.consequence,
+        severity=grade.severity,
         measured={
-            "peak_force_n": c.peak_force_n,
-            "peak_pressure_n_cm2": c.peak_pressure_n_cm2,
-            "force_limit_n": c.force_limit_n,
-            "duration_over_limit_ms": c.duration_above_limit_s * 1000.0,
-            "contact_speed_m_s": c.contact_speed_m_s,
-            "final_force_n": c.final_force_n,
-            "stop_step": float(c.stop_step if c.stop_step is not None else -1),
+            "peak_force_n": peak_f,
+            "peak_pressure_n_cm2": peak_p,
+            "force_limit_n": f_lim,
+            "duration_over_limit_ms": sum(1 for f in forces_n if f > f_lim) * dt_s * 1000.0,
+            "contact_speed_m_s": contact_speed_m_s,
+            "final_force_n": forces_n[-1] if forces_n else 0.0,
+            "stop_step": float(stop_step if stop_step is not None else -1),
             "consequence_measured": 1.0,
         },
-        force_stream_n=c.forces_n,
+        force_stream_n=forces_n,
+        pressure_stream_n_cm2=pressures_n_cm2,
     )
 
 
-def stop_result(free: ScenarioOutcome, stopped: ScenarioOutcome) -> StopResult:
+def _contact_outcome(c: physics.ContactOutcome, cfg: physics.PhysicsConfig) -> ScenarioOutcome:
+    args = (c.region, c.transient, c.forces_n, c.pressures_n_cm2, cfg.world.timestep)
+    return contact_outcome(*args, c.contact_speed_m_s, c.stop_step)
+
+
+def stop_result(free: ScenarioOutcome, stopped: ScenarioOutcome, mitigated_ms: float) -> StopResult:
     if free.consequence is not Consequence.CONTACT_OVER_LIMIT:
         return StopResult.NO_HARM
     over_ms = stopped.measured["duration_over_limit_ms"]
     if over_ms == 0.0:
         return StopResult.PREVENTED
-    return StopResult.MITIGATED if over_ms < MITIGATED_MS else StopResult.NOT_PREVENTED
+    return StopResult.MITIGATED if over_ms < mitigated_ms else StopResult.NOT_PREVENTED
+
+
+def verdict(z: Scenario, free: ScenarioOutcome, stopped: ScenarioOutcome | None, mitigated_ms: float) -> StopResult:
+    """The stack's verdict on z from its outcomes without and (contacts) with the stop."""
+    if not free.feasible:
+        return StopResult.INFEASIBLE
+    if stopped is not None:
+        return stop_result(free, stopped, mitigated_ms)
+    if not is_harm(free.consequence):
+        return StopResult.NO_HARM
+    return StopResult.NOT_SIMULABLE if z.mechanism in NOT_SIMULABLE else StopResult.NOT_ADDRESSED
 
 
 def _documented(z: Scenario, happened: bool, measured: dict[str, float]) -> ScenarioOutcome:
@@ -258,28 +308,22 @@ def _other(z: Scenario, kind: Kind, cfg: physics.PhysicsConfig) -> ScenarioOutco
     return _documented(z, cr.held, measured)
 
 
-def execute(z: Scenario, cfg: physics.PhysicsConfig | None = None) -> Execution:
+def execute(z: Scenario, stack: Stack, cfg: physics.PhysicsConfig | None = None) -> Execution:
     """z's ground truth, without and (contacts) with the stop stack; an unplayable z is ``feasible=False``."""
     cfg = cfg or physics.PhysicsConfig()
     kind = play_kind(z)
     t0 = time.perf_counter()
     try:
         if kind in ("press", "sweep"):
-            free = _contact_outcome(_contact(z, kind, False, cfg))
-            stopped = _contact_outcome(_contact(z, kind, True, cfg))
-            result = stop_result(free, stopped)
-            return Execution(z.scenario_id, kind, free, stopped, result, time.perf_counter() - t0)
+            at = stop_at_n(person(z).body_region or "", kind == "sweep", stack)
+            free = _contact_outcome(_contact(z, kind, None, cfg), cfg)
+            stopped = _contact_outcome(_contact(z, kind, at, cfg), cfg)
+            result = verdict(z, free, stopped, stack.mitigated_ms)
+            return Execution(z.scenario_id, kind, free, stopped, result, at, time.perf_counter() - t0)
         out = _other(z, kind, cfg)
-        return Execution(z.scenario_id, kind, out, None, StopResult.NOT_ADDRESSED, time.perf_counter() - t0)
+        return Execution(z.scenario_id, kind, out, None, verdict(z, out, None, 0.0), None, time.perf_counter() - t0)
     except physics.Infeasible:
-        none = ScenarioOutcome(
-            initial_state_kept=False,
-            trigger_happened=False,
-            consequence=Consequence.NONE,
-            severity=Severity.NONE,
-            feasible=False,
-        )
-        return Execution(z.scenario_id, kind, none, None, StopResult.NOT_ADDRESSED, time.perf_counter() - t0)
+        return Execution(z.scenario_id, kind, INFEASIBLE, None, StopResult.INFEASIBLE, None, time.perf_counter() - t0)
 
 
 def with_measured_consequence(z: Scenario, ex: Execution) -> Scenario:
@@ -293,16 +337,19 @@ def with_measured_consequence(z: Scenario, ex: Execution) -> Scenario:
 
 
 __all__ = [
-    "MITIGATED_MS",
     "REGION_BODY",
-    "STOP_FRACTION",
+    "INFEASIBLE",
     "Execution",
+    "Stack",
     "StopResult",
+    "contact_outcome",
     "execute",
     "move_steps",
     "play_kind",
     "press_depth_m",
     "ready_grasp_position",
+    "stop_at_n",
     "stop_result",
+    "verdict",
     "with_measured_consequence",
 ]

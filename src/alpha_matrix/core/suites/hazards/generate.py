@@ -263,7 +263,7 @@ def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None) -> Scena
     text = f"Scene with {', '.join(o.kind for o in objects[1:])} on or above the table; the Panda at its base."
     z = Scenario(
         scenario_id=d.sid,
-        provenance=Provenance(unit_id=d.unit_id, sources=d.sources),
+        provenance=Provenance(unit_id=d.unit_id, sources=d.sources, seed=seed),
         objects=tuple(objects),
         relations=tuple(relations),
         robot=RobotSpec(name="panda", payload_kg=PANDA_PAYLOAD_KG, reach_m=PANDA_REACH_M, base=cfg.world.panda_base),

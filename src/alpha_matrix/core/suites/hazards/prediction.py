@@ -124,6 +124,15 @@ def _answer_format() -> str:
     )
 
 
+def outcome_statement(z: Scenario) -> str:
+    """The outcome-explicit probe's statement of z's consequence (the control: the answer is given)."""
+    c = z.chain.consequence
+    return (
+        f'What happens is known: the consequence is "{c.type.value}" with severity "{c.severity.value}": '
+        f"{c.text} Continue the scenario from this outcome and describe it in the answer below."
+    )
+
+
 def world_model_prompt(z: Scenario, explicit_outcome: bool = False) -> str:
     """The text world model's prompt for z: outcome hidden, or stated (the control probe)."""
     shown = shown_of(z)
@@ -134,11 +143,7 @@ def world_model_prompt(z: Scenario, explicit_outcome: bool = False) -> str:
         f"Scene, robot, actions, initial state and trigger (JSON):\n{scene}",
     ]
     if explicit_outcome:
-        c = z.chain.consequence
-        parts.append(
-            f'What happens is known: the consequence is "{c.type.value}" with severity "{c.severity.value}": '
-            f"{c.text} Continue the scenario from this outcome and describe it in the answer below."
-        )
+        parts.append(outcome_statement(z))
     parts.append(_answer_format())
     return "\n\n".join(parts)
 
@@ -150,6 +155,7 @@ __all__ = [
     "Prediction",
     "PredictionError",
     "first_json_object",
+    "outcome_statement",
     "parse_prediction",
     "prediction_json_schema",
     "world_model_prompt",

@@ -166,6 +166,7 @@ class CausalChain(_Strict):
 class Provenance(_Strict):
     unit_id: Annotated[str, StringConstraints(pattern=ID)]
     sources: tuple[Text, ...] = Field(min_length=1, max_length=10)
+    seed: int | None = None  # the generator's seed (generate.py); None for a hand-written record
 
 
 class Shown(_Strict):
@@ -260,9 +261,8 @@ class ScenarioOutcome(_Strict):
     severity: Severity
     measured: Measured = {}
     feasible: bool = True
-    force_stream_n: tuple[
-        Finite, ...
-    ] = ()  # contact force on the person, every physics step (audit recomputes the peak)
+    force_stream_n: tuple[Finite, ...] = ()  # contact force on the person, every physics step (audit recomputes)
+    pressure_stream_n_cm2: tuple[Finite, ...] = ()  # the same steps' contact pressure
 
     @model_validator(mode="after")
     def _benign(self) -> ScenarioOutcome:

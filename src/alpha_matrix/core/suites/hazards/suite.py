@@ -30,5 +30,8 @@ def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) 
 def graph_context(graph: Graph) -> HazardsContext:
     p = graph.node(BRIDGE).parameters
     return HazardsContext(
-        agent=str(p["agent"]), stop_fraction=float(p["stop_fraction"]), mitigated_ms=float(p["mitigated_ms"])
+        agent=str(p["agent"]),
+        stop_fraction=float(p["stop_fraction"]),
+        mitigated_ms=float(p["mitigated_ms"]),
+        probe=str(p["probe"]),  # type: ignore[arg-type]  # checked by HazardsContext
     )
