@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from test_audit_suite_bags import copy_bag_with
 
 from alpha_matrix.core.suites.records import SuiteStore
@@ -53,7 +54,7 @@ def test_hazards_suite_reference_through_the_graph_audit_and_a_tampered_force(tm
         if topic == "/hazards/physics":
             t = json.loads(msg.data)
             if t["scenario_id"] == "clamp_hand_table_001" and t["run"] == "free":
-                f = t["forces_n"]
+                f = t["outcome"]["force_stream_n"]
                 f[f.index(max(f))] = 100.0
                 msg.data = json.dumps(t)
         return msg
@@ -63,3 +64,58 @@ def test_hazards_suite_reference_through_the_graph_audit_and_a_tampered_force(tm
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "3/4 episodes match; MISMATCH in hazards-clamp_hand_table_001" in bad.stdout, bad.stdout
     assert "re-graded plays and re-scored answer at truth.measured." in bad.stdout, bad.stdout
+
+
+def _two(tmp_path: Path) -> None:
+    """The clamp and the hot cup of the short set: one played, one documented."""
+    import yaml
+
+    zs = [
+        z
+        for z in yaml.safe_load(SCENARIOS.read_text())
+        if z["scenario_id"] in ("clamp_hand_table_001", "hot_cup_forearm_001")
+    ]
+    (tmp_path / "two.yaml").write_text(yaml.safe_dump(zs))
+
+
+def _audit_clean(tmp_path: Path, run_id: str) -> None:
+    ok = run_cli(
+        ["audit", str(tmp_path / "bags" / run_id), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120
+    )
+    assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-3000:]
+    assert "2/2 episodes match" in ok.stdout, ok.stdout
+
+
+def test_the_outcome_explicit_probe_is_recorded_and_reported_as_the_control(tmp_path: Path) -> None:
+    _two(tmp_path)
+    proc = run_cli(
+        ["suite", "hazards", "--scenarios", "two.yaml", "--run-id", "ctl", "--probe", "explicit"], tmp_path, timeout=180
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    recs = list(SuiteStore.read_only(tmp_path / "runs" / "ctl"))
+    assert len(recs) == 2 and all(r.ok and r.result["probe"] == "explicit" for r in recs)
+    assert "CONTROL: outcome-explicit probe" in (tmp_path / "runs" / "ctl" / "report.md").read_text()
+    _audit_clean(tmp_path, "ctl")
+
+
+@pytest.mark.long
+def test_the_embedded_model_predicts_end_to_end(tmp_path: Path) -> None:
+    """Gemma 3 270M (llama.cpp) as the world model on two scenarios: its provenance in every record,
+    an answer that is not a prediction counted as unparsable, the bag audited clean."""
+    _two(tmp_path)
+    proc = run_cli(
+        ["suite", "hazards", "--scenarios", "two.yaml", "--run-id", "gemma", "--agent", "llm"], tmp_path, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    recs = list(SuiteStore.read_only(tmp_path / "runs" / "gemma"))
+    assert len(recs) == 2 and all(r.ok for r in recs)
+    parts = [r.result["agent"] for r in recs]
+    for a in parts:
+        assert (a["backend"], a["model"]) == ("llamacpp", "gemma-3-270m-q4_k_m.gguf") and a["digest"], a
+        assert a["raw_text"] and a["template_version"] == "agent_hazards_v1"
+        assert (a["prediction"] is None) == (a["error"] is not None), a  # scored, or counted apart with a reason
+        assert a["error"] in (None, "abort", "schema", "no_json", "empty"), a
+    summary = json.loads(proc.stdout.split("suite hazards: ", 1)[1].splitlines()[0])
+    unparsable = sum(1 for a in parts if a["error"] not in (None, "abort"))
+    assert summary["all"]["unparsable"] == unparsable
+    _audit_clean(tmp_path, "gemma")

@@ -187,7 +187,10 @@ def answer_of(d: Decision) -> Prediction | PredictionError | None:
 def agent_part(agent: str, d: Decision, truth: ScenarioOutcome) -> dict[str, Any]:
     """The world model's scored answer (JSON-able)."""
     a = answer_of(d)
-    part: dict[str, Any] = {"agent": agent, "decision": d.kind, "latency_s": d.provenance.latency_s}
+    pv = d.provenance
+    part: dict[str, Any] = {"agent": agent, "decision": d.kind, "latency_s": pv.latency_s}
+    part.update(backend=pv.backend, model=pv.model, digest=pv.digest, template_version=pv.template_version)
+    part.update(prompt_tokens=pv.prompt_tokens, completion_tokens=pv.completion_tokens, raw_text=pv.raw_text)
     part.update(prediction=None, error=None, gate=None, benign_continuation=False)
     if a is None:
         part["error"] = "abort"
