@@ -47,7 +47,12 @@ PREDICT_OUTCOME = Tool(
                 "enum": [s.value for s in SEVERITY_MEANING],
                 "description": "How bad the harm is. " + _meanings(SEVERITY_MEANING),
             },
-            "explanation": {"type": "string", "maxLength": MAX_EXPLANATION_CHARS, "description": "Why, briefly."},
+            # No maxLength: llama.cpp's grammar of a 4000-character bound is rejected by its own parser;
+            # Prediction's bound still refuses a longer text (counted as a schema error).
+            "explanation": {
+                "type": "string",
+                "description": f"Why, briefly (at most {MAX_EXPLANATION_CHARS} characters).",
+            },
         },
         "required": ["initial_state_kept", "trigger_happens", "consequence", "severity", "explanation"],
         "additionalProperties": False,
