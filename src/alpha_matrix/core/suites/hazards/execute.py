@@ -4,7 +4,7 @@ A pure function of z: what to play is read from the shape of U (a press, a sweep
 region, a grip-lift-release, a push, a move into a keep-out box, a grip-and-carry of a hazardous
 object) and its parameters from z's objects and steps, so the same z always plays the same way.
 Contacts are played twice, without and with the stop stack (physics' force-limit stop armed at
-``STOP_FRACTION`` of the applicable limit), and the pair is classified prevented / mitigated / not
+``Stack.stop_fraction`` of the applicable limit), and the pair is classified prevented / mitigated / not
 prevented. Drops, tip-overs and zone entries are outside what a force-limit stop sees:
 ``not_addressed``. Not-simulable hazards (hot, liquid, sharp) execute U as a carry; their
 consequence is the documented one in z, flagged ``consequence_measured = 0`` (``not_simulable``).
