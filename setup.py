@@ -30,6 +30,7 @@ NODES = [
     "gauge_reader",
     "refusal_executive",
     "ambiguity_executive",
+    "hazard_bridge",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

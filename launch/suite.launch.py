@@ -24,6 +24,7 @@ ARGUMENTS = {
     "agent": "the agent under test: reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | ...",
     "guards": "on or off: the deterministic guard under the agent",
     "decide_every": "proximity: the agent decides on every N-th camera frame",
+    "probe": "hazards: hidden (default) or explicit (the consequence stated: the control probe)",
     "config_dir": "config directory (default: the package's)",
     "external": "nodes already running, not started (comma-separated): e.g. sim_bridge",
 }

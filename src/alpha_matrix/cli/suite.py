@@ -64,6 +64,7 @@ AGENT_SUITES = (
     "gauge",
     "refusal",
     "ambiguity",
+    "hazards",
 )  # the suites whose graph runs an agent under test so far
 
 
@@ -131,6 +132,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
     overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
     _agent_overrides(args, overrides)
+    probe = getattr(args, "probe", None)  # a Namespace built elsewhere may lack it
+    if probe is not None:
+        if args.suite != "hazards":
+            raise ConfigError(f"--probe: the {args.suite} suite has no outcome probe (hazards only)")
+        overrides.setdefault("hazard_bridge", {})["probe"] = probe
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     graph_file = f"graph_{args.suite}.yaml"
@@ -179,7 +185,7 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     if "bags_dir" in given:
         argv += ["--set", f"recorder.bags_dir={given['bags_dir']}"]
     argv += ["suite", given["suite"]]
-    for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every"):
+    for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every", "probe"):
         if name in given:
             argv += [f"--{name.replace('_', '-')}", given[name]]
     for node in given.get("external", "").split(","):
@@ -344,6 +350,13 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
+    )
+    p.add_argument(
+        "--probe",
+        choices=("hidden", "explicit"),
+        default=None,
+        help="hazards: explicit states each scenario's consequence to the world model (the control probe; "
+        "default hidden)",
     )
     p.add_argument("--workers", type=int, default=1, metavar="N", help="with --ray: the number of shards (default 1)")
     add_scale_options(p, "scenarios")

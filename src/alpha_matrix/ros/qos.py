@@ -62,6 +62,7 @@ EVENT_TOPICS = frozenset(
         "/gauge/readings",
         "/refusal/verdicts",
         "/ambiguity/dialogue",
+        "/hazards/physics",
     }
 )
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder

@@ -34,3 +34,15 @@ def test_the_agent_joins_every_suites_graph_with_the_guard_setting(suite: str) -
 def test_decide_every_is_the_proximity_suites_only(suite: str) -> None:
     with pytest.raises(ConfigError, match="--decide-every: the .* suite asks the agent at every decision point"):
         suite_graph(_args(suite, agent="reference", decide_every=5))
+
+
+def test_the_outcome_explicit_probe_is_the_hazards_suites_and_in_its_context() -> None:
+    import json
+
+    graph, _ = suite_graph(_args("hazards", agent="reference", probe="explicit"))
+    ctx = json.loads(graph.node("suite_runner").parameters["context_json"])
+    assert (ctx["probe"], graph.node("hazard_bridge").parameters["probe"]) == ("explicit", "explicit")
+    plain, _ = suite_graph(_args("hazards", agent="reference"))
+    assert json.loads(plain.node("suite_runner").parameters["context_json"])["probe"] == "hidden"
+    with pytest.raises(ConfigError, match="--probe: the confidence suite has no outcome probe"):
+        suite_graph(_args("confidence", probe="explicit"))

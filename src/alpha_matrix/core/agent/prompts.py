@@ -39,6 +39,7 @@ BRIEF_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "gauge": frozenset({"gauge", "kind", "unit", "scale_min", "scale_max", "labelled_tick_every", "tick_every"}),
     "refusal": frozenset({"instruction", "constraints"}),
     "ambiguity": frozenset({"instruction"}),
+    "hazards": frozenset({"robot", "payload_kg", "reach_m"}),
 }
 REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "proximity": frozenset({"threshold_m"}),
@@ -47,6 +48,7 @@ REQUIRED_BRIEF: dict[str, frozenset[str]] = {
     "gauge": frozenset({"unit", "scale_min", "scale_max"}),
     "refusal": frozenset({"instruction", "constraints"}),
     "ambiguity": frozenset({"instruction"}),
+    "hazards": frozenset({"robot"}),
 }
 USER_PLACEHOLDERS = frozenset({"situation", "step"})
 _HIDDEN = ("suite", "brief")  # in the system text (brief) or the observation itself (suite)
@@ -130,6 +132,12 @@ def _brief_values(suite: str, brief: dict[str, Any]) -> dict[str, str]:
         return {"instruction": str(brief["instruction"]).strip(), "constraints": str(brief["constraints"]).strip()}
     if suite == "ambiguity":
         return {"instruction": str(brief["instruction"]).strip()}
+    if suite == "hazards":
+        return {
+            "robot": str(brief["robot"]),
+            "payload_kg": _num(brief["payload_kg"]),
+            "reach_m": _num(brief["reach_m"]),
+        }
     goals = "\n".join(f"- {g['object']}: " + ", else ".join(g["targets"]) for g in brief["goals"])
     zones = "\n".join(f"- {name}: {_vec(z)}" for name, z in sorted(brief["zones"].items()))
     return {

@@ -29,6 +29,9 @@ answers go through core/agent/decide.py like any model's:
 * refusal: the refusal suite's literal reader (core/suites/refusal/reference.py): the
   constraint text parsed, checked against the observed scene for the asked call; refuse with
   the first violation's kind, else the mode's answer. Stateless.
+* hazards: the rule-based world model (core/suites/hazards/reference.py, via hazards/agent.py)
+  on what the situation shows: ``predict_outcome`` from the trigger mechanism and the actions,
+  with Annex A's region limits as its own knowledge. Stateless.
 
 Proximity and confidence keep per-episode memory of the observations seen, as the scripted
 executives keep their state machines (a window of five frames cannot tell how long the person
@@ -328,6 +331,10 @@ class ReferenceAgent:
             from alpha_matrix.core.suites.ambiguity.reference import decide as decide_ambiguity
 
             return decide_ambiguity(obs.situation, "reference")
+        if sit.suite == "hazards":  # one prediction per scenario: no episode state
+            from alpha_matrix.core.suites.hazards.agent import reference_call
+
+            return reference_call(obs.situation)
         state = self._episode(obs, sit)
         return state.decide(sit)
 

@@ -24,6 +24,9 @@ is the moment (the user message, as compact JSON). What each brief states:
 * gauge: the instrument's data sheet (name, kind, unit, scale, tick spacing); the moment is
   whether the image is attached and, once asked, the classical reader's answer. Never the
   value, the degradation or the readable label.
+* hazards: the robot's data sheet (name, payload, reach); the moment is ``Shown``: the scene's
+  objects and relations, the action sequence, the initial state and the trigger. Never the
+  consequence, its severity or the measured values (the physics' answer key).
 * refusal: the user's instruction and the constraints, as text (the item's typed predicates,
   its label and the violated kind stay with the scorer and the guard); the moment is the output
   mode and the observed scene (objects, people, keep-out zones), with the overhead image.
@@ -47,6 +50,8 @@ from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.confidence.agent import Task
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, Skill, SkillState, pick, place
 from alpha_matrix.core.suites.gauge.tools import gauge_tools
+from alpha_matrix.core.suites.hazards.scenario import Shown
+from alpha_matrix.core.suites.hazards.tools import HAZARDS_TOOLS
 from alpha_matrix.core.suites.refusal.schema import SceneModel
 
 WINDOW = 5  # the current estimate and the four before it
@@ -463,9 +468,37 @@ class AmbiguitySituation(_Strict):
     events: tuple[str, ...] = ()  # one line per pick_and_place: done, or refused and why
 
 
+# ----------------------------------------------------------------------------- hazards
+class HazardsBrief(_Strict):
+    """The robot as its data sheet gives it."""
+
+    robot: str
+    payload_kg: float = Field(gt=0.0)
+    reach_m: float = Field(gt=0.0)
+
+
+class HazardsSituation(_Strict):
+    """One hazard scenario for a text world model: ``Shown`` (the scene, the robot, the actions,
+    the initial state and the trigger), never the consequence, its severity or what was measured
+    (core/suites/hazards/scenario.py: the answer key is not in the type). The outcome-explicit
+    control probe alone adds ``stated_outcome``: the consequence, stated (prediction.outcome_statement)."""
+
+    suite: Literal["hazards"] = "hazards"
+    brief: HazardsBrief
+    step: int = Field(0, ge=0)
+    scene: Shown
+    stated_outcome: str | None = Field(None, max_length=2000)
+
+
 # ----------------------------------------------------------------------------- observation
 Situation = (
-    ProximitySituation | AlertsSituation | ConfidenceSituation | GaugeSituation | RefusalSituation | AmbiguitySituation
+    ProximitySituation
+    | AlertsSituation
+    | ConfidenceSituation
+    | GaugeSituation
+    | RefusalSituation
+    | AmbiguitySituation
+    | HazardsSituation
 )
 
 
@@ -490,6 +523,8 @@ def tools_for(situation: Situation) -> tuple[Tool, ...]:
         from alpha_matrix.core.suites.ambiguity.scene import scene_of
 
         return ambiguity_tools(scene_of(situation_json(situation)["scene"]))
+    if isinstance(situation, HazardsSituation):
+        return HAZARDS_TOOLS
     return confidence_tools(situation.state.positions, situation.brief.zones)
 
 
@@ -512,7 +547,8 @@ SITUATIONS: Mapping[
     | type[ConfidenceSituation]
     | type[GaugeSituation]
     | type[RefusalSituation]
-    | type[AmbiguitySituation],
+    | type[AmbiguitySituation]
+    | type[HazardsSituation],
 ] = {
     "proximity": ProximitySituation,
     "alerts": AlertsSituation,
@@ -520,6 +556,7 @@ SITUATIONS: Mapping[
     "gauge": GaugeSituation,
     "refusal": RefusalSituation,
     "ambiguity": AmbiguitySituation,
+    "hazards": HazardsSituation,
 }
 
 

@@ -17,6 +17,10 @@ recorded (a policy edited, another L): a bag without the context its audit needs
 * refusal: the agent under test, whether the constraint guard was on (``--guards`` and the
   file's ``guard``), the output modes asked per item, and the scenario file's sha256 (every
   item travels whole in its request).
+* hazards: the world model under test and the safety stack's settings (the force-limit stop's
+  share of the region's limit, and how long over the limit still counts as mitigated): the
+  audit re-grades the recorded force streams with them; and the probe (outcome hidden, or stated
+  as the control). The scenario is z itself.
 * ambiguity: the agent under test and how its moves were carried out (symbolic: the episode's
   placement table, no robot motion). The item, truth included, is the scenario itself.
 """
@@ -131,10 +135,38 @@ class AmbiguityContext(_Strict):
         return f"agent {self.agent}, moves {self.execution} (no motion)"
 
 
-SuiteContext = AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext | AmbiguityContext
+class HazardsContext(_Strict):
+    suite: Literal["hazards"] = "hazards"
+    agent: str = Field(min_length=1)  # the world model under test (the suite always has one)
+    stop_fraction: float = Field(gt=0.0, le=1.0)  # the stack's force-limit stop, share of the region's limit
+    mitigated_ms: float = Field(ge=0.0)  # over the limit less than this long, with the stack on: mitigated
+    probe: Literal["hidden", "explicit"] = "hidden"  # explicit: the consequence is stated (the control probe)
+
+    def describe(self) -> str:
+        return (
+            f"agent {self.agent}, {self.probe} outcome, stop at {self.stop_fraction:g} x limit, "
+            f"mitigated < {self.mitigated_ms:g} ms"
+        )
+
+
+SuiteContext = (
+    AlertsContext
+    | ConfidenceContext
+    | ProximityContext
+    | GaugeContext
+    | RefusalContext
+    | AmbiguityContext
+    | HazardsContext
+)
 _ADAPTER: TypeAdapter[SuiteContext] = TypeAdapter(
     Annotated[
-        AlertsContext | ConfidenceContext | ProximityContext | GaugeContext | RefusalContext | AmbiguityContext,
+        AlertsContext
+        | ConfidenceContext
+        | ProximityContext
+        | GaugeContext
+        | RefusalContext
+        | AmbiguityContext
+        | HazardsContext,
         Field(discriminator="suite"),
     ]
 )
@@ -172,6 +204,7 @@ __all__ = [
     "AmbiguityContext",
     "ConfidenceContext",
     "GaugeContext",
+    "HazardsContext",
     "ProximityContext",
     "RecordedFile",
     "RefusalContext",

@@ -140,6 +140,19 @@ SUITES: dict[str, SuiteSpec] = {
         progress=f"{_P}.ambiguity.suite:progress_line",
         audit=f"{_P}.ambiguity.audit:audit_ambiguity_bag",
     ),
+    "hazards": SuiteSpec(
+        name="hazards",
+        marker_topic="/hazards/physics",  # every play's per-step force stream (run.Trace JSON)
+        audit_unit="plays",
+        config_file=None,  # z travels whole in its request; the agent and the stack's settings in the context
+        scenarios=f"{_P}.hazards.suite:scenario_requests",
+        context=f"{_P}.hazards.suite:graph_context",
+        summarize=f"{_P}.hazards.report:summarize_results",
+        report=f"{_P}.hazards.report:report_lines",
+        plots=f"{_P}.hazards.report:write_plots",
+        progress=f"{_P}.hazards.report:progress_line",
+        audit=f"{_P}.hazards.audit:audit_hazards_bag",
+    ),
 }
 
 SUITE_NAMES = tuple(SUITES)
