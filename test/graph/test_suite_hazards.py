@@ -86,6 +86,7 @@ def _audit_clean(tmp_path: Path, run_id: str) -> None:
     assert "2/2 episodes match" in ok.stdout, ok.stdout
 
 
+@pytest.mark.long
 def test_the_outcome_explicit_probe_is_recorded_and_reported_as_the_control(tmp_path: Path) -> None:
     _two(tmp_path)
     proc = run_cli(
@@ -98,7 +99,6 @@ def test_the_outcome_explicit_probe_is_recorded_and_reported_as_the_control(tmp_
     _audit_clean(tmp_path, "ctl")
 
 
-@pytest.mark.long
 def test_the_embedded_model_predicts_end_to_end(tmp_path: Path) -> None:
     """Gemma 3 270M (llama.cpp) as the world model on two scenarios: its provenance in every record,
     an answer that is not a prediction counted as unparsable, the bag audited clean."""
