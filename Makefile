@@ -29,3 +29,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_matrix.py
 	.venv/bin/python benchmarks/bench_agent.py --decisions 20
 	.venv/bin/python benchmarks/bench_scale.py
+	.venv/bin/python benchmarks/bench_hazards_memory.py
