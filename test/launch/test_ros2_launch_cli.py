@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import subprocess
@@ -34,6 +35,18 @@ def _finished_cleanly(log: str) -> set[str]:
     return {m for m in re.findall(r"\[INFO\] \[(\w+)-\d+\]: process has finished cleanly", log)}
 
 
+def _stacks_of_the_slow(tmp: Path, nodes: list[psutil.Process], grace_s: float = 4.0) -> None:
+    """A node still up ``grace_s`` after the launch sent SIGINT prints its threads' stacks into the
+    launch log (faulthandler on SIGUSR1, lifecycle.py): a hang names where it waits."""
+    deadline = time.monotonic() + 60
+    while "sending signal 'SIGINT'" not in _log(tmp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _gone, alive = psutil.wait_procs(nodes, timeout=grace_s)
+    for p in alive:
+        with contextlib.suppress(psutil.Error):
+            p.send_signal(signal.SIGUSR1)
+
+
 def test_a_run_ends_with_0_and_every_process_clean(tmp_path: Path) -> None:
     proc = _launch(tmp_path, "episodes:=3", "run_id:=ok")
     assert proc.wait(timeout=300) == 0, _log(tmp_path)[-3000:]
@@ -50,7 +63,9 @@ def test_a_node_killed_mid_run_ends_the_launch_non_zero_naming_it(tmp_path: Path
             assert proc.poll() is None and time.monotonic() < deadline, _log(tmp_path)[-3000:]
             time.sleep(0.05)
         (oracle,) = [c for c in psutil.Process(proc.pid).children() if any(a.endswith("/oracle") for a in c.cmdline())]
+        ours = [c for c in psutil.Process(proc.pid).children() if c.pid != oracle.pid]
         oracle.send_signal(signal.SIGKILL)
+        _stacks_of_the_slow(tmp_path, ours)
         code = proc.wait(timeout=120)
     finally:
         if proc.poll() is None:

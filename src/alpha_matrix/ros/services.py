@@ -7,6 +7,14 @@ import time
 from typing import Any
 
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.ros.stop import STOP
+
+STOP_POLL_S = 0.1  # how often a wait for a reply looks whether this process is stopping
+
+
+def _stopping(client: Any) -> bool:
+    """This process got its stop signal, or the client's context is shut down (no reply can come)."""
+    return STOP.signal is not None or not client.context.ok()
 
 
 def call_service(client: Any, request: Any, timeout_s: float) -> Any:
@@ -34,15 +42,27 @@ def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.
         if done.wait(max(0.0, min(attempt_s, deadline - time.monotonic()))):
             return future.result()
         client.remove_pending_request(future)
+        if _stopping(client):
+            raise AlphaMatrixError(f"stopping: {client.srv_name} is no longer awaited")
         if time.monotonic() >= deadline:
             raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
 
 
 def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
+    """The reply, or AlphaMatrixError at the timeout or once this process is stopping.
+
+    A stop signal reaches every node of a graph at once (``ros2 launch`` sends them together): the
+    server may be gone for good, and a callback that waited out its timeout for it kept a proxy
+    node deaf to SIGINT and SIGTERM until the launch killed it (chaos, seen in CI).
+    """
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
-    if not done.wait(timeout_s):
-        raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+    deadline = time.monotonic() + timeout_s
+    while not done.wait(max(0.0, min(STOP_POLL_S, deadline - time.monotonic()))):
+        if _stopping(client):
+            raise AlphaMatrixError(f"stopping: the reply of {client.srv_name} is no longer awaited")
+        if time.monotonic() >= deadline:
+            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
     return future.result()
 
 
