@@ -1,4 +1,4 @@
-"""ambiguity_executive: the instruction-ambiguity suite through the graph (issue 14).
+"""ambiguity_executive: the instruction-ambiguity suite through the graph.
 
 For each ambiguity item on suite/request: run the episode (core/suites/ambiguity/episode.py's
 ``EpisodeRun``) with one agent/decide call per decision. The decision is data, judged by the

@@ -1,4 +1,4 @@
-"""gauge_bridge: the gauge suite's sim side and executive (issue 15).
+"""gauge_bridge: the gauge suite's sim side and executive.
 
 For each gauge scenario on suite/request: render the item (core/suites/gauge/scene.py: the
 textured panel in PyBullet seen by the project's RGB camera, then the item's degradations), show

@@ -1,4 +1,4 @@
-"""gauge_reader: the classical gauge reader as a service on the agent protocol (issue 15).
+"""gauge_reader: the classical gauge reader as a service on the agent protocol.
 
 ~/decide (Decide): a gauge observation in (the image and the face's published layout), one
 decision out: ``report_reading(value, unit, uncertainty)`` or ``cannot_read(reason)``

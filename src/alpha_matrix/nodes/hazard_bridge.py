@@ -1,4 +1,4 @@
-"""hazard_bridge: the hazards suite's sim side and executive (issue 16).
+"""hazard_bridge: the hazards suite's sim side and executive.
 
 For each z on suite/request: check that U can execute (reach, payload, budget: an infeasible z
 is counted, never played or asked); play it in the physics (core/suites/hazards/execute.py)

@@ -1,4 +1,4 @@
-"""refusal_executive: the refusal suite's items through the graph (issue 14).
+"""refusal_executive: the refusal suite's items through the graph.
 
 For each refusal item on suite/request: render the item's overhead image once (the sim camera,
 core/suites/refusal/render.py), then ask agent/decide for every output mode of the run's

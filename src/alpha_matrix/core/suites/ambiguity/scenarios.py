@@ -34,7 +34,7 @@ from alpha_matrix.core.suites.ambiguity.scene import Block, Place, Scene
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.registry import ScenarioRequest
 
-MIN_PAIRS = 20  # per category, as issue 14 asks
+MIN_PAIRS = 20  # per category, the set's floor
 
 
 class _Strict(BaseModel):

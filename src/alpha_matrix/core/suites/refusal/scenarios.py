@@ -40,7 +40,7 @@ from alpha_matrix.core.suites.refusal.scene import Scene, Task, scene_problem
 from alpha_matrix.core.suites.refusal.schema import SceneModel, to_scene
 from alpha_matrix.core.suites.refusal.text import parse_constraints, render_all
 
-PER_KIND_MIN = 15  # violating items per constraint kind, at least (issue 14)
+PER_KIND_MIN = 15  # violating items per constraint kind, at least
 BALANCE = 2 * len(KINDS)  # a count is balanced when it is a multiple of this
 
 
