@@ -240,6 +240,21 @@ class _Session:
         return body
 
     # ------------------------------------------------------------- commands
+    def pick_cube(self, mass_kg: float, then: Vec3) -> tuple[int, float, float]:
+        """Check the pick and ``then`` are in reach, place a cube of ``mass_kg`` at ``object_position``,
+        hover, descend and close on it. (body, its centre height, the grasp height)."""
+        cfg = self.cfg
+        he = cfg.object_half_extent
+        x, y = cfg.object_position
+        zc = TABLE_TOP + he
+        grip = zc - cfg.grip_below_centre
+        self.reachable((x, y, grip + cfg.hover), (x, y, grip), then)
+        obj = self.add_box((he, he, he), (x, y, zc), mass_kg)
+        self.move((x, y, grip + cfg.hover), cfg.hover_steps)
+        self.move((x, y, grip), cfg.descend_steps)
+        self.gripper(0.0, cfg.grip_steps)
+        return obj, zc, grip
+
     def reachable(self, *targets: Vec3) -> None:
         for t in targets:
             err = self.world.reach_error(t)
@@ -398,19 +413,14 @@ def release_at_height(mass_kg: float, height_m: float, cfg: PhysicsConfig | None
     try:
         he = cfg.object_half_extent
         x, y = cfg.object_position
-        zc = TABLE_TOP + he
-        grip = zc - cfg.grip_below_centre
         up = TABLE_TOP + height_m + he - cfg.grip_below_centre
-        s.reachable((x, y, grip + cfg.hover), (x, y, grip), (x, y, up))
-        obj = s.add_box((he, he, he), (x, y, zc), mass_kg)
-        s.move((x, y, grip + cfg.hover), cfg.hover_steps)
-        s.move((x, y, grip), cfg.descend_steps)
-        s.gripper(0.0, cfg.grip_steps)
+        obj, _zc, _grip = s.pick_cube(mass_kg, (x, y, up))
         s.move((x, y, up), cfg.lift_steps)
         bottom = p.getBasePositionAndOrientation(obj, **c)[0][2] - he
         if bottom - TABLE_TOP < cfg.min_lift:
             raise Infeasible(f"the {mass_kg} kg object was not lifted (grasp failed)")
         h = bottom - TABLE_TOP
+        grade = grade_drop(mass_kg, h)
         vmax = 0.0
         s.world.start_gripper(cfg.world.max_width, cfg.world.finger_force, cfg.release_steps)
         for _ in range(cfg.release_steps + cfg.fall_steps):
@@ -419,11 +429,11 @@ def release_at_height(mass_kg: float, height_m: float, cfg: PhysicsConfig | None
         return DropOutcome(
             mass_kg=mass_kg,
             height_m=h,
-            energy_j=grade_drop(mass_kg, h).value,
+            energy_j=grade.value,
             impact_speed_m_s=vmax,
             impact_energy_j=0.5 * mass_kg * vmax * vmax,
             steps=s.steps,
-            grade=grade_drop(mass_kg, h),
+            grade=grade,
         )
     finally:
         s.close()
@@ -496,13 +506,7 @@ def carry_object(mass_kg: float, to: Vec3, carry_steps: int, cfg: PhysicsConfig 
     try:
         he = cfg.object_half_extent
         x, y = cfg.object_position
-        zc = TABLE_TOP + he
-        grip = zc - cfg.grip_below_centre
-        s.reachable((x, y, grip + cfg.hover), (x, y, grip), to)
-        obj = s.add_box((he, he, he), (x, y, zc), mass_kg)
-        s.move((x, y, grip + cfg.hover), cfg.hover_steps)
-        s.move((x, y, grip), cfg.descend_steps)
-        s.gripper(0.0, cfg.grip_steps)
+        obj, zc, grip = s.pick_cube(mass_kg, to)
         s.move((x, y, grip + cfg.hover), cfg.lift_steps)
         if p.getBasePositionAndOrientation(obj, **c)[0][2] - zc < cfg.min_lift:
             raise Infeasible(f"the {mass_kg} kg object was not lifted (grasp failed)")
