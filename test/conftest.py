@@ -17,6 +17,10 @@ from typing import Any
 
 import pytest
 
+from alpha_matrix.ros.transport import use_localhost_udp
+
+use_localhost_udp()  # the test process's own participants (probes) on the graphs' transport
+
 DIGEST = "sha256:" + "ab" * 32
 
 

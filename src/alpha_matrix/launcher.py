@@ -31,6 +31,7 @@ from alpha_matrix.core.errors import ConfigError, GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
 from alpha_matrix.core.runlock import InUseError, lock_dirs
 from alpha_matrix.ros.shm import clean_stale_shm
+from alpha_matrix.ros.transport import localhost_udp, use_localhost_udp
 
 STOP_GRACE_S = 5.0
 # Where a failed graph's log goes, with every other node's thread stacks (faulthandler, SIGUSR1)
@@ -61,8 +62,7 @@ def probe_seconds() -> float:
 
 
 def graph_env(domain_id: int | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    env.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    env = localhost_udp(os.environ if base is None else base)
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
     if domain_id is not None:
@@ -92,8 +92,7 @@ def visible_nodes(domains: Iterable[int], names: Iterable[str], timeout_s: float
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
-    # The same discovery scope as the graph's nodes (graph_env), or we could miss them.
-    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    use_localhost_udp()  # the graph's own transport and discovery scope (graph_env), or we could miss them
     wanted = set(names)
     contexts: list[Context] = []
     probes: dict[int, Node] = {}

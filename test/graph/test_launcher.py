@@ -22,6 +22,28 @@ def test_killing_one_node_stops_the_graph(start_graph):
     assert all(p.poll() is not None for p in g.launcher.procs.values())
 
 
+def _shm_mappings(pid: int) -> list[str]:
+    """The Fast DDS shared-memory segments and ports a process has mapped."""
+    return [
+        line.split()[-1] for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if "/dev/shm/fastdds" in line
+    ]
+
+
+def test_the_graph_talks_over_udp_without_shared_memory(start_graph):
+    """Every node, and this process's own participant, discovers and answers with no Fast DDS
+    shared-memory port mapped: a port rebuilt under load loses messages for good (ros/transport.py)."""
+    from alpha_matrix_interfaces.srv import Observe
+
+    from alpha_matrix.ros.services import call_service
+
+    g = start_graph()
+    wait_until(lambda: g.node.count_publishers("robot/step_batch") > 0, 30, "the graph")
+    reply = call_service(g.node.create_client(Observe, "robot/observe"), Observe.Request(), 30)
+    assert reply.step == 0  # a round trip to sim_bridge (no episode yet)
+    pids = {name: proc.pid for name, proc in g.launcher.procs.items()} | {"this test": os.getpid()}
+    assert {name: _shm_mappings(pid) for name, pid in pids.items() if _shm_mappings(pid)} == {}
+
+
 def test_node_failing_at_start_is_named(start_graph, tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")

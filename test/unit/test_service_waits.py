@@ -54,3 +54,32 @@ def test_a_shut_down_context_ends_the_wait_and_a_reply_is_returned(no_signal):
 def test_without_a_stop_the_timeout_still_applies(no_signal):
     with pytest.raises(AlphaMatrixError, match="no reply from /robot/move_to within 0 s"):
         services.wait_reply(_Client(), Future(), timeout_s=0.3)
+
+
+class _LossyClient(_Client):
+    """Loses the replies to its first ``lost`` requests."""
+
+    def __init__(self, lost: int) -> None:
+        super().__init__()
+        self.lost, self.sent = lost, 0
+
+    def wait_for_service(self, timeout_sec: float) -> bool:
+        return True
+
+    def call_async(self, request: object) -> Future:
+        self.sent += 1
+        f = Future()
+        if self.sent > self.lost:
+            f.set_result(f"reply to {request}")
+        return f
+
+    def remove_pending_request(self, future: Future) -> None:
+        pass
+
+
+def test_a_handshake_is_resent_until_a_reply_comes_and_says_how_often_it_tried(no_signal):
+    client = _LossyClient(lost=2)
+    assert services.handshake(client, "probe", timeout_s=5.0, attempt_s=0.05) == "reply to probe"
+    assert client.sent == 3
+    with pytest.raises(AlphaMatrixError, match=r"no reply from /robot/move_to to [3-5] handshakes within 0 s"):
+        services.handshake(_LossyClient(lost=99), "probe", timeout_s=0.45, attempt_s=0.15)

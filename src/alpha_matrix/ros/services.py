@@ -35,8 +35,9 @@ def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.
     deadline = time.monotonic() + timeout_s
     if not client.wait_for_service(timeout_sec=timeout_s):
         raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    sent = 0
     while True:
-        future = client.call_async(request)
+        future, sent = client.call_async(request), sent + 1
         done = threading.Event()
         future.add_done_callback(lambda _f, d=done: d.set())
         if done.wait(max(0.0, min(attempt_s, deadline - time.monotonic()))):
@@ -45,7 +46,7 @@ def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.
         if _stopping(client):
             raise AlphaMatrixError(f"stopping: {client.srv_name} is no longer awaited")
         if time.monotonic() >= deadline:
-            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+            raise AlphaMatrixError(f"no reply from {client.srv_name} to {sent} handshakes within {timeout_s:.0f} s")
 
 
 def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:

@@ -1,0 +1,45 @@
+"""The DDS transport every participant of ours uses: localhost discovery over UDP only.
+
+rmw_fastrtps gives ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST a shared-memory transport beside UDP,
+and prefers it between processes of one host. Under load a shared-memory port can be judged dead
+and rebuilt by a peer while its owner goes on reading the old one: every message on that path is
+then lost, reliable QoS included (seen in CI: a node whose service requests and status topics
+went unanswered for 30 s, with every process idle). config/dds/fastdds_localhost_udp.xml keeps
+LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
+does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Speed".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+RANGE_ENV = "ROS_AUTOMATIC_DISCOVERY_RANGE"
+PROFILE_ENV = "FASTDDS_DEFAULT_PROFILES_FILE"
+PROFILE_NAME = "dds/fastdds_localhost_udp.xml"  # under config/
+
+
+def profile_path() -> Path:
+    from alpha_matrix.core.graph import default_config_dir
+
+    return default_config_dir() / PROFILE_NAME
+
+
+def localhost_udp(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with our transport, unless its user chose another one.
+
+    An unset range or LOCALHOST becomes LOCALHOST over UDP (the same scope); a range such as
+    SUBNET, or a Fast DDS profile of the user's own, is left as it is.
+    """
+    out = dict(env)
+    if out.get(PROFILE_ENV) or out.get(RANGE_ENV, "") not in ("", "LOCALHOST"):
+        return out
+    out[RANGE_ENV] = "SYSTEM_DEFAULT"
+    out[PROFILE_ENV] = str(profile_path())
+    return out
+
+
+def use_localhost_udp() -> None:
+    """Give this process's own participants (probes, in-process runners) the graph's transport."""
+    os.environ.update(localhost_udp(os.environ))
