@@ -242,3 +242,16 @@ def test_a_run_that_recorded_anything_or_was_there_before_is_kept(tmp_path):
     assert unmade_dirs(graph) == [] and discard_unrecorded(unmade_dirs(graph), run_dir) == []  # resumed: not made
     assert all(d.exists() for d in made)
     assert discard_unrecorded(made, run_dir) == made  # no record, no step: a failed start, removed
+
+
+def test_flow_window_params_are_checked():
+    import pytest
+
+    from alpha_matrix.core.config import SimBridgeParams
+
+    p = SimBridgeParams(gating_consumers=["safety_monitor", "recorder"], flow_consumers=["recorder", "gone"])
+    assert p.gate_windows() == {"recorder": 192}  # a flow consumer that does not gate is ignored
+    with pytest.raises(ValueError, match="at least reaction_latency_steps"):
+        SimBridgeParams(gating_consumers=["recorder"], flow_consumers=["recorder"], flow_window_steps=8)
+    with pytest.raises(ValueError, match="spans more than 127 batches of 1 steps"):
+        SimBridgeParams(gating_consumers=["recorder"], flow_consumers=["recorder"], batch_steps=1)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import bag_name_param, run_id_param
+from alpha_matrix.core.robot.gate import STEP_STREAM_DEPTH
 from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
@@ -38,6 +39,13 @@ class SimBridgeParams(NodeParams):
     gating_consumers: list[str] = Field(
         default_factory=list, description="Consumers the bridge never runs more than L steps ahead of."
     )
+    flow_consumers: list[str] = Field(
+        default_factory=list,
+        description="Consumers that never decide (the recorder): when gating, held within flow_window_steps, not L.",
+    )
+    flow_window_steps: int = Field(
+        192, ge=1, description="How far the bridge may run past a flow consumer's last ack (>= L)."
+    )
     max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")
     reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
     realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
@@ -51,7 +59,22 @@ class SimBridgeParams(NodeParams):
                 f"batch_steps ({self.batch_steps}) must not exceed reaction_latency_steps "
                 f"({self.reaction_latency_steps}) when gating consumers are set"
             )
+        if self.flow_consumers and self.flow_window_steps < self.reaction_latency_steps:
+            raise ValueError(
+                f"flow_window_steps ({self.flow_window_steps}) must be at least reaction_latency_steps "
+                f"({self.reaction_latency_steps})"
+            )
+        # Batches a flow consumer may have unread: within half the stream's queue, or one is dropped.
+        if self.flow_consumers and -(-self.flow_window_steps // self.batch_steps) + 1 > STEP_STREAM_DEPTH // 2:
+            raise ValueError(
+                f"flow_window_steps ({self.flow_window_steps}) spans more than {STEP_STREAM_DEPTH // 2 - 1} "
+                f"batches of {self.batch_steps} steps (the step stream queues {STEP_STREAM_DEPTH})"
+            )
         return self
+
+    def gate_windows(self) -> dict[str, int]:
+        """The flow consumers that gate this graph (one excluded from it gates nothing)."""
+        return {c: self.flow_window_steps for c in self.flow_consumers if c in self.gating_consumers}
 
 
 class OracleParams(NodeParams):

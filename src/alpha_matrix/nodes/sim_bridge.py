@@ -36,7 +36,7 @@ class SimBridge(Node):
         self.world = World(WorldConfig())
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
-        self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps)
+        self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows())
         self.buffer = StepBuffer(p.batch_steps)
         self._ready = not p.gating_consumers
         self._body_names = names_by_id(self.world.body_names)
@@ -53,6 +53,7 @@ class SimBridge(Node):
         self.get_logger().info(
             f"ready: batch {p.batch_steps} steps, reaction latency {p.reaction_latency_steps} steps, "
             f"gating consumers {p.gating_consumers or 'none'}"
+            + (f" ({', '.join(p.flow_consumers)} within {p.flow_window_steps} steps)" if p.flow_consumers else "")
         )
 
     def _consumers_subscribed(self) -> bool:

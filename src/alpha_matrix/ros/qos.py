@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-STREAM = QoSProfile(depth=256, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+from alpha_matrix.core.robot.gate import STEP_STREAM_DEPTH
+
+STREAM = QoSProfile(depth=STEP_STREAM_DEPTH, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 # The step stream itself is transient-local: a gating consumer whose reader matched a moment
 # after the first batch went out still receives it (else the bridge would wait for an ack of a
 # batch the consumer never saw). Volatile readers stay compatible.
 STEP_STREAM = QoSProfile(
-    depth=256,
+    depth=STEP_STREAM_DEPTH,
     reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
     history=HistoryPolicy.KEEP_LAST,

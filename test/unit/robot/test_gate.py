@@ -44,3 +44,23 @@ def test_unknown_consumer_is_ignored():
     gate = LookaheadGate(["monitor"], latency=8)
     gate.ack("someone", 1000, 0)
     assert gate.horizon() == 8
+
+
+def test_a_flow_consumer_holds_the_bridge_only_at_its_window():
+    """The recorder never decides: the bridge runs up to 192 steps past its ack, the monitor's L still binds."""
+    gate = LookaheadGate(["monitor", "recorder"], latency=24, windows={"recorder": 192})
+    gate.ack("monitor", 160, 0)
+    assert gate.horizon() == 184 and gate.laggards() == ["monitor"]  # the recorder (0 + 192) is not the limit
+    gate.ack("monitor", 400, 0)
+    assert gate.horizon() == 192 and gate.laggards() == ["recorder"] and not gate.allows(193)
+    gate.ack("recorder", 300, 0)
+    assert gate.horizon() == 424
+
+
+def test_flow_windows_are_checked():
+    import pytest
+
+    with pytest.raises(ValueError, match="does not have"):
+        LookaheadGate(["monitor"], latency=24, windows={"recorder": 192})
+    with pytest.raises(ValueError, match="shorter than the reaction latency 24"):
+        LookaheadGate(["recorder"], latency=24, windows={"recorder": 8})

@@ -7,15 +7,25 @@ same step in every run, however the processes are scheduled (notes/bounded-looka
 An ack is credited only once the bridge has received every request the consumer had issued
 when it sent the ack: acks and requests travel on different channels, and DDS orders messages
 only within one topic.
+
+A consumer that never decides (the recorder: it only must not fall behind the stream's queue)
+gets a longer window than L: the bridge then waits on it only if it lags by that many steps,
+instead of once per batch. Its stops, if it sent any, would carry no guarantee.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+# Messages a step-stream reader may have queued (the topics' KEEP_LAST depth, ros/qos.py): a
+# flow window must keep every reader within it, or a batch could be dropped before it is read.
+STEP_STREAM_DEPTH = 256
 
 
 @dataclass
 class _Consumer:
+    window: int  # how far past its last credited step the bridge may run: L, or a flow window
     credited: int = 0
     requests_received: int = 0
     pending: list[tuple[int, int]] = field(default_factory=list)  # (step, requests_issued)
@@ -24,11 +34,17 @@ class _Consumer:
 
 
 class LookaheadGate:
-    def __init__(self, consumers: list[str], latency: int) -> None:
+    def __init__(self, consumers: list[str], latency: int, windows: Mapping[str, int] | None = None) -> None:
+        """``windows``: consumers that never decide, each with its window (>= ``latency``)."""
+        windows = dict(windows or {})
         if latency < 1:
             raise ValueError("reaction latency must be at least one step")
+        if unknown := sorted(set(windows) - set(consumers)):
+            raise ValueError(f"flow windows for consumers the gate does not have: {unknown}")
+        if short := sorted(n for n, w in windows.items() if w < latency):
+            raise ValueError(f"flow windows shorter than the reaction latency {latency}: {short}")
         self.latency = latency
-        self._consumers = {name: _Consumer() for name in consumers}
+        self._consumers = {name: _Consumer(windows.get(name, latency)) for name in consumers}
 
     @property
     def consumers(self) -> list[str]:
@@ -85,12 +101,13 @@ class LookaheadGate:
         """Last step the bridge may execute; None when nothing gates it."""
         if not self._consumers:
             return None
-        return min(c.credited for c in self._consumers.values()) + self.latency
+        return min(c.credited + c.window for c in self._consumers.values())
 
     def allows(self, step: int) -> bool:
         h = self.horizon()
         return h is None or step <= h
 
     def laggards(self) -> list[str]:
-        low = min((c.credited for c in self._consumers.values()), default=0)
-        return [n for n, c in self._consumers.items() if c.credited == low]
+        """The consumers that set the horizon (the bridge is waiting for them when blocked)."""
+        low = self.horizon()
+        return [n for n, c in self._consumers.items() if c.credited + c.window == low]
