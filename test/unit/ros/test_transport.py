@@ -35,3 +35,18 @@ def test_the_profile_is_udp_on_localhost_with_no_shared_memory():
     peers = participant.findall(".//d:initialPeersList//d:address", NS)
     assert [p.text for p in peers] == ["127.0.0.1"]
     assert participant.find(".//d:metatrafficMulticastLocatorList", NS) is None  # no multicast discovery
+
+
+def test_lost_datagrams_are_rare_and_resent_soon():
+    root = ET.parse(profile_path()).getroot()
+    udp = root.find(".//d:transport_descriptor", NS)
+    assert udp is not None
+    assert int(udp.findtext("d:receiveBufferSize", namespaces=NS) or 0) >= 4 << 20  # camera frames come in bursts
+    writer = root.find(".//d:data_writer", NS)
+    assert writer is not None and writer.get("is_default_profile") == "true"
+    period = writer.find(".//d:heartbeat_period", NS)
+    assert period is not None
+    seconds = (
+        int(period.findtext("d:sec", namespaces=NS) or 0) + int(period.findtext("d:nanosec", namespaces=NS) or 0) / 1e9
+    )
+    assert 0 < seconds <= 0.1  # Fast DDS's default 3 s let a stream's tail miss its episode's bag commit
