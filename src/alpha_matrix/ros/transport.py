@@ -1,9 +1,10 @@
 """The DDS transport every participant of ours uses: localhost discovery over UDP only.
 
 rmw_fastrtps gives ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST a shared-memory transport beside UDP,
-and prefers it between processes of one host. Under load a shared-memory port can be judged dead
-and rebuilt by a peer while its owner goes on reading the old one: every message on that path is
-then lost, reliable QoS included (seen in CI: a node whose service requests and status topics
+and prefers it between processes of one host. A process opening a peer's port first checks that
+its listeners answer within 1 s; on a loaded machine one may not, and the opener then removes the
+port and builds a new one while its owner goes on reading the removed one: every message on that
+path is lost, reliable QoS included (seen in CI: a node whose service requests and status topics
 went unanswered for 30 s, with every process idle). config/dds/fastdds_localhost_udp.xml keeps
 LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
 does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Speed".
