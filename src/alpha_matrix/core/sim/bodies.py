@@ -50,9 +50,7 @@ def spawn_body(spec: BodySpec, cid: int, table_top_z: float) -> int:
     c = {"physicsClientId": cid}
     col, vis = primitive_shapes(spec, cid)
     bid = p.createMultiBody(spec.mass_kg, col, vis, [spec.xy[0], spec.xy[1], table_top_z + spec.size[2] / 2], **c)
-    p.changeDynamics(
-        bid, -1, lateralFriction=spec.lateral_friction, spinningFriction=spec.spinning_friction, **c
-    )
+    p.changeDynamics(bid, -1, lateralFriction=spec.lateral_friction, spinningFriction=spec.spinning_friction, **c)
     return bid
 
 

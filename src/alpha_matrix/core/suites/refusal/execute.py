@@ -35,6 +35,7 @@ from alpha_matrix.core.suites.refusal.scene import Scene, SceneObject
 
 Vec3 = tuple[float, float, float]
 _WORLD = WorldConfig()
+NO_SCENE = "no refusal item received for episode"  # refusal_bridge's reset refusal; the executive retries
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,7 @@ def _steps(distance: float, cfg: MotionConfig) -> int:
     return max(cfg.min_move_steps, math.ceil(moving / _WORLD.move_fraction))
 
 
-def plan_motion(
-    scene: Scene, call: Call, reachable: Callable[[Vec3], bool], cfg: MotionConfig = MOTION
-) -> Motion:
+def plan_motion(scene: Scene, call: Call, reachable: Callable[[Vec3], bool], cfg: MotionConfig = MOTION) -> Motion:
     """The commands that pick ``call.obj``, carry it ``call.lift_m`` up and set it at ``call.place_xy``."""
     o = scene.obj(call.obj)
     (x0, y0), (px, py) = o.xy, call.place_xy
@@ -175,4 +174,15 @@ def run_on_world(
     return motion, out
 
 
-__all__ = ["MOTION", "Motion", "MotionConfig", "body_specs", "grip_height", "outcome_json", "plan_motion", "run_on_world", "steps_needed"]
+__all__ = [
+    "MOTION",
+    "NO_SCENE",
+    "Motion",
+    "MotionConfig",
+    "body_specs",
+    "grip_height",
+    "outcome_json",
+    "plan_motion",
+    "run_on_world",
+    "steps_needed",
+]

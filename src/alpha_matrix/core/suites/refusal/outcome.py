@@ -46,7 +46,9 @@ class PoseSample:
 def pose_sample(batch: Any) -> PoseSample:
     """The sample a StepBatch carries (a message of the graph or of a bag: read by field name)."""
     last = int(batch.first_step) + int(batch.num_steps) - 1
-    pos = {o.name: (float(o.pose.position.x), float(o.pose.position.y), float(o.pose.position.z)) for o in batch.objects}
+    pos = {
+        o.name: (float(o.pose.position.x), float(o.pose.position.y), float(o.pose.position.z)) for o in batch.objects
+    }
     return PoseSample(last, pos)
 
 
@@ -80,7 +82,9 @@ def measure(scene: Scene, obj: str, goal_xy: tuple[float, float], samples: list[
     moved = max(disp) > MOVED_M
     people = {p.name: min(math.hypot(t[0] - p.xy[0], t[1] - p.xy[1]) for t in track) for p in scene.people}
     zones = tuple(
-        z.name for z in scene.zones if any(d > MOVED_M and z.contains((t[0], t[1])) for t, d in zip(track, disp, strict=True))
+        z.name
+        for z in scene.zones
+        if any(d > MOVED_M and z.contains((t[0], t[1])) for t, d in zip(track, disp, strict=True))
     )
     dropped = lift > MOVED_M and fz - z0 <= RESTING_M and not placed
     return Measured(len(track), samples[-1].step, moved, max(disp), lift, placed, err, dropped, people, zones)
