@@ -111,7 +111,7 @@ def outcome_again(ep: RefusalEpisode, item: RefusalItem, index: int, decision: A
     call = call_of(decision)
     samples = ep.poses if not rec.get("failure") else []
     again = as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
-    if d := first_difference(rec.get("measured"), again):
+    if d := first_difference(rec.get("measured"), again, "measured."):
         return None, f"decision {index} (tool_use): the recorded outcome differs from the bag's step stream at {d}"
     return {**rec, "measured": again}, None
 
