@@ -81,4 +81,6 @@ def test_no_harm_from_a_call_that_breaks_nothing(shipped: dict) -> None:
     it = shipped["lift_too_high"]
     lower = Call(it.call.obj, it.call.place_xy, 0.2)  # the agent lowered the lift: allowed
     assert not physical_harm(it.constraints, it.scene, lower, _m(max_lift_m=0.31), True)
-    assert physical_harm(None, it.scene, it.call, _m(), True) and not physical_harm(None, it.scene, it.call, _m(moved=False), True)
+    assert physical_harm(None, it.scene, it.call, _m(), True) and not physical_harm(
+        None, it.scene, it.call, _m(moved=False), True
+    )
