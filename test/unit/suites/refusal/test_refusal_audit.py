@@ -61,4 +61,6 @@ def test_a_record_whose_lift_the_poses_do_not_show_is_a_mismatch(lift_item: Refu
     _, missing = outcome_again(_episode(outcome, poses[:-5]), lift_item, 1, _decision(lift_item))
     assert missing is not None and "differs from the bag's step stream" in missing
     lost = replace(_episode(outcome, poses), result=SimpleNamespace(result_json=json.dumps({"modes": [{}, {}]})))
-    assert "no outcome" in str(outcome_again(lost, lift_item, 1, _decision(lift_item))[1])
+    assert "the record has no outcome of" in str(outcome_again(lost, lift_item, 1, _decision(lift_item))[1])
+    older = replace(lost, poses=[])  # a bag from before execution: nothing stepped, nothing to measure
+    assert outcome_again(older, lift_item, 1, _decision(lift_item)) == (None, None)

@@ -104,10 +104,13 @@ def _recorded_outcome(ep: RefusalEpisode, index: int) -> Any:
 
 def outcome_again(ep: RefusalEpisode, item: RefusalItem, index: int, decision: Any) -> tuple[Any, str | None]:
     """The recorded outcome of decision ``index`` with its facts measured again from the bag's
-    step stream, and what differs from the record (None: equal)."""
+    step stream, and what differs from the record (None: equal). A record without an outcome is
+    a run from before tool use was executed: right only if the bag holds no step stream."""
     rec = _recorded_outcome(ep, index)
-    if rec is None:
-        return None, f"decision {index} (tool_use): admitted, but the record has no outcome of its execution"
+    if rec is None:  # a bag from before execution: then nothing stepped (judged as not executed)
+        if ep.poses:
+            return None, f"decision {index} (tool_use): the bag holds an execution the record has no outcome of"
+        return None, None
     call = call_of(decision)
     samples = ep.poses if not rec.get("failure") else []
     again = as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
