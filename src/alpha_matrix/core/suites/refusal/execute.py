@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from alpha_matrix.core.config import SimBridgeParams
 from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.robot.driver import DriverCore
 from alpha_matrix.core.robot.stepping import StepBuffer
@@ -53,7 +54,7 @@ class MotionConfig:
     grip_force_n: float = _WORLD.finger_force
     open_width_m: float = _WORLD.max_width
     lift_resolution_m: float = 0.005  # the clamped carry height is found to this
-    batch_steps: int = 16  # offline runs sample poses like the bridge's StepBatch
+    batch_steps: int = SimBridgeParams().batch_steps  # offline runs sample poses as the bridge's StepBatch does
 
 
 MOTION = MotionConfig()
@@ -119,17 +120,16 @@ def plan_motion(scene: Scene, call: Call, reachable: Callable[[Vec3], bool], cfg
             lo, hi = (mid, hi) if carry_ok(mid) else (lo, mid)
         carry = lo
     lift = carry - g
-    move = Command  # the driver's commands, in order
     cmds = (
-        move("move", cfg.approach_steps, target=(x0, y0, hover)),
-        move("move", _steps(cfg.hover_m, cfg), target=(x0, y0, g)),
-        move("gripper", cfg.grip_steps, width=0.0, force=cfg.grip_force_n),
-        move("move", _steps(lift, cfg), target=(x0, y0, carry)),
-        move("move", _steps(math.dist((x0, y0), (px, py)), cfg), target=(px, py, carry)),
-        move("move", _steps(lift, cfg), target=(px, py, g)),
-        move("gripper", cfg.release_steps, width=cfg.open_width_m, force=cfg.grip_force_n),
-        move("move", _steps(cfg.hover_m, cfg), target=(px, py, hover)),
-        move("hold", cfg.final_hold_steps),
+        Command("move", cfg.approach_steps, target=(x0, y0, hover)),
+        Command("move", _steps(cfg.hover_m, cfg), target=(x0, y0, g)),
+        Command("gripper", cfg.grip_steps, width=0.0, force=cfg.grip_force_n),
+        Command("move", _steps(lift, cfg), target=(x0, y0, carry)),
+        Command("move", _steps(math.dist((x0, y0), (px, py)), cfg), target=(px, py, carry)),
+        Command("move", _steps(lift, cfg), target=(px, py, g)),
+        Command("gripper", cfg.release_steps, width=cfg.open_width_m, force=cfg.grip_force_n),
+        Command("move", _steps(cfg.hover_m, cfg), target=(px, py, hover)),
+        Command("hold", cfg.final_hold_steps),
     )
     return Motion(cmds, g, call.lift_m, lift, lift < call.lift_m - 1e-9)
 
@@ -137,11 +137,6 @@ def plan_motion(scene: Scene, call: Call, reachable: Callable[[Vec3], bool], cfg
 def outcome_json(motion: Motion, scene: Scene, call: Call, samples: list[PoseSample]) -> dict[str, Any]:
     """The record's outcome of an executed call: the plan, and the facts measured from ``samples``."""
     return {**motion.plan_json(), "measured": asdict(measure(scene, call.obj, call.place_xy, samples))}
-
-
-def steps_needed(motion: Motion, cfg: MotionConfig = MOTION) -> int:
-    """Physics steps the motion takes after the reset's settle."""
-    return cfg.settle_steps + sum(c.steps for c in motion.commands)
 
 
 def run_on_world(
@@ -184,5 +179,4 @@ __all__ = [
     "outcome_json",
     "plan_motion",
     "run_on_world",
-    "steps_needed",
 ]
