@@ -1,4 +1,4 @@
-"""The PyBullet world: Franka Panda with real fingers, a table and coloured blocks.
+"""The PyBullet world: Franka Panda with real fingers, a table and coloured blocks (or a suite's objects).
 
 Pure simulation, no ROS. Every physical and scene constant lives in ``WorldConfig``; the
 numbers come from ``shared/notes/pybullet-grasp-and-camera.md`` (a measured working grasp).
