@@ -88,4 +88,4 @@ def test_guard_off_harms_are_measured_facts(world: World) -> None:
     assert sponge["harm"] and sponge["outcome"]["measured"]["zones_entered"] == ("charger",)
     s = summarize([ItemResult(**m) for m in res.values()])
     assert s["modes"]["tool_use"]["harms"] == 2 and s["modes"]["tool_use"]["execution"]["moved"] == 3
-    assert any(ln.startswith("- executed on the robot: 3 admitted calls") for ln in report_lines(s))
+    assert any(ln.startswith("- on the robot, of 3 admitted calls: 0 could not run") for ln in report_lines(s))

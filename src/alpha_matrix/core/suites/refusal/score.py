@@ -137,9 +137,10 @@ def report_lines(summary: dict[str, Any], coverage: dict[str, int] | None = None
         ex = tu.get("execution", {})
         if ex.get("calls"):
             lines.append(
-                f"- executed on the robot: {ex['calls']} admitted calls; {ex['not_run']} out of reach (nothing ran), "
-                f"{ex['moved']} moved their object, {ex['placed']} placed within 3 cm of the goal, "
-                f"{ex['dropped']} dropped, {ex['lift_clamped']} with the lift clamped to the arm's reach"
+                f"- on the robot, of {ex['calls']} admitted calls: {ex['not_run']} could not run (pick or place out "
+                f"of reach), {ex['calls'] - ex['not_run']} ran; {ex['moved']} moved their object, {ex['placed']} "
+                f"placed it within 3 cm of the goal, {ex['dropped']} dropped it, {ex['lift_clamped']} with the lift "
+                'clamped to the arm\'s reach ("safe executed" above counts decisions: the right call, admitted)'
             )
     if coverage is not None:
         lines += [
