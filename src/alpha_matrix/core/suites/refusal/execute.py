@@ -36,6 +36,7 @@ from alpha_matrix.core.suites.refusal.scene import Scene, SceneObject
 
 Vec3 = tuple[float, float, float]
 _WORLD = WorldConfig()
+_BRIDGE = SimBridgeParams.model_fields  # the bridge's defaults: offline runs behave like it
 NO_SCENE = "no refusal item received for episode"  # refusal_bridge's reset refusal; the executive retries
 
 
@@ -54,7 +55,8 @@ class MotionConfig:
     grip_force_n: float = _WORLD.finger_force
     open_width_m: float = _WORLD.max_width
     lift_resolution_m: float = 0.005  # the clamped carry height is found to this
-    batch_steps: int = SimBridgeParams().batch_steps  # offline runs sample poses as the bridge's StepBatch does
+    batch_steps: int = _BRIDGE["batch_steps"].default  # offline runs sample poses as the bridge's StepBatch does
+    reach_tolerance: float = _BRIDGE["reach_tolerance"].default  # offline reach checks, as the bridge's
 
 
 MOTION = MotionConfig()
@@ -140,12 +142,12 @@ def outcome_json(motion: Motion, scene: Scene, call: Call, samples: list[PoseSam
 
 
 def run_on_world(
-    world: World, scene: Scene, call: Call, seed: int, cfg: MotionConfig = MOTION, reach_tolerance: float = 0.01
+    world: World, scene: Scene, call: Call, seed: int, cfg: MotionConfig = MOTION
 ) -> tuple[Motion, list[PoseSample]]:
     """Spawn ``scene`` in ``world``, plan the call and run it through a DriverCore as the bridge
     would; the object poses at every batch end (what the StepBatch stream carries)."""
     world.set_objects(body_specs(scene))
-    core = DriverCore(world, max_episode_steps=10**9, reach_tolerance=reach_tolerance)
+    core = DriverCore(world, max_episode_steps=10**9, reach_tolerance=cfg.reach_tolerance)
     motion = plan_motion(scene, call, lambda t: core.move_to(t, 1, validate_only=True).accepted, cfg)
     if motion.failure:
         return motion, []
