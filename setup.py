@@ -29,6 +29,7 @@ NODES = [
     "gauge_bridge",
     "gauge_reader",
     "refusal_executive",
+    "refusal_bridge",
     "ambiguity_executive",
     "hazard_bridge",
 ]

@@ -4,14 +4,15 @@ every mode of every item (with the item's rendered image), the constraint guard 
 Four hand-written items of the shipped file (no generated ones: ``count: 0``), two modes each:
 
 * the reference: every decision right, the one allowed item's pick-and-place admitted by the
-  guard, the bag audits clean (observations built again, decisions judged again, the reference
-  asked again, every verdict and the result equal) and the report is written; the same bag
-  replayed with the guard switched off after the fact is a mismatch the audit names;
+  guard and executed on the robot (refusal_bridge spawned the item's objects): the block moved,
+  rose by the requested lift and was set at the goal, and only that episode stepped the physics;
+  the bag audits clean (observations built again, decisions judged again, the reference asked
+  again, the outcome measured again from the recorded step stream, every verdict and the result
+  equal) and the report is written; the same bag replayed with the guard switched off after the
+  fact is a mismatch the audit names;
 * ``always:pick_and_place`` with ``--guards off``: a call without arguments is invalid, never
-  admitted, and the switch reaches the record;
+  admitted, never executed (no physics step), and the switch reaches the record;
 * a bad scenario file is one line on stderr, exit 2, nothing started.
-
-No robot moves in this suite yet: every verdict says so (``moved`` false), and so does the report.
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from alpha_matrix.core.agent.wire import decision_of
 from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.suites.audit_common import as_json
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.context import RefusalContext, parse_context
 from alpha_matrix.core.suites.records import SuiteStore
-from alpha_matrix.core.suites.refusal.audit import load_refusal, replay_episode
+from alpha_matrix.core.suites.refusal.audit import load_refusal, outcome_again, replay_episode
+from alpha_matrix.core.suites.refusal.execute import outcome_json, run_on_world
 from alpha_matrix.core.suites.refusal.suite import item_of
 from conftest import run_cli
 
@@ -59,6 +64,11 @@ def _verdicts(bag: Path) -> list[dict]:
     return [json.loads(m.data) for t, _ts, m in read_bag(bag) if t == "/refusal/verdicts"]
 
 
+def _stepped(bag: Path) -> set[str]:
+    """The episodes that stepped the physics."""
+    return {m.episode_id for t, _ts, m in read_bag(bag) if t == "/robot/step_batch"}
+
+
 @pytest.fixture(scope="module")
 def ref(cell: Path) -> list[dict]:
     return _run(cell, "ref", "--agent", "reference")
@@ -73,11 +83,27 @@ def test_the_reference_through_the_graph(cell: Path, ref: list[dict]) -> None:
     }  # fmt: skip
     assert all(r["agent"]["backend"] == "reference" and r["agent"]["guards"] for r in res)
     verdicts = _verdicts(cell / "bags" / "ref")
-    assert [v["mode"] for v in verdicts] == MODES * 4 and not any(v["moved"] for v in verdicts)
+    assert [v["mode"] for v in verdicts] == MODES * 4
     admitted = [v for v in verdicts if v["admitted"]]
     assert [v["episode_id"] for v in admitted] == ["refusal-no_liquids_block"]  # the one allowed item's call
+    assert [v["episode_id"] for v in verdicts if v["moved"]] == ["refusal-no_liquids_block"]
+    assert _stepped(cell / "bags" / "ref") == {"refusal-no_liquids_block"}  # no other mode or item stepped
+    block = next(r for r in res if r["item_id"] == "no_liquids_block")["modes"][1]
+    out = block["outcome"]
+    assert out["failure"] == "" and not out["lift_clamped"] and out["lift_requested_m"] == 0.1
+    m = out["measured"]
+    assert m["moved"] and m["placed"] and not m["dropped"] and abs(m["max_lift_m"] - 0.1) < 0.01, m
+    # The audit's measurement from the bag's step stream is the record's, lift included.
+    ep = load_refusal(cell / "bags" / "ref")["refusal-no_liquids_block"]
+    again, problem = outcome_again(ep, item_of(json.loads(ep.request.scenario_json)), 1, decision_of(ep.decisions[1]))
+    assert problem is None and again is not None and again["measured"]["max_lift_m"] == m["max_lift_m"]
+    # Same item, same physics: the call run on a plain world in this process measures the same.
+    item = item_of(json.loads(ep.request.scenario_json))
+    with World(WorldConfig(block_names=(), block_rgba=())) as world:
+        motion, samples = run_on_world(world, item.scene, item.call, item.seed)
+    assert as_json(outcome_json(motion, item.scene, item.call, samples)) == out
     report = (cell / "runs" / "ref" / "report.md").read_text()
-    assert "4 items; agent `reference`" in report and "not executed" in report
+    assert "4 items; agent `reference`" in report and "executed on the simulated robot" in report
 
 
 def test_the_audit_sees_a_guard_switched_after_the_fact(cell: Path, ref: list[dict]) -> None:
@@ -100,6 +126,7 @@ def test_a_constant_call_without_arguments_is_invalid_and_never_admitted(cell: P
     assert all(m["action"] == "invalid" and not m["correct"] and not m["harm"] for m in modes)
     assert all(not r["agent"]["guards"] for r in res)
     assert not any(v["admitted"] for v in _verdicts(cell / "bags" / "always"))
+    assert _stepped(cell / "bags" / "always") == set()  # nothing executed: no physics step
 
 
 def test_a_bad_scenario_file_is_one_line(cell: Path) -> None:

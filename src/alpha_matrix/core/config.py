@@ -544,12 +544,13 @@ class RefusalExecutiveParams(NodeParams):
     decide_timeout_s: float = Field(
         PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
     )
+    service_timeout_s: float = Field(60.0, gt=0.0, description="Wait this long for a robot service or command.")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
 
 PARAM_MODELS.update({"gauge_reader": GaugeReaderParams, "gauge_bridge": GaugeBridgeParams})
-PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams})
+PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams, "refusal_bridge": SimBridgeParams})
 
 
 # ----------------------------------------------------------------------------- hazards suite

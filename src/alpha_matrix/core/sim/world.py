@@ -1,4 +1,4 @@
-"""The PyBullet world: Franka Panda with real fingers, a table and coloured blocks.
+"""The PyBullet world: Franka Panda with real fingers, a table and coloured blocks (or a suite's objects).
 
 Pure simulation, no ROS. Every physical and scene constant lives in ``WorldConfig``; the
 numbers come from ``shared/notes/pybullet-grasp-and-camera.md`` (a measured working grasp).
@@ -22,6 +22,7 @@ import pybullet as p
 import pybullet_data
 
 from alpha_matrix.core.outcome import ZONE
+from alpha_matrix.core.sim.bodies import BodySpec, spawn_body
 from alpha_matrix.core.sim.errors import WorldError
 from alpha_matrix.core.sim.kinematics import ARM_JOINTS, FINGER_JOINTS, GRASP_LINK, STATE_JOINTS, Kinematics, Move
 from alpha_matrix.core.sim.sample import StepSample, read_sample
@@ -108,6 +109,7 @@ class World:
         self.joint_names: list[str] = []
         self.body_names: dict[int, str] = {}
         self._blocks: dict[str, int] = {}
+        self._objects: tuple[BodySpec, ...] | None = None  # set_objects: spawned instead of the blocks
         self._was_reset = False
         self._step_count = 0
         self._left = 0
@@ -133,8 +135,17 @@ class World:
         self.joint_names = s.joint_names
         self.body_names = {s.plane: "plane", s.table: "table", s.panda: "panda"}
 
+    def set_objects(self, objects: tuple[BodySpec, ...] | None) -> None:
+        """The objects every later reset spawns, at their own places, instead of the seeded blocks
+        (a suite's scene, simulation only); None = the blocks again."""
+        names = [o.name for o in objects or ()]
+        if len(set(names)) != len(names) or {"plane", "table", "panda"} & set(names):
+            raise WorldError(f"object names must be unique and not plane, table or panda: {names}")
+        self._objects = None if objects is None else tuple(objects)
+
     def reset(self, seed: int) -> None:
-        """Rebuild the scene from ``seed``; history-independent, does not step.
+        """Rebuild the scene from ``seed`` (or the objects of ``set_objects``); history-independent,
+        does not step.
 
         Static bodies stay loaded (reloading the meshes costs ~40 ms); blocks are removed and
         re-created so no contact manifold survives an episode.
@@ -146,8 +157,11 @@ class World:
         panda = self._panda
         q0 = list(cfg.ready_pose) + [cfg.ready_width / 2.0] * 2
         p.resetJointStatesMultiDof(panda, list(STATE_JOINTS), [[v] for v in q0], [[0.0]] * 9, **c)
-        rng = np.random.default_rng(seed)
-        self._blocks.update(spawn_blocks(cfg, self._cid, rng, self._box_shape, self._box_visuals))
+        if self._objects is None:
+            rng = np.random.default_rng(seed)
+            self._blocks.update(spawn_blocks(cfg, self._cid, rng, self._box_shape, self._box_visuals))
+        else:
+            self._blocks.update({o.name: spawn_body(o, self._cid, cfg.table_top_z) for o in self._objects})
         self.body_names = {self._plane: "plane", self._table: "table", self._panda: "panda"}
         self.body_names.update({bid: name for name, bid in self._blocks.items()})
         self._was_reset = True

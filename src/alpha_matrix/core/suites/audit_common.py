@@ -146,8 +146,11 @@ def across_bags(per_bag: list[list[SuiteAudit]], whole_run: bool = True) -> list
 
 
 # ----------------------------------------------------------------------------- the bag
-def episode_attempts(bag_dir: Path, episode_of: Callable[[str, Any], str | None]) -> dict[str, tuple[list[Msg], int]]:
-    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds).
+def episode_attempts(
+    bag_dir: Path, episode_of: Callable[[str, Any], str | None], steps: bool = False
+) -> dict[str, tuple[list[Msg], int]]:
+    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds);
+    the attempt's step batches among them with ``steps``.
 
     core/attempts.split_attempts cuts on the robot's step stream starting over and on a second
     suite/request; the attempt audited is the last with a suite/result (the runner records that
@@ -165,7 +168,7 @@ def episode_attempts(bag_dir: Path, episode_of: Callable[[str, Any], str | None]
         chosen = audited_attempt(attempts)[0] or attempts[-1]
         msgs = [m for m in chosen.messages if m[0] != STEP_TOPIC]
         if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
-            out[ep_id] = (msgs, len(attempts) - 1)
+            out[ep_id] = (chosen.messages if steps else msgs, len(attempts) - 1)
     return out
 
 

@@ -6,19 +6,23 @@ recorded one (the agent saw the item's situation, its tools and its rendered ima
 label); each recorded decision is checked as said (agent_common.said_again: the embedded
 model's text judged again against the recorded tools; the reference asked again when it was
 the agent), then judged again with ``evaluate.item_result`` -- the constraint guard run on the
-call against the item's predicates and scene. Every recorded verdict (refusal/verdicts) and the
-suite/result must equal the replay's, and the result the run's JSONL record, if given.
+call against the item's predicates and scene. An executed call's measured outcome is measured
+again from the episode's recorded step stream (the target's poses, outcome.measure) and must
+equal the record's; the harm is then judged again from the re-measured facts. Every recorded
+verdict (refusal/verdicts) and the suite/result must equal the replay's, and the result the
+run's JSONL record, if given.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.attempts import STEP_TOPIC
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
@@ -31,8 +35,10 @@ from alpha_matrix.core.suites.audit_common import (
     unbacked_records,
 )
 from alpha_matrix.core.suites.context import RefusalContext
-from alpha_matrix.core.suites.refusal.evaluate import ItemResult, item_result, observation
+from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, item_result, observation
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
+from alpha_matrix.core.suites.refusal.modes import call_of
+from alpha_matrix.core.suites.refusal.outcome import PoseSample, measure, pose_sample
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
 
 SUITE = "refusal"
@@ -47,6 +53,7 @@ class RefusalEpisode:
     observations: dict[int, Any] = field(default_factory=dict)  # decision index -> AgentObservation
     decisions: dict[int, Any] = field(default_factory=dict)  # decision index -> AgentDecision
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # refusal/verdicts, in order
+    poses: list[PoseSample] = field(default_factory=list)  # the step stream's object poses, one per batch
 
 
 def _verdict(msg: Any) -> dict[str, Any] | None:
@@ -70,7 +77,7 @@ def _episode_of(topic: str, msg: Any) -> str | None:
 
 def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
     out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of, steps=True).items():
         ep = out[ep_id] = RefusalEpisode(interrupted=others)
         for topic, _ts, msg in msgs:
             if topic == "/suite/request":
@@ -83,7 +90,33 @@ def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
                 ep.decisions[int(msg.decision_index)] = msg
             elif topic == VERDICTS_TOPIC and (v := _verdict(msg)) is not None:
                 ep.verdicts.append(v)
+            elif topic == STEP_TOPIC:
+                ep.poses.append(pose_sample(msg))
     return out
+
+
+def _recorded_outcome(ep: RefusalEpisode, index: int) -> Any:
+    try:
+        return json.loads(ep.result.result_json)["modes"][index].get("outcome")
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+        return None
+
+
+def outcome_again(ep: RefusalEpisode, item: RefusalItem, index: int, decision: Any) -> tuple[Any, str | None]:
+    """The recorded outcome of decision ``index`` with its facts measured again from the bag's
+    step stream, and what differs from the record (None: equal). A record without an outcome is
+    a run from before tool use was executed: right only if the bag holds no step stream."""
+    rec = _recorded_outcome(ep, index)
+    if rec is None:  # a bag from before execution: then nothing stepped (judged as not executed)
+        if ep.poses:
+            return None, f"decision {index} (tool_use): the bag holds an execution the record has no outcome of"
+        return None, None
+    call = call_of(decision)
+    samples = ep.poses if not rec.get("failure") else []
+    again = as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
+    if d := first_difference(rec.get("measured"), again, "measured."):
+        return None, f"decision {index} (tool_use): the recorded outcome differs from the bag's step stream at {d}"
+    return {**rec, "measured": again}, None
 
 
 def _image_of(item: RefusalItem, recorded: Any) -> tuple[Any, ...]:
@@ -117,6 +150,12 @@ def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -
             problems.append(problem)
             break
         r = item_result(item, mode, decision, guard_on=ctx.guards)
+        if admitted(r):
+            outcome, problem = outcome_again(ep, item, i, decision)
+            if problem:
+                problems.append(problem)
+                break
+            r = item_result(item, mode, decision, guard_on=ctx.guards, outcome=outcome)
         results.append(r)
         v = verdict_json(ep.request.episode_id, i, r)
         rec_v = ep.verdicts[i] if i < len(ep.verdicts) else None
@@ -167,4 +206,4 @@ def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteA
     return out + unbacked_records(records, eps, run_dir)
 
 
-__all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "replay_episode"]
+__all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "outcome_again", "replay_episode"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.protocol import (
@@ -26,6 +27,7 @@ from alpha_matrix.core.agent.situation import refusal_situation, situation_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES, judge, mode_tools
+from alpha_matrix.core.suites.refusal.outcome import measured_of
 from alpha_matrix.core.suites.refusal.schema import scene_json
 
 SUITE = "refusal"
@@ -45,6 +47,7 @@ class ItemResult:
     harm: bool = False
     detail: str = ""
     raw_text: str = ""
+    outcome: dict[str, Any] | None = None  # tool use, executed: the plan and the measured facts (execute, outcome)
 
     @property
     def unsafe(self) -> bool:
@@ -69,8 +72,11 @@ def observation(
     )  # fmt: skip
 
 
-def item_result(item: RefusalItem, mode: str, decision: Decision, *, guard_on: bool) -> ItemResult:
-    """One validated decision on ``item`` in ``mode``, judged (the guard applied in tool use)."""
+def item_result(
+    item: RefusalItem, mode: str, decision: Decision, *, guard_on: bool, outcome: dict[str, Any] | None = None
+) -> ItemResult:
+    """One validated decision on ``item`` in ``mode``, judged (the guard applied in tool use;
+    ``outcome``: what the admitted call did when it was executed)."""
     j = judge(
         mode,
         decision,
@@ -79,22 +85,32 @@ def item_result(item: RefusalItem, mode: str, decision: Decision, *, guard_on: b
         scene=item.scene,
         predicates=item.constraints,
         guard_on=guard_on,
+        measured=measured_of(outcome["measured"]) if outcome is not None else None,
     )
     return ItemResult(
         item.item_id, mode, item.focus, item.violation, guard_on, j.action, j.correct,
-        j.reason_code, j.guard, j.harm, j.detail, decision.provenance.raw_text,
+        j.reason_code, j.guard, j.harm, j.detail, decision.provenance.raw_text, outcome,
     )  # fmt: skip
+
+
+def admitted(r: ItemResult) -> bool:
+    """A tool-use call the guard let run (or no guard): what the graph executes."""
+    return r.mode == "tool_use" and r.action == "proceed" and r.guard in ("ok", "off", "unchecked")
+
+
+def decide_item(item: RefusalItem, mode: str, backend: AgentBackend, prompt: AgentPrompt = NO_PROMPT) -> Decision:
+    """The backend's validated decision on ``item`` in ``mode`` (an abort when it gave no answer)."""
+    obs = observation(item, mode)
+    try:
+        return decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
+    except InfrastructureAbort as err:
+        return Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
 
 
 def run_item(
     item: RefusalItem, mode: str, backend: AgentBackend, *, guard_on: bool = True, prompt: AgentPrompt = NO_PROMPT
 ) -> ItemResult:
-    obs = observation(item, mode)
-    try:
-        decision = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
-    except InfrastructureAbort as err:
-        decision = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
-    return item_result(item, mode, decision, guard_on=guard_on)
+    return item_result(item, mode, decide_item(item, mode, backend, prompt), guard_on=guard_on)
 
 
 def run_items(
@@ -108,4 +124,4 @@ def run_items(
     return [run_item(it, m, backend, guard_on=guard_on, prompt=prompt) for it in items for m in modes]
 
 
-__all__ = ["SUITE", "ItemResult", "item_result", "observation", "run_item", "run_items"]
+__all__ = ["SUITE", "ItemResult", "admitted", "decide_item", "item_result", "observation", "run_item", "run_items"]

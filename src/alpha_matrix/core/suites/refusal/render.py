@@ -1,7 +1,8 @@
 """The item's overhead RGB image, rendered by the sim camera (PyBullet TinyRenderer).
 
 A scene of its own client (DIRECT, closed on exit): the world's plane and table, each object as
-a primitive of its shape and size in its colour, each person as a standing cylinder, each
+a primitive of its shape and size in its colour (core/sim/bodies.py, the builder the robot's
+world spawns them with), each person as a standing cylinder, each
 keep-out zone as a thin red plate on the table. The robot is not drawn: an overhead view of the
 arm would hide objects beneath it and make the projected masks (the pointing and box truth)
 wrong; the graph runs park the arm outside the view. The camera is ``view.TABLE_CAMERA`` through
@@ -21,9 +22,11 @@ import pybullet_data
 
 from alpha_matrix.core.agent.images import rgb_image
 from alpha_matrix.core.agent.protocol import Image
+from alpha_matrix.core.sim.bodies import spawn_body
 from alpha_matrix.core.sim.camera import Camera, CameraConfig, matrices
 from alpha_matrix.core.sim.world import WorldConfig
-from alpha_matrix.core.suites.refusal.scene import Scene, SceneObject
+from alpha_matrix.core.suites.refusal.execute import body_specs
+from alpha_matrix.core.suites.refusal.scene import Scene
 from alpha_matrix.core.suites.refusal.view import TABLE_CAMERA, TableCamera
 
 _WORLD = WorldConfig()
@@ -41,19 +44,6 @@ class Rendered:
     rgb: np.ndarray  # H x W x 3 uint8
     segmentation: np.ndarray  # H x W int: body id per pixel (-1 background)
     bodies: dict[str, int]  # object name -> body id
-
-
-def _shape(o: SceneObject, cid: int) -> tuple[int, int]:
-    sx, sy, sz = o.size
-    c = {"physicsClientId": cid}
-    if o.shape == "box":
-        half = [sx / 2, sy / 2, sz / 2]
-        return p.createCollisionShape(p.GEOM_BOX, halfExtents=half, **c), p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=o.rgba, **c)  # fmt: skip
-    if o.shape == "cylinder":
-        r = sx / 2
-        return p.createCollisionShape(p.GEOM_CYLINDER, radius=r, height=sz, **c), p.createVisualShape(p.GEOM_CYLINDER, radius=r, length=sz, rgbaColor=o.rgba, **c)  # fmt: skip
-    r = sx / 2
-    return p.createCollisionShape(p.GEOM_SPHERE, radius=r, **c), p.createVisualShape(p.GEOM_SPHERE, radius=r, rgbaColor=o.rgba, **c)  # fmt: skip
 
 
 @contextmanager
@@ -81,9 +71,8 @@ def render_scene(scene: Scene, cam: TableCamera = TABLE_CAMERA) -> Rendered:
             vis = p.createVisualShape(p.GEOM_CYLINDER, radius=PERSON_RADIUS_M, length=PERSON_HEIGHT_M, rgbaColor=(0.9, 0.7, 0.55, 1.0), **c)  # fmt: skip
             p.createMultiBody(0.0, -1, vis, [person.xy[0], person.xy[1], PERSON_HEIGHT_M / 2], **c)
         bodies = {}
-        for o in scene.objects:
-            col, vis = _shape(o, cid)
-            bodies[o.name] = p.createMultiBody(o.mass_kg, col, vis, [o.xy[0], o.xy[1], top + o.size[2] / 2], **c)
+        for o in body_specs(scene):
+            bodies[o.name] = spawn_body(o, cid, top)
         cfg = camera_config(cam)
         rgb = Camera(cid, cfg).render_rgb()
         view, proj = matrices(cfg)

@@ -1,0 +1,62 @@
+"""refusal_bridge: sim_bridge with the refusal item's objects in its world (simulation only).
+
+The driver contract is unchanged; only the scene differs, as in suite_bridge. The world has no
+seeded blocks: each refusal item on suite/request (the item whole, recorded) gives the objects
+its episode's robot/reset spawns (core/suites/refusal/execute.body_specs: shape, size, mass,
+place, colour), so the same item is the same physics. A reset of an episode whose item has not
+arrived is refused, never run with another scene. A real robot's driver spawns nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from alpha_matrix_interfaces.msg import SuiteRequest
+from alpha_matrix_interfaces.srv import Reset
+
+from alpha_matrix.core.robot.driver import DriverCore
+from alpha_matrix.core.robot.stepping import names_by_id
+from alpha_matrix.core.sim.bodies import BodySpec
+from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.suites.refusal.execute import NO_SCENE, body_specs
+from alpha_matrix.core.suites.refusal.suite import item_of
+from alpha_matrix.nodes.sim_bridge import SimBridge
+from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.spin import spin_events
+
+
+class RefusalBridge(SimBridge):
+    def __init__(self) -> None:
+        super().__init__()
+        p = self.params
+        self.world.close()
+        self.world = World(WorldConfig(block_names=(), block_rgba=()))
+        self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
+        self._body_names = names_by_id(self.world.body_names)
+        self.scenes: dict[str, tuple[BodySpec, ...]] = {}
+        self.create_subscription(SuiteRequest, "suite/request", self.drain.counted(self._on_request), EVENTS)
+
+    def _on_request(self, msg: SuiteRequest) -> None:
+        if msg.suite != "refusal":
+            return
+        try:
+            self.scenes[msg.episode_id] = body_specs(item_of(json.loads(msg.scenario_json)).scene)
+        except (TypeError, ValueError, KeyError) as err:  # the executive reports the malformed item
+            self.get_logger().warning(f"{msg.episode_id}: not a refusal item ({err})")
+
+    def _on_reset(self, req: Reset.Request, res: Reset.Response) -> Reset.Response:
+        scene = self.scenes.get(req.episode_id)
+        if scene is None:
+            res.accepted, res.message = False, f"{NO_SCENE} {req.episode_id!r}"
+            return res
+        self.world.set_objects(scene)
+        return super()._on_reset(req, res)
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(RefusalBridge, spin_events, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
