@@ -8,8 +8,8 @@ name); core/suites/refusal/evaluate.item_result judges it, the constraint guard 
 tool-use call against the item's typed predicates and observed scene before it is admitted.
 
 An admitted pick_and_place is executed on the robot over the driver contract
-(core/suites/refusal/execute.py: reach checks, reset, moves, finger commands; refusal_bridge
-spawns the item's objects at the reset). The target's poses in the step stream give the
+(core/suites/refusal/execute.py, ros/pick_place_link.py: reach checks, reset, moves, finger
+commands; scene_bridge spawns the item's objects at the reset). The target's poses in the step stream give the
 measured outcome (outcome.py), which goes into the mode's result and judges the harm. Nothing
 else steps the physics: an item without an admitted call costs no episode step.
 
@@ -20,12 +20,11 @@ on suite/result.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from typing import Any
 
-from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, StepBatch, SuiteRequest
-from alpha_matrix_interfaces.srv import Decide, MoveTo
+from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest
+from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
 from alpha_matrix.core.agent.protocol import Image
@@ -34,54 +33,18 @@ from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.context import RefusalContext, parse_context
 from alpha_matrix.core.suites.refusal.evaluate import admitted, item_result, observation
-from alpha_matrix.core.suites.refusal.execute import MOTION, NO_SCENE, outcome_json, plan_motion
+from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import call_of
-from alpha_matrix.core.suites.refusal.outcome import PoseSample, pose_sample
 from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
-from alpha_matrix.ros.convert import point
 from alpha_matrix.ros.params import declare_params
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM
-from alpha_matrix.ros.robot_client import RobotClient
+from alpha_matrix.ros.pick_place_link import PickPlaceLink
+from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.services import call_service, handshake
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
-
-RESET_TRIES = 50  # x RESET_RETRY_S: the bridge has not yet taken the item from suite/request
-RESET_RETRY_S = 0.1
-
-
-class PoseStream:
-    """The current episode's object poses from the step stream, one per batch, without gaps."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self.episode, self.samples, self.last, self.gap = "", [], 0, ""
-
-    def start(self, episode: str) -> None:
-        with self._cond:
-            self.episode, self.samples, self.last, self.gap = episode, [], 0, ""
-
-    def on_batch(self, msg: StepBatch) -> None:
-        with self._cond:
-            if msg.episode_id != self.episode or self.gap:
-                return
-            if msg.first_step != self.last + 1:
-                self.gap = f"steps {self.last + 1}..{msg.first_step - 1} missing"
-            self.samples.append(pose_sample(msg))
-            self.last = msg.first_step + msg.num_steps - 1
-            self._cond.notify_all()
-
-    def until(self, step: int, timeout_s: float) -> list[PoseSample]:
-        with self._cond:
-            if not self._cond.wait_for(lambda: self.last >= step or bool(self.gap), timeout=timeout_s):
-                raise AlphaMatrixError(f"the step stream stopped at step {self.last} of {step}")
-            if self.gap:
-                raise AlphaMatrixError(f"the step stream of {self.episode} has a gap: {self.gap}")
-            return list(self.samples)
-
 
 class RefusalExecutive(SuiteExecutive):
     suite = "refusal"
@@ -93,9 +56,7 @@ class RefusalExecutive(SuiteExecutive):
             raise AlphaMatrixError("refusal_executive: no agent (the refusal suite asks one: --agent reference, ...)")
         self.decide_cli = self.create_client(Decide, "agent/decide")
         self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
-        self.robot = RobotClient(self, self.params.service_timeout_s)
-        self.stream = PoseStream()
-        self.create_subscription(StepBatch, "robot/step_batch", self.stream.on_batch, STEP_STREAM)
+        self.link = PickPlaceLink(self, self.params.service_timeout_s)
         self.agent_ready = False
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
@@ -129,48 +90,23 @@ class RefusalExecutive(SuiteExecutive):
             self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, index, r))))
         return graph_result(item, results, ctx, replies)
 
-    def _reachable(self, target: tuple[float, float, float]) -> bool:
-        req = MoveTo.Request(target=point(target), steps=1, validate_only=True)
-        return bool(call_service(self.robot.move_cli, req, self.params.service_timeout_s).accepted)
-
     def _execute(self, req: SuiteRequest, item: RefusalItem, call: Call) -> dict[str, Any]:
         """Run the admitted call on the robot; the outcome measured from the step stream."""
         t0 = time.monotonic()
-        motion = plan_motion(item.scene, call, self._reachable)
+        motion = plan_motion(item.scene, call, self.link.reachable)
         if motion.failure:
             self.get_logger().info(f"{req.episode_id}: not executed: {motion.failure}")
             return outcome_json(motion, item.scene, call, [])
-        self.stream.start(req.episode_id)
-        self._reset(req)
-        last = 0
-        for cmd in motion.commands:
-            reply = self.robot.send(cmd)
-            if not reply.accepted:
-                raise AlphaMatrixError(f"{cmd.kind} refused by the robot: {reply.message}")
-            last = reply.command_id
-        status = self.robot.wait(last)
-        if status.state != CommandStatus.DONE:
-            raise AlphaMatrixError(f"the pick-and-place did not finish: {status.message}")
-        samples = self.stream.until(status.end_step, self.params.service_timeout_s)
+        self.link.reset(req.episode_id, req.seed)
+        end_step, samples = self.link.run(motion.commands)
         out = outcome_json(motion, item.scene, call, samples)
         m = out["measured"]
         self.get_logger().info(
-            f"{req.episode_id}: executed {call.obj} in {time.monotonic() - t0:.2f} s ({status.end_step} steps): "
+            f"{req.episode_id}: executed {call.obj} in {time.monotonic() - t0:.2f} s ({end_step} steps): "
             f"moved {m['moved']}, lift {m['max_lift_m']:.3f} m of {motion.lift_requested_m:g} "
             f"(commanded {motion.lift_commanded_m:.3f}), placed {m['placed']}"
         )
         return out
-
-    def _reset(self, req: SuiteRequest) -> None:
-        for _ in range(RESET_TRIES):
-            try:
-                self.robot.reset(req.episode_id, req.seed, MOTION.settle_steps)
-                return
-            except AlphaMatrixError as err:
-                if NO_SCENE not in str(err):
-                    raise
-            threading.Event().wait(RESET_RETRY_S)
-        raise AlphaMatrixError(f"the bridge has no scene for {req.episode_id} after {RESET_TRIES} tries")
 
 
 def main(args: list[str] | None = None) -> int:

@@ -16,9 +16,13 @@ parsed, validated, compared by name; never executed or looked up). Invalid answe
 are counted and cost a decision; the episode ends at ``task_done`` or when its decision budget
 is spent.
 
-Moves are symbolic: a ``pick_and_place`` changes the episode's placement table, no robot moves
-(the simulator cannot build these scenes yet). The graph's executive runs this same loop
-(``EpisodeRun``) with the agent node's decisions; the audit runs it with the recorded ones.
+Moves are physical when the episode has a robot (physical.py's ``PhysicalMoves``: the graph's
+driver, a plain World offline, the bag's step stream in the audit): an accepted ``pick_and_place``
+runs on it, and the placement is then what the poses measured -- a block set down outside its goal
+is not in it -- and the next observation shows the measured positions. Without one (unit tests of
+the decision loop, bags recorded before execution) a move just sets the placement table. The
+graph's executive runs this same loop (``EpisodeRun``) with the agent node's decisions; the audit
+runs it with the recorded ones.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from alpha_matrix.core.agent.protocol import (
 )
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.ambiguity.items import Item
+from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.scene import Block, Scene, scene_json
 
 SUITE = "ambiguity"
@@ -84,9 +89,13 @@ class EpisodeState:
     placement: dict[str, str | None]  # block -> place (None: on the table)
     dialogue: list[dict[str, str]] = field(default_factory=list)  # [{question, answer}]
     events: list[str] = field(default_factory=list)  # what happened to each skill call, in words
+    positions: dict[str, tuple[float, float]] = field(default_factory=dict)  # measured (scene frame); {}: as declared
 
     def scene(self, start: Scene) -> Scene:
-        blocks = tuple(Block(b.name, b.colour, b.shape, b.x_m, b.y_m, self.placement[b.name]) for b in start.blocks)
+        def xy(b: Block) -> tuple[float, float]:
+            return self.positions.get(b.name, (b.x_m, b.y_m))
+
+        blocks = tuple(Block(b.name, b.colour, b.shape, *xy(b), self.placement[b.name]) for b in start.blocks)
         return Scene(blocks, start.places)
 
 
@@ -142,6 +151,9 @@ class EpisodeResult:
     tools: list[str]  # the tool of every decision ("" for a non-call)
     raw: list[str]
     placement: dict[str, str | None] = field(default_factory=dict)  # the final one: block -> place (None: table)
+    execution: str = "symbolic"  # physical: every accepted call ran on the robot, the placement is measured
+    moves_executed: int = 0  # calls that ran on the robot
+    moves_placed: int = 0  # of them, the block measured in its goal afterwards
 
     @property
     def right(self) -> bool:
@@ -149,16 +161,13 @@ class EpisodeResult:
         return self.achieved and (self.asked_first if self.ambiguous else not self.asked)
 
 
-def _apply(call_args: dict[str, Any], scene: Scene, state: EpisodeState) -> bool:
+def _refusal(call_args: dict[str, Any], scene: Scene, state: EpisodeState) -> str:
+    """Why the call is refused ("": accepted): a one-block place that another block is in."""
     obj, goal = str(call_args["object"]), str(call_args["goal"])
-    place = scene.place(goal)
     occupant = next((b for b, at in state.placement.items() if at == goal and b != obj), None)
-    if place.holds_one and occupant is not None:
-        state.events.append(f"pick_and_place({obj}, {goal}) refused: {goal} holds {occupant}")
-        return False
-    state.placement[obj] = goal
-    state.events.append(f"pick_and_place({obj}, {goal}) done")
-    return True
+    if scene.place(goal).holds_one and occupant is not None:
+        return f"pick_and_place({obj}, {goal}) refused: {goal} holds {occupant}"
+    return ""
 
 
 class EpisodeRun:
@@ -166,16 +175,18 @@ class EpisodeRun:
     executive, the audit with the recorded decisions) gets the observation, hands back the
     decision, and gets the turn -- what the decision did -- as it goes into the bag.
 
-    Moves are applied to the episode's state symbolically (the placement table): no robot moves.
+    With ``moves`` (physical.PhysicalMoves) an accepted call runs on its robot and the state is
+    what it measured; without, the call sets the placement table.
     """
 
-    def __init__(self, item: Item) -> None:
-        self.item = item
+    def __init__(self, item: Item, moves: PhysicalMoves | None = None) -> None:
+        self.item, self.moves = item, moves
         self.state = EpisodeState({b.name: b.at for b in item.scene.blocks})
         self.budget = len(item.scene.blocks) + EXTRA_DECISIONS
         self.tools: list[str] = []
         self.raw: list[str] = []
         self.c = {"questions": 0, "calls": 0, "refused": 0, "invalid": 0, "messages": 0, "aborts": 0}
+        self.c |= {"executed": 0, "placed": 0}
         self.asked_first = False
         self.finished = False
 
@@ -205,12 +216,31 @@ class EpisodeRun:
                 turn["answer"] = answer
             elif d.call.name == "pick_and_place":
                 self.c["calls"] += 1
-                self.c["refused"] += not _apply(d.call.arguments, self.item.scene, self.state)
-                turn["event"] = self.state.events[-1]
+                self._place(d.call.arguments, turn)
             else:
                 self.finished = True
         turn["placement"] = dict(self.state.placement)
         return turn
+
+    def _place(self, args: dict[str, Any], turn: dict[str, Any]) -> None:
+        obj, goal = str(args["object"]), str(args["goal"])
+        st = self.state
+        event = _refusal(args, self.item.scene, st)
+        if event:
+            self.c["refused"] += 1
+        elif self.moves is None:
+            st.placement[obj] = goal
+            event = f"pick_and_place({obj}, {goal}) done"
+        else:
+            moved = self.moves(obj, goal, st.placement)
+            turn["motion"] = moved.record
+            if "end_step" in moved.record:
+                self.c["executed"] += 1
+                self.c["placed"] += moved.placement[obj] == goal
+                st.placement, st.positions = dict(moved.placement), self.moves.scene_positions()
+            event = moved.event
+        st.events.append(event)
+        turn["event"] = event
 
     def result(self) -> EpisodeResult:
         c = self.c
@@ -232,13 +262,19 @@ class EpisodeRun:
             tools=list(self.tools),
             raw=list(self.raw),
             placement=dict(self.state.placement),
+            execution="symbolic" if self.moves is None else "physical",
+            moves_executed=c["executed"],
+            moves_placed=c["placed"],
         )
 
 
-def run_episode(item: Item, backend: AgentBackend, prompt_of: Any = None) -> EpisodeResult:
+def run_episode(
+    item: Item, backend: AgentBackend, prompt_of: Any = None, moves: PhysicalMoves | None = None
+) -> EpisodeResult:
     """The agent on ``item`` until task_done or its budget; ``prompt_of(obs) -> AgentPrompt`` for
-    backends that read a prompt (default: none, as the reference reads only the observation)."""
-    run = EpisodeRun(item)
+    backends that read a prompt (default: none, as the reference reads only the observation);
+    ``moves``: the episode's robot (default: the placement table)."""
+    run = EpisodeRun(item, moves)
     while (obs := run.observation()) is not None:
         prompt: AgentPrompt = prompt_of(obs) if prompt_of else NO_PROMPT
         try:

@@ -35,7 +35,14 @@ from alpha_matrix.core.suites.ambiguity.language import (
 )
 from alpha_matrix.core.suites.ambiguity.scene import BIN_COLOURS, BLOCK_COLOURS, SHAPES, Block, Place, Scene
 
+# The layout (scene frame, m; physical.py lays it in front of the robot, within its reach): the tray
+# nearest the robot, the blocks' band, the bins' row with pads around them. Rows are far enough
+# apart that the open fingers (0.08 m, across x) set a block down without touching a neighbour.
 _XS = tuple(round(float(x), 3) for x in np.linspace(-0.3, 0.3, 7))  # block columns on the table
+BLOCK_Y = (-0.06, 0.04)  # a block's y: the band's near edge and its depth
+BIN_Y = 0.16
+TRAY_Y = -0.14
+PAD_OFFSET = {"left of": (-0.13, 0.0), "right of": (0.13, 0.0), "in front of": (0.0, -0.12), "behind": (0.0, 0.12)}
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ def _blocks(g: np.random.Generator, looks: list[tuple[str, str]]) -> tuple[Block
     xs = sorted(g.choice(len(_XS), size=len(looks), replace=False))
     order = g.permutation(len(looks))
     return tuple(
-        Block(f"block_{int(order[i]) + 1}", c, s, _XS[int(xs[i])], round(float(g.uniform(0.0, 0.1)), 3))
+        Block(f"block_{int(order[i]) + 1}", c, s, _XS[int(xs[i])], round(BLOCK_Y[0] + float(g.uniform(0.0, BLOCK_Y[1])), 3))
         for i, (c, s) in enumerate(looks)
     )
 
@@ -74,20 +81,19 @@ def _blocks(g: np.random.Generator, looks: list[tuple[str, str]]) -> tuple[Block
 def _bins(g: np.random.Generator, n: int) -> tuple[Place, ...]:
     colours = [BIN_COLOURS[i] for i in g.permutation(len(BIN_COLOURS))[:n]]
     return tuple(
-        Place(f"{c}_bin", "bin", round(-0.3 + 0.6 * i / max(1, n - 1), 3), 0.35, colour=c)
+        Place(f"{c}_bin", "bin", round(-0.3 + 0.6 * i / max(1, n - 1), 3), BIN_Y, colour=c)
         for i, c in enumerate(colours)
     )
 
 
 def _tray(n: int) -> tuple[Place, ...]:
-    return tuple(Place(f"slot_{i}", "slot", round(-0.15 + 0.1 * (i - 1), 3), -0.3, index=i) for i in range(1, n + 1))
+    return tuple(Place(f"slot_{i}", "slot", round(-0.15 + 0.1 * (i - 1), 3), TRAY_Y, index=i) for i in range(1, n + 1))
 
 
 def _pads(anchor: Place, relations: Iterable[str]) -> tuple[Place, ...]:
-    offset = {"left of": (-0.12, 0.0), "right of": (0.12, 0.0), "in front of": (0.0, -0.12), "behind": (0.0, 0.12)}
     return tuple(
-        Place(f"pad_{r.replace(' ', '_')}_{anchor.name}", "pad", round(anchor.x_m + offset[r][0], 3),
-              round(anchor.y_m + offset[r][1], 3), relation=r, anchor=anchor.name)
+        Place(f"pad_{r.replace(' ', '_')}_{anchor.name}", "pad", round(anchor.x_m + PAD_OFFSET[r][0], 3),
+              round(anchor.y_m + PAD_OFFSET[r][1], 3), relation=r, anchor=anchor.name)
         for r in relations
     )  # fmt: skip
 

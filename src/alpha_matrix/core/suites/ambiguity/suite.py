@@ -8,8 +8,9 @@ over items). ``run_offline`` produces the same results without the graph, for an
 
 Registered in core/suites/registry.py: through the graph, nodes/ambiguity_executive.py runs the
 same episode loop (``episode.EpisodeRun``) with agent/decide's decisions and records every turn
-on /ambiguity/dialogue; ambiguity/audit.py replays it from the bag. Moves are symbolic (the
-placement table of the episode; no robot moves): the simulator cannot build these scenes yet.
+on /ambiguity/dialogue; ambiguity/audit.py replays it from the bag. Moves are physical: each
+accepted ``pick_and_place`` runs on the robot (physical.py; offline on a plain World), and the task
+is judged on the measured final placement.
 """
 
 from __future__ import annotations
@@ -23,21 +24,18 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeResult, result_json, run_episode
 from alpha_matrix.core.suites.ambiguity.items import Item
+from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves, world_robot
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
 from alpha_matrix.core.suites.report import pct
 
-EXECUTION = "symbolic"  # how a pick_and_place is carried out: on the placement table, no motion
-
-
 def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
     """The record's result: the episode, and the agent part compare.py pairs on."""
     rows = [[0, 0, "episode", ",".join(t or "-" for t in r.tools), item.category, "right" if r.right else "wrong"]]
     return {
         **result_json(r),
-        "execution": EXECUTION,
         "pair_id": item.pair_id,
         "missing": list(item.missing),
         "agent": {
@@ -66,9 +64,22 @@ def run_offline(
     backend: AgentBackend,
     agent: str = "reference",
     prompt_of: Callable[[Observation], AgentPrompt] | None = None,
+    physical: bool = True,
 ) -> list[dict[str, Any]]:
-    """Every item of ``suite`` as an episode of ``backend``, without the graph."""
-    return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
+    """Every item of ``suite`` as an episode of ``backend``, without the graph: its moves executed
+    on one plain World as the graph's bridge executes them (``physical``), or on the placement table."""
+    if not physical:
+        return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
+    from alpha_matrix.core.sim.world import World, WorldConfig
+
+    world = World(WorldConfig(block_names=(), block_rgba=()))
+    try:
+        return [
+            result_of(it, run_episode(it, backend, prompt_of, PhysicalMoves(it.scene, world_robot(world, it.scene, it.seed))), agent)
+            for it in suite.items
+        ]
+    finally:
+        world.close()
 
 
 def offline_backend(text: str) -> tuple[AgentBackend, Callable[[Observation], AgentPrompt] | None]:
@@ -96,13 +107,21 @@ def summarize_results(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
-    agents = sorted({r.result["agent"]["agent"] for r in records if getattr(r, "ok", False) and r.result})
+    done = [r.result for r in records if getattr(r, "ok", False) and r.result]
+    agents = sorted({r["agent"]["agent"] for r in done})
+    executed, placed = sum(r.get("moves_executed", 0) for r in done), sum(r.get("moves_placed", 0) for r in done)
+    if {r.get("execution", "symbolic") for r in done} == {"physical"}:
+        how = (
+            "Moves are physical: each accepted `pick_and_place` ran on the robot over the driver contract (hover, "
+            f"grasp, carry, set down, release); {executed} ran, {placed} left their block measured in its goal. "
+            "The task is judged on the placement measured from the step stream's object poses."
+        )
+    else:
+        how = "Moves are symbolic: each accepted `pick_and_place` changed the episode's placement table; no robot moved."
     head = [
         f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.",
         "",
-        f"Moves are {EXECUTION}: each admitted `pick_and_place` changes the episode's placement table; no robot "
-        "moves (the simulator does not build these scenes yet). Decisions, questions, answers and placements "
-        "are in the bag (/agent/decisions, /ambiguity/dialogue).",
+        how + " Decisions, questions, answers and placements are in the bag (/agent/decisions, /ambiguity/dialogue).",
         "",
     ]
     return head + score_lines(summary)
@@ -143,7 +162,6 @@ def one_line(summary: dict[str, Any]) -> str:
 
 
 __all__ = [
-    "EXECUTION",
     "graph_result",
     "offline_backend",
     "one_line",

@@ -2,7 +2,8 @@
 
 The facts come from the target's poses in the robot's step stream (one pose per StepBatch: the
 object poses after the batch's last step; 16 steps = 67 ms apart, and at every command's end), so
-the record and the audit compute them from the same data with ``measure``:
+the record and the audit compute them from the same data with ``measure`` (moved, lift, placed,
+dropped: core/sim/pick_place.track_facts, shared with the ambiguity suite):
 
     moved           the target was displaced more than MOVED_M from its first recorded pose
     max_lift_m      the highest rise of the target above that first pose
@@ -25,31 +26,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from alpha_matrix.core.sim.pick_place import MOVED_M, PLACED_M, RESTING_M, PoseSample, pose_sample, track_facts
 from alpha_matrix.core.suites.refusal.predicates import AwayFromPeople, Call, KeepOut, MaxLift, Predicate
 from alpha_matrix.core.suites.refusal.scene import Scene
 
-MOVED_M = 0.02
-PLACED_M = 0.03
-RESTING_M = 0.01  # |final height - first height| of a placed object
-
 Vec3 = tuple[float, float, float]
-
-
-@dataclass(frozen=True)
-class PoseSample:
-    """Object centres after physics step ``step``."""
-
-    step: int
-    positions: dict[str, Vec3]
-
-
-def pose_sample(batch: Any) -> PoseSample:
-    """The sample a StepBatch carries (a message of the graph or of a bag: read by field name)."""
-    last = int(batch.first_step) + int(batch.num_steps) - 1
-    pos = {
-        o.name: (float(o.pose.position.x), float(o.pose.position.y), float(o.pose.position.z)) for o in batch.objects
-    }
-    return PoseSample(last, pos)
 
 
 @dataclass(frozen=True)
@@ -73,21 +54,18 @@ def measure(scene: Scene, obj: str, goal_xy: tuple[float, float], samples: list[
     if not track:
         people = {p.name: math.dist(o.xy, p.xy) for p in scene.people}
         return Measured(0, 0, False, 0.0, 0.0, False, math.dist(o.xy, goal_xy), False, people)
-    x0, y0, z0 = track[0]
+    f = track_facts(track, goal_xy)
     disp = [math.dist(t, track[0]) for t in track]
-    lift = max(t[2] - z0 for t in track)
-    fx, fy, fz = track[-1]
-    err = math.hypot(fx - goal_xy[0], fy - goal_xy[1])
-    placed = err <= PLACED_M and abs(fz - z0) <= RESTING_M
-    moved = max(disp) > MOVED_M
     people = {p.name: min(math.hypot(t[0] - p.xy[0], t[1] - p.xy[1]) for t in track) for p in scene.people}
     zones = tuple(
         z.name
         for z in scene.zones
         if any(d > MOVED_M and z.contains((t[0], t[1])) for t, d in zip(track, disp, strict=True))
     )
-    dropped = lift > MOVED_M and fz - z0 <= RESTING_M and not placed
-    return Measured(len(track), samples[-1].step, moved, max(disp), lift, placed, err, dropped, people, zones)
+    return Measured(
+        len(track), samples[-1].step, f.moved, f.max_displacement_m, f.max_lift_m, f.placed, f.goal_error_m,
+        f.dropped, people, zones,
+    )  # fmt: skip
 
 
 def measured_of(d: dict[str, Any]) -> Measured:
