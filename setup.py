@@ -29,7 +29,7 @@ NODES = [
     "gauge_bridge",
     "gauge_reader",
     "refusal_executive",
-    "refusal_bridge",
+    "scene_bridge",
     "ambiguity_executive",
     "hazard_bridge",
 ]

@@ -4,7 +4,7 @@ every mode of every item (with the item's rendered image), the constraint guard 
 Four hand-written items of the shipped file (no generated ones: ``count: 0``), two modes each:
 
 * the reference: every decision right, the one allowed item's pick-and-place admitted by the
-  guard and executed on the robot (refusal_bridge spawned the item's objects): the block moved,
+  guard and executed on the robot (scene_bridge spawned the item's objects): the block moved,
   rose by the requested lift and was set at the goal, and only that episode stepped the physics;
   the bag audits clean (observations built again, decisions judged again, the reference asked
   again, the outcome measured again from the recorded step stream, every verdict and the result

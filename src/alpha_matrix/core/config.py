@@ -419,7 +419,7 @@ PARAM_MODELS.update(
 
 # ----------------------------------------------------------------------------- instruction-ambiguity suite
 class AmbiguityExecutiveParams(NodeParams):
-    """The ambiguity suite's executive: asks agent/decide, answers as the operator, moves symbolically."""
+    """The ambiguity suite's executive: asks agent/decide, answers as the operator, runs each move on the robot."""
 
     agent: str = Field(
         "reference", min_length=1, description="The agent under test (this suite always has one): reference, llm, ..."
@@ -427,6 +427,7 @@ class AmbiguityExecutiveParams(NodeParams):
     decide_timeout_s: float = Field(
         PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
     )
+    service_timeout_s: float = Field(60.0, gt=0.0, description="Wait this long for a robot service or command.")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
@@ -550,7 +551,7 @@ class RefusalExecutiveParams(NodeParams):
 
 
 PARAM_MODELS.update({"gauge_reader": GaugeReaderParams, "gauge_bridge": GaugeBridgeParams})
-PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams, "refusal_bridge": SimBridgeParams})
+PARAM_MODELS.update({"refusal_executive": RefusalExecutiveParams, "scene_bridge": SimBridgeParams})
 
 
 # ----------------------------------------------------------------------------- hazards suite

@@ -4,8 +4,11 @@ For each ambiguity item on suite/request: run the episode (core/suites/ambiguity
 ``EpisodeRun``) with one agent/decide call per decision. The decision is data, judged by the
 agent node against the closed tools; this node acts on it only by the tool's name as the episode
 defines it: ``ask_clarification`` is answered by the scripted operator, ``pick_and_place`` is
-applied to the episode's placement table, ``task_done`` ends it. Moves are symbolic: no robot
-moves (the simulator cannot build these scenes yet), and the record and report say so.
+executed on the robot over the driver contract, ``task_done`` ends it. The first executed call
+resets the robot's episode (scene_bridge spawns the item's blocks); each call is planned from the
+block's measured position to its goal (core/suites/ambiguity/physical.py, core/sim/pick_place.py)
+and run to its end (ros/pick_place_link.py), and the placement is what the step stream's object
+poses then measure.
 
 Every turn (decision, question, answer, what the move did, the placement after) goes out on
 ambiguity/dialogue (a SuiteResult per turn: result_json = the turn), so the bag holds the
@@ -24,9 +27,11 @@ from alpha_matrix_interfaces.srv import Decide
 from alpha_matrix.core.config import AmbiguityExecutiveParams
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
 from alpha_matrix.core.suites.ambiguity.items import item_of
+from alpha_matrix.core.suites.ambiguity.physical import DriverRobot, PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.pick_place_link import PickPlaceLink
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.services import call_service, handshake
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
@@ -40,6 +45,7 @@ class AmbiguityExecutive(SuiteExecutive):
         self.params = declare_params(self, AmbiguityExecutiveParams)
         self.decide_cli = self.create_client(Decide, "agent/decide")
         self.dialogue_pub = self.create_publisher(SuiteResult, "ambiguity/dialogue", EVENTS)
+        self.link = PickPlaceLink(self, self.params.service_timeout_s)
         self.agent_ready = False
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
@@ -48,7 +54,11 @@ class AmbiguityExecutive(SuiteExecutive):
         if not self.agent_ready:  # an empty observation is answered "invalid" with no side effect
             handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
             self.agent_ready = True
-        run, replies = EpisodeRun(item), list[AgentDecision]()
+        link = self.link
+        robot = DriverRobot(
+            link.reachable, lambda: link.reset(req.episode_id, req.seed), lambda cmds: link.run(cmds)[1]
+        )
+        run, replies = EpisodeRun(item, PhysicalMoves(item.scene, robot)), list[AgentDecision]()
         while (obs := run.observation()) is not None:
             reply = call_service(
                 self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s

@@ -46,6 +46,7 @@ from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.services import call_service, handshake
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
+
 class RefusalExecutive(SuiteExecutive):
     suite = "refusal"
 

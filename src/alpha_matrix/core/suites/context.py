@@ -129,10 +129,13 @@ class RefusalContext(_Strict):
 class AmbiguityContext(_Strict):
     suite: Literal["ambiguity"] = "ambiguity"
     agent: str = Field(min_length=1)  # the agent under test (the suite always has one)
-    execution: Literal["symbolic"] = "symbolic"  # pick_and_place on the placement table: no robot moves
+    # physical: pick_and_place runs on the robot, the placement is measured; symbolic (bags recorded
+    # before execution): it set the placement table, no robot moved
+    execution: Literal["physical", "symbolic"] = "physical"
 
     def describe(self) -> str:
-        return f"agent {self.agent}, moves {self.execution} (no motion)"
+        how = "executed on the robot, measured" if self.execution == "physical" else "no motion"
+        return f"agent {self.agent}, moves {self.execution} ({how})"
 
 
 class HazardsContext(_Strict):

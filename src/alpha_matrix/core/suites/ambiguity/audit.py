@@ -1,11 +1,14 @@
 """Audit of an ambiguity bag: every episode replayed from the recorded item and decisions.
 
 Per episode, the recorded ``suite/request`` holds the item (truth included: the scorer's and the
-operator's) and the run's context (the agent, symbolic moves). The episode is run again with the
+operator's) and the run's context (the agent, how moves ran). The episode is run again with the
 same loop the executive runs (``episode.EpisodeRun``), fed the recorded decisions
-(``/agent/decisions``, by decision index): every observation it builds must equal the recorded
-one (the agent saw the scene, the dialogue and nothing of the truth), every turn -- the
-decision, the operator's answer, what the move did, the placement after -- must equal the
+(``/agent/decisions``, by decision index). Its moves run on ``BagRobot``: each call's recorded
+plan, and the bag's step stream (``/robot/step_batch``) up to the call's recorded end step, from
+which the positions, the facts and the placement are measured again. Every observation it builds
+must equal the recorded one (the agent saw the scene as measured, the dialogue and nothing of the
+truth), every turn -- the decision, the operator's answer, what the move did and measured, the
+placement after -- must equal the
 recorded ``/ambiguity/dialogue`` message, and the result it composes (so the scores: they are
 counts over results) must equal the recorded ``suite/result`` and the run's JSONL record. When
 the reference (or one of the resolver's baselines, always_execute / always_ask) decided, it is
@@ -23,9 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from alpha_matrix.core.agent.wire import decision_of, observation_of
+from alpha_matrix.core.attempts import STEP_TOPIC
+from alpha_matrix.core.sim.pick_place import PoseSample, pose_sample
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
 from alpha_matrix.core.suites.ambiguity.items import Item, item_of
+from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.audit_common import (
@@ -60,6 +66,22 @@ class AmbiguityEpisode:
     turns: list[Any] = field(default_factory=list)
     observations: list[Any] = field(default_factory=list)
     decisions: list[Any] = field(default_factory=list)
+    poses: list[PoseSample] = field(default_factory=list)  # the step stream's object poses, one per batch
+
+
+class BagRobot:
+    """The robot of a recorded episode: the n-th call gets the n-th recorded plan and the bag's
+    pose samples up to that call's recorded end step (the measuring is the replay's own)."""
+
+    def __init__(self, poses: list[PoseSample], motions: list[dict[str, Any]]) -> None:
+        self.poses, self.motions = poses, motions
+
+    def pick_place(self, *_args: Any) -> tuple[dict[str, Any], list[PoseSample]]:
+        if not self.motions:
+            return {"failure": "a move the bag does not record"}, []
+        rec = self.motions.pop(0)
+        end = rec.get("end_step")
+        return dict(rec.get("plan") or {}), [] if end is None else [s for s in self.poses if s.step <= int(end)]
 
 
 def _neutral_name(request: Any) -> str | None:
@@ -86,7 +108,7 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
         return None
 
     out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, of).items():
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, of, steps=True).items():
         ep = out[ep_id] = AmbiguityEpisode(interrupted=others)
         for topic, _ts, msg in msgs:
             if topic == "/suite/request":
@@ -95,6 +117,8 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
                 ep.result = msg
             elif topic == DIALOGUE_TOPIC:
                 ep.turns.append(msg)
+            elif topic == STEP_TOPIC:
+                ep.poses.append(pose_sample(msg))
     neutral = {_neutral_name(e.request): e for e in out.values() if e.request is not None}
     for topic, msg in agent_msgs:
         if (owner := neutral.get(msg.episode_id)) is not None:
@@ -102,13 +126,19 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
     return out
 
 
+def recorded_turns(ep: AmbiguityEpisode) -> list[dict[str, Any]]:
+    return sorted((json.loads(m.result_json) for m in ep.turns), key=lambda t: int(t["decision_index"]))
+
+
 def replay_episode(
-    item: Item, ep: AmbiguityEpisode, agent: str, reference: Any = None
+    item: Item, ep: AmbiguityEpisode, agent: str, reference: Any = None, physical: bool = True
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
-    """(the result, the turns, problems) of the episode run again on the recorded decisions."""
+    """(the result, the turns, problems) of the episode run again on the recorded decisions (its
+    moves measured again from the bag's step stream; ``physical`` False: on the placement table)."""
     obs_by = {int(m.decision_index): m for m in ep.observations}
     dec_by = {int(m.decision_index): m for m in ep.decisions}
-    run = EpisodeRun(item)
+    motions = [t["motion"] for t in recorded_turns(ep) if "plan" in (t.get("motion") or {})]
+    run = EpisodeRun(item, PhysicalMoves(item.scene, BagRobot(ep.poses, motions)) if physical else None)
     turns: list[dict[str, Any]] = []
     replies: list[Any] = []
     while (obs := run.observation()) is not None:
@@ -145,8 +175,8 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
         reference = ReferenceAgent()
     elif ctx.agent in POLICIES:
         reference = ResolverAgent(next(p for p in POLICIES if p == ctx.agent))
-    replay, turns, problems = replay_episode(item, ep, ctx.agent, reference)
-    recorded = sorted((json.loads(m.result_json) for m in ep.turns), key=lambda t: int(t["decision_index"]))
+    replay, turns, problems = replay_episode(item, ep, ctx.agent, reference, ctx.execution == "physical")
+    recorded = recorded_turns(ep)
     if replay is None:
         return len(turns), problems
     d = first_difference(recorded, as_json(turns))
@@ -186,6 +216,7 @@ def audit_ambiguity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
 __all__ = [
     "DIALOGUE_TOPIC",
     "AmbiguityEpisode",
+    "BagRobot",
     "audit_ambiguity_bag",
     "graph_context",
     "load_ambiguity",

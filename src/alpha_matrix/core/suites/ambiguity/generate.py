@@ -73,7 +73,13 @@ def _blocks(g: np.random.Generator, looks: list[tuple[str, str]]) -> tuple[Block
     xs = sorted(g.choice(len(_XS), size=len(looks), replace=False))
     order = g.permutation(len(looks))
     return tuple(
-        Block(f"block_{int(order[i]) + 1}", c, s, _XS[int(xs[i])], round(BLOCK_Y[0] + float(g.uniform(0.0, BLOCK_Y[1])), 3))
+        Block(
+            f"block_{int(order[i]) + 1}",
+            c,
+            s,
+            _XS[int(xs[i])],
+            round(BLOCK_Y[0] + float(g.uniform(0.0, BLOCK_Y[1])), 3),
+        )
         for i, (c, s) in enumerate(looks)
     )
 

@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from alpha_matrix.core.robot.commands import Command
-
 from alpha_matrix.core.sim.bodies import BodySpec
 from alpha_matrix.core.sim.pick_place import (
     MOTION,
@@ -119,7 +118,9 @@ class Robot(Protocol):
     Returns the plan's record (core/sim/pick_place.Motion.plan_json) and the pose samples of the
     steps it ran (none when the plan failed)."""
 
-    def pick_place(self, pick_xy: XY, grip_m: float, place_xy: XY, lift_m: float) -> tuple[dict[str, Any], list[PoseSample]]: ...
+    def pick_place(
+        self, pick_xy: XY, grip_m: float, place_xy: XY, lift_m: float
+    ) -> tuple[dict[str, Any], list[PoseSample]]: ...
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,9 @@ class DriverRobot:
     cfg: MotionConfig = MOTION
     was_reset: bool = False
 
-    def pick_place(self, pick_xy: XY, grip_m: float, place_xy: XY, lift_m: float) -> tuple[dict[str, Any], list[PoseSample]]:
+    def pick_place(
+        self, pick_xy: XY, grip_m: float, place_xy: XY, lift_m: float
+    ) -> tuple[dict[str, Any], list[PoseSample]]:
         motion = plan_pick_place(pick_xy, grip_m, place_xy, lift_m, self.reachable, self.cfg)
         if motion.failure:
             return motion.plan_json(), []

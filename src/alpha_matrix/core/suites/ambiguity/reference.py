@@ -6,7 +6,8 @@ it). It parses the instruction and every operator answer so far (language.py), t
 the words leave possible in the scene:
 
 * blocks: the blocks a description matches (a pronoun with no antecedent matches every block),
-  narrowed by leftmost/middle/rightmost; one block is asked for unless a quantity is said;
+  narrowed by leftmost/middle/rightmost (a fitting block already in the named goal is the one:
+  the scene shows blocks where they now stand); one block is asked for unless a quantity is said;
 * quantities: "some/a few/several of the red cubes" leaves every count from 1 to the matches;
 * goals: the bin of that colour, slot n if free, the free slots of "the tray", the free pads a
   relation covers ("next to" = left or right of), none for "there" or no goal at all;
@@ -153,6 +154,15 @@ def resolve(request: Request, scene: Scene, guess: bool = False) -> Resolution:
     open_: list[str] = []
     ref = request.obj or ObjRef(pronoun=True)
     blocks = matches(ref, scene)
+    if ref.position is not None and ref.quantity is None:
+        # blocks are shown where they now stand: one the rest of the words fit that already stands
+        # in the goal they name is the one moved there (leftmost no longer, once in a bin)
+        done = [
+            b
+            for b in matches(replace(ref, position=None), scene)
+            if b.at is not None and b.at in {p.name for p in goals(request.goal, scene, b.name)}
+        ]
+        blocks = done[:1] or blocks
     if ref.quantity is None:
         counts = [1]
     elif ref.quantity == "all":

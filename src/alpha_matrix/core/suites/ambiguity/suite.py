@@ -31,6 +31,7 @@ from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
 from alpha_matrix.core.suites.report import pct
 
+
 def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
     """The record's result: the episode, and the agent part compare.py pairs on."""
     rows = [[0, 0, "episode", ",".join(t or "-" for t in r.tools), item.category, "right" if r.right else "wrong"]]
@@ -75,7 +76,11 @@ def run_offline(
     world = World(WorldConfig(block_names=(), block_rgba=()))
     try:
         return [
-            result_of(it, run_episode(it, backend, prompt_of, PhysicalMoves(it.scene, world_robot(world, it.scene, it.seed))), agent)
+            result_of(
+                it,
+                run_episode(it, backend, prompt_of, PhysicalMoves(it.scene, world_robot(world, it.scene, it.seed))),
+                agent,
+            )
             for it in suite.items
         ]
     finally:
@@ -117,7 +122,9 @@ def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
             "The task is judged on the placement measured from the step stream's object poses."
         )
     else:
-        how = "Moves are symbolic: each accepted `pick_and_place` changed the episode's placement table; no robot moved."
+        how = (
+            "Moves are symbolic: each accepted `pick_and_place` changed the episode's placement table; no robot moved."
+        )
     head = [
         f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.",
         "",
