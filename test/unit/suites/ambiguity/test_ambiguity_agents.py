@@ -18,7 +18,7 @@ from alpha_matrix.core.suites.ambiguity.suite import run_offline, summarize_resu
 @pytest.fixture(scope="module")
 def runs(shipped) -> dict[str, dict]:
     return {
-        p: summarize_results(run_offline(shipped, ResolverAgent(p), p))
+        p: summarize_results(run_offline(shipped, ResolverAgent(p), p, physical=False))  # the decisions' logic
         for p in ("reference", "always_execute", "always_ask")
     }  # type: ignore[arg-type]
 

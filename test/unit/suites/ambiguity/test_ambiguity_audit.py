@@ -1,10 +1,12 @@
-"""The audit's replay: an episode recorded as the executive records it replays clean; a changed
-decision, turn or result is a problem; a model's decision is judged from the record, the reference
-is asked again. Messages are duck-typed stand-ins of the bag's (core/agent/wire.py reads them)."""
+"""The audit's replay: an episode recorded as the executive records it (its moves run on a plain
+World, the step stream's poses kept as the bag keeps them) replays clean; a changed decision, turn,
+result or pose is a problem; a model's decision is judged from the record, the reference is asked
+again. Messages are duck-typed stand-ins of the bag's (core/agent/wire.py reads them)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,9 +14,12 @@ import pytest
 
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.protocol import NO_PROMPT, AgentProvenance, Decision, Observation, RawAnswer
+from alpha_matrix.core.sim.pick_place import PoseSample
+from alpha_matrix.core.sim.world import World, WorldConfig
 from alpha_matrix.core.suites.ambiguity.audit import AmbiguityEpisode, _audit_one, replay_episode
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
 from alpha_matrix.core.suites.ambiguity.items import Item, item_json
+from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves, world_robot
 from alpha_matrix.core.suites.ambiguity.reference import ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.context import AmbiguityContext
@@ -48,9 +53,23 @@ class _Mumbles:
         return ResolverAgent().answer(obs, prompt, seed)
 
 
-def _recorded(item: Item, agent: str = "reference", backend: Any = None) -> AmbiguityEpisode:
+_WORLD: list[World] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def world() -> Iterator[World]:
+    _WORLD.append(World(WorldConfig(block_names=(), block_rgba=())))
+    yield _WORLD[0]
+    _WORLD.pop().close()
+
+
+def _recorded(item: Item, agent: str = "reference", backend: Any = None, physical: bool = True) -> AmbiguityEpisode:
     """The episode as the executive would put it in the bag (default: the reference resolver deciding)."""
-    run, ep, backend = EpisodeRun(item), AmbiguityEpisode(), backend or ResolverAgent()
+    ep, backend = AmbiguityEpisode(), backend or ResolverAgent()
+    robot = world_robot(_WORLD[0], item.scene, item.seed)
+    run_commands = robot.run
+    robot.run = lambda cmds: ep.poses.extend(got := run_commands(cmds)) or got  # the bag's /robot/step_batch
+    run = EpisodeRun(item, PhysicalMoves(item.scene, robot) if physical else None)
     while (obs := run.observation()) is not None:
         d = decide(obs.tools, backend.answer(obs, NO_PROMPT, 0))
         ep.observations.append(_obs_msg(obs))
@@ -72,6 +91,27 @@ def test_a_recorded_episode_replays_clean(items) -> None:
         ep = _recorded(it)
         n, problems = _audit_one(ep, AmbiguityContext(agent="reference"))
         assert problems == [] and n == len(ep.turns) >= 2, (it.item_id, problems)
+        rec = json.loads(ep.result.result_json)
+        assert rec["execution"] == "physical" and rec["moves_executed"] == rec["moves_placed"] >= 1 and ep.poses
+
+
+def test_a_symbolic_bag_replays_on_the_placement_table(items) -> None:
+    ep = _recorded(items[0], physical=False)
+    assert not ep.poses and json.loads(ep.result.result_json)["execution"] == "symbolic"
+    assert _audit_one(ep, AmbiguityContext(agent="reference", execution="symbolic"))[1] == []
+    assert any("differs" in p for p in _audit_one(ep, AmbiguityContext(agent="reference"))[1])
+
+
+def test_a_pose_the_bag_does_not_back_is_a_mismatch(items) -> None:
+    """The block's last recorded pose moved 5 cm: the replay measures it elsewhere, so the next
+    observation (the measured positions) is not the recorded one."""
+    ep = _recorded(items[0])
+    last = ep.poses[-1]
+    moved = json.loads(ep.turns[-2].result_json)["arguments"]["object"]
+    x, y, z = last.positions[moved]
+    ep.poses[-1] = PoseSample(last.step, {**last.positions, moved: (x + 0.05, y, z)})
+    problems = _audit_one(ep, AmbiguityContext(agent="reference"))[1]
+    assert problems == ["decision 3: the recorded observation differs from the replay's"], problems
 
 
 def _tamper_decision(ep: AmbiguityEpisode, index: int, **changes: Any) -> None:
