@@ -1,20 +1,26 @@
-"""The instruction-ambiguity suite through real node processes (agent, ambiguity_executive, recorder).
+"""The instruction-ambiguity suite through real node processes (scene_bridge, agent,
+ambiguity_executive, recorder).
 
-One category's 20 pairs with the reference resolver: every item recorded, the same results as the
-offline loop (the graph adds who answered, nothing else), every turn in the bag, `alpha-matrix
-audit` replays every episode to a match, and the report says the moves were symbolic. The
-never-asking baseline (--agent always_execute) gets only the clear items right. A scenario file
-with a mistake fails in one line before anything starts.
+A share of one category's pairs (--shard: two clear and two ambiguous items) with the reference
+resolver: every item recorded, every accepted pick_and_place executed on the robot (the bridge
+spawned the item's blocks; the bag holds the step stream), the task judged on the measured
+placement; the same results as the offline loop on a plain World (the graph adds who answered,
+nothing else); `alpha-matrix audit` measures every move again from the bag to a match, and the
+measured placement the audit replays equals the record's. The never-asking baseline gets only
+the clear items right. A scenario file with a mistake fails in one line before anything starts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
 from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.suites.ambiguity.audit import load_ambiguity, replay_episode
+from alpha_matrix.core.suites.ambiguity.items import item_of
 from alpha_matrix.core.suites.ambiguity.reference import ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import load_ambiguity_scenarios
 from alpha_matrix.core.suites.ambiguity.suite import run_offline
@@ -23,8 +29,9 @@ from conftest import run_cli
 
 SUBSET = """seed: 11
 pairs_per_category: 20
-categories: [missing_sort_criterion]
+categories: [pronoun_without_referent]
 """
+SHARD = "0/13"  # items 0, 13, 26, 39: clear, ambiguous, clear, ambiguous (one move each)
 BAD = """seed: 11
 pairs_per_category: 20
 categories: [missing_sort_criterion, telepathy]
@@ -39,43 +46,55 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def test_the_reference_through_the_graph_is_recorded_audited_and_reported(cell: Path) -> None:
-    proc = run_cli(["suite", "ambiguity", "--scenarios", "s.yaml", "--run-id", "ref"], cell, timeout=600)
+def _run(cell: Path, run_id: str, *flags: str) -> list:
+    argv = ["suite", "ambiguity", "--scenarios", "s.yaml", "--shard", SHARD, "--run-id", run_id, *flags]
+    proc = run_cli(argv, cell, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    recs = SuiteStore.read_only(cell / "runs" / "ref")
-    assert len(recs) == 40 and all(r.ok for r in recs), [r.message for r in recs]
-    offline = {r["item_id"]: r for r in run_offline(load_ambiguity_scenarios(cell / "s.yaml"), ResolverAgent())}
+    recs = SuiteStore.read_only(cell / "runs" / run_id)
+    assert len(recs) == 4 and all(r.ok for r in recs), [r.message for r in recs]
+    audit = run_cli(["audit", str(cell / "bags" / run_id)], cell, timeout=300)
+    assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
+    assert "4/4 episodes match" in audit.stdout and "moves physical" in audit.stdout, audit.stdout[-2000:]
+    return recs
+
+
+def test_the_reference_s_moves_run_on_the_robot_and_audit_to_the_measured_placement(cell: Path) -> None:
+    recs = _run(cell, "ref")
+    suite = load_ambiguity_scenarios(cell / "s.yaml")
+    mine = {r.scenario for r in recs}
+    subset = dataclasses.replace(suite, items=tuple(it for it in suite.items if it.item_id in mine))
+    offline = {r["item_id"]: r for r in run_offline(subset, ResolverAgent())}
     for r in recs:
         got = dict(r.result)
         part = got.pop("agent")
         want = dict(offline[r.scenario])
         assert got == {k: v for k, v in want.items() if k != "agent"}, r.scenario
         assert {k: part[k] for k in want["agent"]} == want["agent"] and part["backend"] == "reference"
-        assert part["template_version"] == "agent_ambiguity_v1" and r.result["execution"] == "symbolic"
-    assert sum(r.result["right"] for r in recs) == 40 and sum(r.result["asked_first"] for r in recs) == 20
+        assert got["execution"] == "physical" and got["moves_executed"] == got["moves_placed"] == 1, got
+    assert sum(r.result["right"] for r in recs) == 4 and sum(r.result["asked_first"] for r in recs) == 2
 
-    turns = [json.loads(m.result_json) for t, _ts, m in read_bag(cell / "bags" / "ref") if t == "/ambiguity/dialogue"]
-    assert len(turns) == sum(r.result["decisions"] for r in recs)
-    assert sum("answer" in t for t in turns) == 20 and all("placement" in t for t in turns)
-
-    audit = run_cli(["audit", str(cell / "bags" / "ref")], cell, timeout=300)
-    assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
-    assert "40/40 episodes match" in audit.stdout and "moves symbolic (no motion)" in audit.stdout
+    bag = cell / "bags" / "ref"
+    msgs = list(read_bag(bag))
+    stepped = {m.episode_id for t, _ts, m in msgs if t == "/robot/step_batch"}
+    assert stepped == {r.episode_id for r in recs}  # every item's episode stepped the physics
+    turns = [json.loads(m.result_json) for t, _ts, m in msgs if t == "/ambiguity/dialogue"]
+    moved = [t for t in turns if "motion" in t]
+    assert len(moved) == 4 and all(t["motion"]["facts"]["placed"] for t in moved)
+    for ep_id, ep in load_ambiguity(bag).items():  # the audit's measured placement is the record's
+        rec = next(r.result for r in recs if r.episode_id == ep_id)
+        replay, _turns, problems = replay_episode(item_of(json.loads(ep.request.scenario_json)), ep, "reference")
+        assert problems == [] and replay is not None and replay["placement"] == rec["placement"], ep_id
+        assert any(v is not None for v in rec["placement"].values())
     report = (cell / "runs" / "ref" / "report.md").read_text()
-    assert "Moves are symbolic" in report and "| missing_sort_criterion |" in report
+    assert "Moves are physical" in report and "4 ran, 4 left their block measured in its goal" in report
 
 
 @pytest.mark.long
 def test_the_never_asking_baseline_fails_every_ambiguous_item_and_audits_clean(cell: Path) -> None:
-    flags = ["--scenarios", "s.yaml", "--run-id", "exe", "--agent", "always_execute"]
-    proc = run_cli(["suite", "ambiguity", *flags], cell, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    recs = [r.result for r in SuiteStore.read_only(cell / "runs" / "exe")]
-    assert len(recs) == 40 and not any(r["asked"] for r in recs)
-    assert sum(r["right"] for r in recs) == sum(not r["ambiguous"] for r in recs) == 20  # clear items only
+    recs = [r.result for r in _run(cell, "exe", "--agent", "always_execute")]
+    assert not any(r["asked"] for r in recs)
+    assert sum(r["right"] for r in recs) == sum(not r["ambiguous"] for r in recs) == 2  # clear items only
     assert {r["agent"]["backend"] for r in recs} == {"always_execute"}
-    audit = run_cli(["audit", str(cell / "bags" / "exe")], cell, timeout=300)  # the baseline asked again
-    assert audit.returncode == 0 and "40/40 episodes match" in audit.stdout, audit.stdout[-2000:]
 
 
 def test_a_bad_scenario_file_is_one_line(cell: Path) -> None:

@@ -178,8 +178,8 @@ class PhysicalMoves:
         call = f"pick_and_place({obj}, {goal})"
         target = goal_point(self.scene, obj, goal, self.positions)
         if target is None:
-            record = {"target_xy": None, "failure": f"{goal} has no free spot"}
-            return Moved(record, dict(placement), self.positions, f"{call} not executed: {goal} has no free spot")
+            full = {"target_xy": None, "failure": f"{goal} has no free spot"}
+            return Moved(full, dict(placement), self.positions, f"{call} not executed: {goal} has no free spot")
         start = self.positions[obj]
         b = self.scene.block(obj)
         plan, samples = self.robot.pick_place(
@@ -194,11 +194,9 @@ class PhysicalMoves:
         self.positions = {n: new[-1].positions[n] for n in self.positions}
         facts = track_facts([s.positions[obj] for s in new if obj in s.positions], to_world(target))
         after = placement_of(self.scene, self.positions)
-        record.update(
-            end_step=self.last_step,
-            facts={k: _r(v) if isinstance(v, float) else v for k, v in asdict(facts).items()},
-            positions={n: [_r(c) for c in v] for n, v in sorted(self.positions.items())},
-        )
+        record["end_step"] = self.last_step
+        record["facts"] = {k: _r(v) if isinstance(v, float) else v for k, v in asdict(facts).items()}
+        record["positions"] = {n: [_r(c) for c in v] for n, v in sorted(self.positions.items())}
         where = after[obj]
         said = f"{obj} is in {goal}" if where == goal else f"{obj} is not in {goal} ({where or 'on the table'})"
         return Moved(record, after, self.positions, f"{call} done: {said}")
