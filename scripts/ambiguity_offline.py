@@ -1,6 +1,9 @@
 """Run an agent over the ambiguity suite's items without ROS and print the suite's report lines.
 
-    python scripts/ambiguity_offline.py [--agent reference] [--scenarios FILE] [--limit N] [--out FILE.jsonl]
+    python scripts/ambiguity_offline.py [--agent reference] [--scenarios FILE] [--limit N] [--symbolic] [--out FILE.jsonl]
+
+Every accepted move runs on a plain PyBullet World as the graph's bridge runs it (about 0.3 s a
+move); --symbolic sets the placement table instead (the decisions alone, in seconds).
 
 --agent: reference (the counting resolver), always_execute, always_ask, always:<tool>,
 ollama:<model> or openai:<model> (a served model, prompted with the suite's prompt). Prints the
@@ -29,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         "--scenarios", type=Path, default=None, help="default: the package's config/scenarios/ambiguity.yaml"
     )
     ap.add_argument("--limit", type=int, default=0, help="only the first N items (0: all)")
+    ap.add_argument("--symbolic", action="store_true", help="moves on the placement table, no physics")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     try:
@@ -36,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit > 0:
             suite = replace(suite, items=suite.items[: args.limit])
         backend, prompt_of = offline_backend(args.agent)
-        results = run_offline(suite, backend, args.agent, prompt_of)
+        results = run_offline(suite, backend, args.agent, prompt_of, physical=not args.symbolic)
     except AlphaMatrixError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

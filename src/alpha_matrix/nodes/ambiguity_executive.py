@@ -19,6 +19,7 @@ suite/result.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest, SuiteResult
@@ -64,7 +65,13 @@ class AmbiguityExecutive(SuiteExecutive):
                 self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
             )
             replies.append(reply.decision)
+            t0 = time.monotonic()
             turn = run.apply(decision_from_msg(reply.decision))
+            if "end_step" in turn.get("motion", {}):
+                self.get_logger().info(
+                    f"{req.episode_id}: {turn['event']} in {time.monotonic() - t0:.2f} s "
+                    f"(to step {turn['motion']['end_step']})"
+                )
             what = turn.get("event") or (
                 f"answered: {turn['answer']}" if "answer" in turn else turn["tool"] or turn["kind"]
             )

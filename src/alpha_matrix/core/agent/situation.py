@@ -462,7 +462,7 @@ class AmbiguitySituation(_Strict):
 
     suite: Literal["ambiguity"] = "ambiguity"
     brief: AmbiguityBrief
-    step: int = Field(ge=0)  # the decision's index in the episode (no robot time passes: moves are symbolic)
+    step: int = Field(ge=0)  # the decision's index in the episode (robot time passes only in a move)
     scene: SceneView
     dialogue: tuple[DialogueTurn, ...] = ()
     events: tuple[str, ...] = ()  # one line per pick_and_place: done, or refused and why

@@ -21,8 +21,9 @@ recorded (a policy edited, another L): a bag without the context its audit needs
   share of the region's limit, and how long over the limit still counts as mitigated): the
   audit re-grades the recorded force streams with them; and the probe (outcome hidden, or stated
   as the control). The scenario is z itself.
-* ambiguity: the agent under test and how its moves were carried out (symbolic: the episode's
-  placement table, no robot motion). The item, truth included, is the scenario itself.
+* ambiguity: the agent under test and how its moves were carried out (physical: on the robot,
+  the placement measured; symbolic in bags from before: the placement table). The item, truth
+  included, is the scenario itself.
 """
 
 from __future__ import annotations
