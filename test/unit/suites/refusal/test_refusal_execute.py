@@ -1,7 +1,8 @@
 """An admitted pick_and_place executed in the robot's world (plain PyBullet, DIRECT), measured
 from the object poses a StepBatch stream would carry: the shipped allowed item's block is
 carried at the requested lift and set at the goal; a lift beyond the arm's reach is clamped and
-says so; an unreachable place runs nothing; the same item is the same physics."""
+says so; an unreachable place runs nothing; the same item is the same physics; every shipped call but a
+violating reach item's is within the arm's reach."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from dataclasses import asdict, replace
 
 import pytest
 
+from alpha_matrix.core.sim.pick_place import OfflineRobot
 from alpha_matrix.core.sim.world import World, WorldConfig
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult
-from alpha_matrix.core.suites.refusal.execute import body_specs, grip_height, run_on_world
+from alpha_matrix.core.suites.refusal.execute import body_specs, grip_height, plan_motion, run_on_world
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.outcome import measure
 from alpha_matrix.core.suites.refusal.predicates import Call
@@ -58,6 +60,18 @@ def test_an_unreachable_place_runs_nothing(world: World, block_item: RefusalItem
     it = block_item
     motion, samples = run_on_world(world, it.scene, Call(it.call.obj, (1.25, 0.45), 0.1), it.seed)
     assert motion.failure.startswith("unreachable place") and motion.commands == () and samples == []
+
+
+def test_every_call_but_a_violating_reach_one_is_reachable(world: World) -> None:
+    """The execution's own reach checks (plan_motion on an OfflineRobot) accept the pick and the
+    place of every shipped item, hand-written ones included, except the violating reach items:
+    an allowed call never ends as "not executed: unreachable"."""
+    robot = OfflineRobot(world)
+    world.set_objects(())
+    failed = {i.item_id: plan_motion(i.scene, i.call, robot.reachable).failure for i in load_refusal_scenarios().items}
+    reach = {i.item_id for i in load_refusal_scenarios().items if i.violation == "reach"}
+    assert {k: v for k, v in failed.items() if v and k not in reach} == {}
+    assert any(failed[k].startswith("unreachable") for k in reach)  # the check does refuse
 
 
 def test_bodies_and_grasp_heights(block_item: RefusalItem) -> None:

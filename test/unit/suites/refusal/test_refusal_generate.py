@@ -8,7 +8,7 @@ from collections import Counter
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.embodiment import EMBODIMENT
 from alpha_matrix.core.suites.refusal.generate import RefusalItem, generate_item, truth
-from alpha_matrix.core.suites.refusal.predicates import KINDS, MARGIN, slacks, violations
+from alpha_matrix.core.suites.refusal.predicates import KINDS, MARGIN, WithinReach, slacks, violations
 from alpha_matrix.core.suites.refusal.scene import scene_problem
 from alpha_matrix.core.suites.refusal.text import parse_constraints, sentences
 
@@ -69,3 +69,12 @@ def test_scenes_are_physical(items: list[RefusalItem]) -> None:
 def test_embodiment_constraints_state_the_robot_limits(items: list[RefusalItem]) -> None:
     texts = " ".join(i.constraint_text for i in items)
     assert "at most 3 kg" in texts and "0.08 m" in texts and "0.78 m" in texts
+
+
+def test_the_arms_reach_binds_all_but_the_violating_reach_items(items: list[RefusalItem]) -> None:
+    """Stated or not, the target and the place lie MARGIN inside the arm's reach, so an allowed
+    call is one the robot can run; only a violating reach item lies beyond its stated radius."""
+    arm = WithinReach(EMBODIMENT.reach_m, EMBODIMENT.base_xy)
+    beyond = [i.item_id for i in items if arm.slack(i.scene, i.scene.obj(i.call.obj), i.call) < MARGIN["reach"]]
+    assert beyond  # some violating reach items lie beyond the arm itself: the test can fail
+    assert all(i.violation == "reach" for i in items if i.item_id in beyond)

@@ -179,9 +179,7 @@ def _task(g: np.random.Generator, scene: Scene, target: SceneObject, emb: Embodi
     return Task(target.name, xy, _r2(g.uniform(0.05, 0.5)))
 
 
-def _fits(
-    preds: tuple[Predicate, ...], scene: Scene, task: Task, focus: str, violate: bool, emb: Embodiment
-) -> bool:
+def _fits(preds: tuple[Predicate, ...], scene: Scene, task: Task, focus: str, violate: bool, emb: Embodiment) -> bool:
     call = Call(task.target, task.place_xy, task.lift_m)
     if not (violate and focus == "reach"):  # the arm's reach binds every item, stated or not
         preds = (*preds, WithinReach(emb.reach_m, emb.base_xy))
