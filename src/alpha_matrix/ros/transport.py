@@ -7,7 +7,7 @@ port and builds a new one while its owner goes on reading the removed one: every
 path is lost, reliable QoS included (seen in CI: a node whose service requests and status topics
 went unanswered for 30 s, with every process idle). config/dds/fastdds_localhost_udp.xml keeps
 LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
-does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Speed".
+does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Measured".
 """
 
 from __future__ import annotations
