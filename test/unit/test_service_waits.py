@@ -83,3 +83,17 @@ def test_a_handshake_is_resent_until_a_reply_comes_and_says_how_often_it_tried(n
     assert client.sent == 3
     with pytest.raises(AlphaMatrixError, match=r"no reply from /robot/move_to to [3-5] handshakes within 0 s"):
         services.handshake(_LossyClient(lost=99), "probe", timeout_s=0.45, attempt_s=0.15)
+
+
+def test_a_mailbox_wait_ends_at_the_signal_and_still_takes_what_arrives(no_signal):
+    from alpha_matrix.ros.mailbox import ListBox, Mailbox
+
+    box: Mailbox[int, str] = Mailbox()
+    threading.Timer(0.1, lambda: box.put(7, "status")).start()
+    assert box.take(7, timeout_s=30.0) == "status"
+    threading.Timer(0.2, lambda: setattr(STOP, "signal", signal.SIGINT)).start()
+    t0 = time.monotonic()
+    assert box.take(8, timeout_s=30.0) is None  # an executive's wait for a status nobody will send
+    assert ListBox().wait_until(lambda items: bool(items), "e", timeout_s=30.0) is None
+    assert not box.wait_until(lambda: False, timeout_s=30.0)
+    assert time.monotonic() - t0 < 2.0

@@ -37,6 +37,7 @@ from alpha_matrix.ros.request_queue import RequestQueue
 from alpha_matrix.ros.robot_client import TERMINAL, command_call, handshake_motion
 from alpha_matrix.ros.services import call_all
 from alpha_matrix.ros.spin import spin_behind
+from alpha_matrix.ros.stop import STOP
 
 
 class Executive(Node):
@@ -85,12 +86,18 @@ class Executive(Node):
             for cmd in commands:
                 pending.append((cmd, self._enqueue(cmd)))
         finally:
-            timeout = self.params.service_timeout_s
-            for cmd, command_id in pending:
-                if (status := self.statuses.take(command_id, timeout)) is None:
-                    raise Aborted("rejected", f"command {command_id} did not finish in {timeout:.0f} s")
-                res.objects = status.objects
-                progress.command_ended(cmd, status.end_step, status.state == CommandStatus.DONE, status.message)
+            # The queued commands run on the robot whatever ended the queueing (a refusal): follow
+            # them, unless this node is stopping (its peers are too: nothing would answer).
+            if not STOP.stopping():
+                self._follow_queued(pending, res, progress)
+
+    def _follow_queued(self, pending: list[tuple[Command, int]], res: PlanExecution, progress: Progress) -> None:
+        timeout = self.params.service_timeout_s
+        for cmd, command_id in pending:
+            if (status := self.statuses.take(command_id, timeout)) is None:
+                raise Aborted("rejected", f"command {command_id} did not finish in {timeout:.0f} s")
+            res.objects = status.objects
+            progress.command_ended(cmd, status.end_step, status.state == CommandStatus.DONE, status.message)
 
     def _follow(self, grasp: Command, obj: str, scene: dict) -> Command:
         """Closed loop: observe again and move the grasp target with the object (xy)."""
