@@ -129,7 +129,11 @@ def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settl
     ep = "check_driver-1"
     wait_for_services(list(node.cli.values()), node.timeout)
     deadline = time.monotonic() + node.timeout  # discovery: polled (nothing notifies while the driver idles)
-    while not all(node.get_publishers_info_by_topic(t) for t in TOPICS) and time.monotonic() < deadline:
+    while time.monotonic() < deadline and not (
+        all(node.get_publishers_info_by_topic(t) for t in TOPICS)
+        and set(SERVICES)
+        <= {name for name, _types in node.get_service_names_and_types()}  # robot/observe has no client
+    ):
         node.wait(lambda: False, 0.1)
     _interfaces(node, facts)
     handshake_motion(node.cli["robot/move_to"], node.cli["robot/gripper"], node.cli["robot/hold"], node.timeout)
