@@ -4,8 +4,8 @@ rmw_fastrtps gives ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST a shared-memory trans
 and prefers it between processes of one host. A process opening a peer's port first checks that
 its listeners answer within 1 s; on a loaded machine one may not, and the opener then removes the
 port and builds a new one while its owner goes on reading the removed one: every message on that
-path is lost, reliable QoS included (seen in CI: a node whose service requests and status topics
-went unanswered for 30 s, with every process idle). config/dds/fastdds_localhost_udp.xml keeps
+path is lost, reliable QoS included. (A node deaf for 30 s with every process idle, seen in CI,
+was first put down to this; it was seen once more over UDP: README, "Status".) config/dds/fastdds_localhost_udp.xml keeps
 LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
 does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Measured".
 """
