@@ -15,15 +15,13 @@ import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from alpha_matrix.ros.stop import STOP
-
-STOP_POLL_S = 0.1  # how often a wait looks whether this process is stopping
+from alpha_matrix.ros.stop import STOP, STOP_POLL_S
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
-def _wait(cond: threading.Condition, ready: Callable[[], bool], timeout_s: float) -> bool:
+def wait_ready(cond: threading.Condition, ready: Callable[[], bool], timeout_s: float) -> bool:
     """``cond.wait_for(ready, timeout_s)`` (called holding ``cond``), False at a stop signal too."""
     deadline = time.monotonic() + timeout_s
     while not ready():
@@ -47,14 +45,14 @@ class Mailbox(Generic[K, V]):
     def take(self, key: K, timeout_s: float) -> V | None:
         """The value kept for ``key`` (removed), or None if none arrived within ``timeout_s``."""
         with self.cond:
-            if not _wait(self.cond, lambda: key in self.items, timeout_s):
+            if not wait_ready(self.cond, lambda: key in self.items, timeout_s):
                 return None
             return self.items.pop(key)
 
     def wait_until(self, ready: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until ``ready()`` (called holding the lock) holds; False on timeout."""
         with self.cond:
-            return _wait(self.cond, ready, timeout_s)
+            return wait_ready(self.cond, ready, timeout_s)
 
 
 class ListBox(Generic[K, V]):
@@ -72,7 +70,7 @@ class ListBox(Generic[K, V]):
     def wait_until(self, ready: Callable[[list[V]], bool], key: K, timeout_s: float) -> list[V] | None:
         """A copy of the list of ``key`` once ``ready(list)`` holds; None on timeout."""
         with self.cond:
-            if not _wait(self.cond, lambda: ready(self.items.get(key, [])), timeout_s):
+            if not wait_ready(self.cond, lambda: ready(self.items.get(key, [])), timeout_s):
                 return None
             return list(self.items.get(key, []))
 

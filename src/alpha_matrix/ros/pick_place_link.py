@@ -15,6 +15,7 @@ from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.sim.pick_place import MOTION, NO_SCENE, PoseSample, pose_sample
 from alpha_matrix.ros.convert import point
+from alpha_matrix.ros.mailbox import wait_ready
 from alpha_matrix.ros.qos import STEP_STREAM
 from alpha_matrix.ros.robot_client import RobotClient
 from alpha_matrix.ros.services import call_service
@@ -46,7 +47,7 @@ class PoseStream:
 
     def until(self, step: int, timeout_s: float) -> list[PoseSample]:
         with self._cond:
-            if not self._cond.wait_for(lambda: self.last >= step or bool(self.gap), timeout=timeout_s):
+            if not wait_ready(self._cond, lambda: self.last >= step or bool(self.gap), timeout_s):
                 raise AlphaMatrixError(f"the step stream stopped at step {self.last} of {step}")
             if self.gap:
                 raise AlphaMatrixError(f"the step stream of {self.episode} has a gap: {self.gap}")

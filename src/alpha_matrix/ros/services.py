@@ -7,9 +7,7 @@ import time
 from typing import Any
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.ros.stop import STOP
-
-STOP_POLL_S = 0.1  # how often a wait for a reply looks whether this process is stopping
+from alpha_matrix.ros.stop import STOP, STOP_POLL_S
 
 
 def _stopping(client: Any) -> bool:

@@ -16,6 +16,7 @@ class NodeStopped(BaseException):
 
 
 SPIN_POLL_S = 0.5  # longest a stopped node spins on
+STOP_POLL_S = 0.1  # how often a blocking wait looks whether this process is stopping
 WAKE_SIGNAL = signal.SIGUSR2  # sent by this process to its own main thread, never from outside
 
 
