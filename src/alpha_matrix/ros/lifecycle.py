@@ -19,7 +19,7 @@ from alpha_matrix.core.graph import DONE_FILE_ENV
 from alpha_matrix.orphans import die_with_parent
 from alpha_matrix.ros.exit_timer import ExitTimer
 from alpha_matrix.ros.spin import spin_until_stopped
-from alpha_matrix.ros.stop import STOP, NodeStopped
+from alpha_matrix.ros.stop import STOP, ExecutorFailed, NodeStopped
 
 TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
 
@@ -88,7 +88,7 @@ def run_node(
             Path(done).write_text(name)
     except (KeyboardInterrupt, NodeStopped, ExternalShutdownException):
         pass
-    except AlphaMatrixError as err:
+    except (AlphaMatrixError, ExecutorFailed) as err:
         if not STOP.stopping():
             print(f"{name}: error: {err}", file=sys.stderr, flush=True)
             code = 2

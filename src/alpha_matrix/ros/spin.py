@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from rclpy.context import Context
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
-from alpha_matrix.ros.stop import SPIN_POLL_S, STOP
+from alpha_matrix.ros.stop import SPIN_POLL_S, STOP, ExecutorFailed
 
 
 def spin_behind(
@@ -21,7 +22,9 @@ def spin_behind(
     """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it.
 
     The first SIGINT/SIGTERM interrupts ``work`` where it waits (``NodeStopped``): a job between
-    two records stops at once instead of waiting out a service timeout.
+    two records stops at once instead of waiting out a service timeout. A callback that raises
+    ends ``work`` too (``ExecutorFailed``, naming the exception): without the spinning thread
+    no reply or message reaches the node again.
     """
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
@@ -32,9 +35,9 @@ def spin_behind(
             spin_until_stopped(executor, context, done)
         except ExternalShutdownException:
             pass
-        except Exception:  # the context went away under a signal: the main thread reports the stop
-            if not STOP.stopping(context):
-                raise
+        except Exception as err:
+            if not STOP.stopping(context):  # else the context went away under a signal: a stop
+                STOP.fail(f"{node.get_name()}'s executor thread died: {describe(err)}")
         finally:
             if STOP.stopping(context):
                 STOP.wake_main()
@@ -52,12 +55,22 @@ def spin_behind(
             executor.wake()
         thread.join(timeout=5)
         executor.shutdown()
+    if STOP.failure is not None:  # the work ended (non-interruptible) because the thread died
+        raise ExecutorFailed(STOP.failure)
+
+
+def describe(err: BaseException) -> str:
+    """``Type: message (at file:line in function)``: where a callback failed, in one line."""
+    frames = traceback.extract_tb(err.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{type(err).__name__}: {err}{where}"
 
 
 def spin_until_stopped(executor: Executor, context: Context | None = None, done: threading.Event | None = None) -> None:
-    """``executor.spin()`` that a stop also ends within SPIN_POLL_S: rclpy's wake-up of a wait set
-    on shutdown can be missed (seen: a monitor asleep in its wait set 30 s after SIGTERM)."""
-    while STOP.signal is None and rclpy.ok(context=context) and not (done and done.is_set()):
+    """``executor.spin()`` that a stop (or another executor thread's death) also ends within
+    SPIN_POLL_S: rclpy's wake-up of a wait set on shutdown can be missed (seen: a monitor asleep
+    in its wait set 30 s after SIGTERM)."""
+    while STOP.signal is None and STOP.failure is None and rclpy.ok(context=context) and not (done and done.is_set()):
         executor.spin_once(timeout_sec=SPIN_POLL_S)
 
 

@@ -15,6 +15,14 @@ class NodeStopped(BaseException):
     """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
 
 
+class ExecutorFailed(BaseException):
+    """Raised in the main thread when the thread spinning its node died of an exception.
+
+    Its callbacks (service replies, subscriptions) no longer run: a node that went on would be
+    deaf, and its peers would time out waiting for it with every process idle (seen in CI).
+    """
+
+
 SPIN_POLL_S = 0.5  # longest a stopped node spins on
 STOP_POLL_S = 0.1  # how often a blocking wait looks whether this process is stopping
 WAKE_SIGNAL = signal.SIGUSR2  # sent by this process to its own main thread, never from outside
@@ -29,6 +37,7 @@ class _StopState:
 
     def __init__(self) -> None:
         self.signal: int | None = None
+        self.failure: str | None = None  # why this process's executor thread died
         self._interruptible = False
 
     def install(self) -> None:
@@ -42,10 +51,19 @@ class _StopState:
         would sleep through the stop until its timeout. A signal sent to it wakes it now."""
         signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)  # type: ignore[arg-type]
 
+    def fail(self, why: str) -> None:
+        """An executor thread died (``why``): the main thread leaves its work now."""
+        if self.failure is None:
+            self.failure = why
+            self.wake_main()
+
     def _wake(self, _signum: int, _frame: object) -> None:
         if self._interruptible and self.stopping():
             self._interruptible = False
             raise NodeStopped(self.signal)
+        if self._interruptible and self.failure is not None:
+            self._interruptible = False
+            raise ExecutorFailed(self.failure)
 
     def _handle(self, signum: int, _frame: object) -> None:
         first = self.signal is None
@@ -64,6 +82,8 @@ class _StopState:
     def interruptible(self) -> Iterator[None]:
         if self.signal is not None:
             raise NodeStopped(self.signal)
+        if self.failure is not None:
+            raise ExecutorFailed(self.failure)
         self._interruptible = True
         try:
             yield
