@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 from alpha_matrix.console import Console, clean, progress
 
@@ -53,3 +55,13 @@ def test_bar_on_a_terminal_counts_what_the_job_reported() -> None:
     assert not console.bars
     assert "[episode_runner] [5/8] oracle-0004 ok" in out.getvalue()
     assert "6/8" in out.getvalue()
+
+
+def test_a_command_importing_pybullet_prints_no_banner() -> None:
+    def output(code: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout + done.stderr
+
+    assert "pybullet build time" in output("import pybullet; print('ok')")  # what it keeps out
+    assert output("from alpha_matrix.console import import_pybullet_quietly as q; q(); print('ok')") == "ok\n"

@@ -27,6 +27,7 @@ from pathlib import Path
 from alpha_matrix.cli import audit, bag, check_driver, compare, launch, merge, report, run, runs, suite
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
+from alpha_matrix.console import import_pybullet_quietly
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.orphans import die_with_parent_if_asked
 
@@ -84,11 +85,18 @@ def _graph_options(args: argparse.Namespace) -> None:
         raise ConfigError(f"--config {args.config}: {problem}")
 
 
+# Commands that may load the simulation (a suite's scenarios, records, audit): pybullet's import
+# banner would open their output. The others stay light.
+SIM_COMMANDS = ("suite", "audit", "calibrate", "report", "compare")
+
+
 def main(argv: list[str] | None = None) -> int:
     die_with_parent_if_asked()
     args = build_parser().parse_args(argv)
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
+    if args.command in SIM_COMMANDS:
+        import_pybullet_quietly()
     try:
         _graph_options(args)
         return args.func(args)

@@ -306,9 +306,13 @@ def _summary(suite: str, run_dir: Path) -> None:
     from alpha_matrix.core.suites.records import SuiteStore
     from alpha_matrix.core.suites.report import summarize_records, write_report
 
-    summary = summarize_records(suite, SuiteStore.read_only(run_dir))
-    print(f"suite {suite}: {json.dumps(summary, sort_keys=True)}")
+    store = SuiteStore.read_only(run_dir)
+    summary = summarize_records(suite, store)
+    path = run_dir / "summary.json"  # derived from the records, rewritten with the report
+    path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    print(f"suite {suite}: {len(store)} records")
     print(f"records: {run_dir / 'episodes.jsonl'}")
+    print(f"summary: {path}")
     print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")
 
 
