@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from alpha_matrix.cli.common import parse_sets
-from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
 
 def cmd_check_driver(args: argparse.Namespace) -> int:
@@ -16,6 +16,7 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     from alpha_matrix.core.graph import default_config_dir, resolve_graph
     from alpha_matrix.launcher import graph_env
     from alpha_matrix.ros.driver_check import check_driver
+    from alpha_matrix.ros.stop import ExecutorFailed
     from alpha_matrix.ros.transport import PROFILE_ENV, RANGE_ENV
 
     if args.domain_id is not None:
@@ -33,7 +34,10 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
         f"budget {budget} steps, {'gating on check_driver' if args.gating else 'no gating check'}",
         flush=True,
     )
-    facts = check_driver(latency, budget, args.settle, args.gating, args.timeout)
+    try:
+        facts = check_driver(latency, budget, args.settle, args.gating, args.timeout)
+    except ExecutorFailed as err:  # a callback of the checker raised: one line, not a traceback
+        raise AlphaMatrixError(f"check-driver: {err}") from None
     clauses = judge(facts, latency, budget, args.settle, args.gating)
     print(render(clauses))
     return 1 if any(c.ok is False for c in clauses) else 0

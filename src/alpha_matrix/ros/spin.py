@@ -47,6 +47,10 @@ def spin_behind(
     try:
         with STOP.interruptible() if interruptible else contextlib.nullcontext():
             work()
+    except Exception as err:
+        if STOP.failure is None:
+            raise
+        raise ExecutorFailed(STOP.failure) from err  # the work failed for want of its callbacks
     finally:
         # The spin thread leaves its wait set before the executor goes away (shutting an
         # executor down under a thread waiting in it crashed rclpy: a segfault).

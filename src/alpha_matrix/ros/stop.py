@@ -39,8 +39,10 @@ class _StopState:
         self.signal: int | None = None
         self.failure: str | None = None  # why this process's executor thread died
         self._interruptible = False
+        self._installed = False
 
     def install(self) -> None:
+        self._installed = True
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._handle)
         signal.signal(WAKE_SIGNAL, self._wake)
@@ -49,7 +51,8 @@ class _StopState:
         """The kernel may deliver the stop signal to any thread (DDS, OpenBLAS), and Python runs
         its handler only when the main thread next runs bytecode: a main thread blocked in a wait
         would sleep through the stop until its timeout. A signal sent to it wakes it now."""
-        signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)  # type: ignore[arg-type]
+        if self._installed:  # elsewhere (a command line's own checker) the signal would kill the process
+            signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)  # type: ignore[arg-type]
 
     def fail(self, why: str) -> None:
         """An executor thread died (``why``): the main thread leaves its work now."""
