@@ -27,7 +27,6 @@ from pathlib import Path
 from alpha_matrix.cli import audit, bag, check_driver, compare, launch, merge, report, run, runs, suite
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
-from alpha_matrix.console import import_pybullet_quietly
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.orphans import die_with_parent_if_asked
 
@@ -96,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
     if args.command in SIM_COMMANDS:
+        from alpha_matrix.console import import_pybullet_quietly  # here: the console brings in tqdm
+
         import_pybullet_quietly()
     try:
         _graph_options(args)
