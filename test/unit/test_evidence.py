@@ -43,3 +43,33 @@ def test_a_committed_episode_is_forgotten() -> None:
     assert gate.ended("/suite/result", "s") == ["s"]
     assert gate.missing("s") == []
     assert gate.ended("/suite/result", "s") == []  # a re-run of the same id waits for its own request
+
+
+def test_a_suite_result_waits_for_the_agent_decisions_it_counts() -> None:
+    """An agent's writer matched late: its decisions reach the bag after the result, or never if
+    the agent is stopped first (make test-long: a confidence bag with no /agent/* at all)."""
+    gate = EvidenceGate()
+    gate.seen("/suite/request", "confidence-t")
+    assert gate.seen("/agent/decisions", "confidence-t") == []  # before the end: counted, nothing to release
+    assert gate.ended("/suite/result", "confidence-t", decisions=3) == []
+    assert gate.missing("confidence-t") == ["/agent/decisions (1 of 3 decisions)"]
+    assert gate.seen("/agent/decisions", "confidence-other") == []  # another episode's does not count
+    assert gate.seen("/agent/decisions", "confidence-t") == []
+    assert gate.missing("confidence-t") == ["/agent/decisions (2 of 3 decisions)"]
+    assert gate.seen("/agent/decisions", "confidence-t") == ["confidence-t"]
+
+
+def test_a_suite_result_without_an_agent_waits_for_no_decision() -> None:
+    gate = EvidenceGate()
+    gate.seen("/suite/request", "alerts-a")
+    assert gate.ended("/suite/result", "alerts-a", decisions=0) == ["alerts-a"]
+
+
+def test_a_rerun_counts_its_own_decisions() -> None:
+    gate = EvidenceGate()
+    gate.seen("/suite/request", "s")
+    gate.seen("/agent/decisions", "s")
+    assert gate.ended("/suite/result", "s", decisions=1) == ["s"]
+    gate.seen("/suite/request", "s")
+    assert gate.ended("/suite/result", "s", decisions=1) == []  # the first attempt's decision is spent
+    assert gate.seen("/agent/decisions", "s") == ["s"]

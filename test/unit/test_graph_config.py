@@ -37,6 +37,16 @@ def test_shipped_graph_resolves():
     assert g.run_id == f"oracle-{g.config_hash[:12]}"
 
 
+def test_the_recorder_knows_the_nodes_it_must_discover_before_it_is_ready():
+    g = resolve_graph(CONFIG, exclude=("chaos",))
+    assert g.node("recorder").parameters["graph_nodes"] == [n.name for n in g.nodes if n.name != "recorder"]
+    assert "chaos" not in g.node("recorder").parameters["graph_nodes"]
+    agent = resolve_graph(CONFIG, {"/**": {"agent": "reference"}}, graph_file="graph_confidence.yaml")
+    assert "agent" in agent.node("recorder").parameters["graph_nodes"]
+    # the list follows from the nodes, which are hashed already; it does not change the hash
+    assert resolve_graph(CONFIG, {"recorder": {"graph_nodes": ["x"]}}).config_hash == resolve_graph(CONFIG).config_hash
+
+
 def test_chaos_intercepts_only_while_present():
     with_chaos = resolve_graph(CONFIG)
     assert ("robot/move_to", "chaos/move_to") in with_chaos.node("executive").remappings

@@ -219,6 +219,10 @@ class RecorderParams(NodeParams):
         default_factory=lambda: list(DEFAULT_RECORDED_TOPICS), description="TOPIC=TYPE to record."
     )
     split_every_s: float = Field(2.0, gt=0.0, description="Close a bag split at least this often (and per episode).")
+    graph_nodes: list[str] = Field(
+        default_factory=list,
+        description="The graph's other nodes, set by the resolver: ready only once each is discovered.",
+    )
 
     _run_id_is_a_name = field_validator("run_id")(bag_name_param)
     _records_run_id_is_a_name = field_validator("records_run_id")(run_id_param)

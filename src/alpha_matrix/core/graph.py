@@ -36,7 +36,7 @@ NOT_HASHED = {
         "recorder",
     },
     "chaos": set(),
-    "recorder": {"run_id", "bags_dir"},
+    "recorder": {"run_id", "bags_dir", "graph_nodes"},
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
     # The scenario file's content is hashed (scenarios_sha256), not where it lies.
@@ -346,5 +346,7 @@ def resolve_graph(
             extra["config_hash"] = digest
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
+        if s.executable == "recorder":  # its ready check waits for every node it must hear from
+            extra["graph_nodes"] = [n.name for n in specs if n.name != s.name]
         final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))
     return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)

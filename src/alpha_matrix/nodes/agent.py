@@ -33,10 +33,12 @@ class AgentNode(Node):
         if not self.params.agent:
             raise ConfigError("agent: no agent given (set /**.agent, e.g. --agent reference)")
         spec = parse_agent_spec(self.params.agent, "agent")
-        backend = ready_backend(spec, self.params)  # a served model: reachable and there, before the first decision
-        self.agent = Agent(backend, self.params.seed, load_templates(self.params.prompts))
+        # Before the backend, which may take long: the publishers exist as soon as the node does,
+        # which the recorder's ready check waits for (nodes/recorder.py).
         self.obs_pub = self.create_publisher(AgentObservation, "agent/observations", EVENTS)
         self.decision_pub = self.create_publisher(AgentDecision, "agent/decisions", EVENTS)
+        backend = ready_backend(spec, self.params)  # a served model: reachable and there, before the first decision
+        self.agent = Agent(backend, self.params.seed, load_templates(self.params.prompts))
         self.create_service(Decide, "agent/decide", self._on_decide)
         self.get_logger().info(f"agent {spec.label} ({backend.name}, model {getattr(backend, 'model', '')!s})")
 

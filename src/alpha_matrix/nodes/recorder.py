@@ -22,7 +22,7 @@ from std_srvs.srv import Trigger
 from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
 from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.evidence import EVENTS_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
+from alpha_matrix.core.evidence import EVENTS_TOPIC, SUITE_RESULT_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
@@ -96,8 +96,9 @@ class Recorder(Node):
                 self.gating.streaming()
                 self.gating.ack(*step_batch_span(raw))
             elif topic in END_TOPICS:  # an episode is complete: once its evidence is in, commit it
-                episode = deserialize_message(raw, self.classes[topic]).episode_id
-                self._commit(self.gate.ended(topic, episode))
+                msg = deserialize_message(raw, self.classes[topic])
+                episode, decisions = msg.episode_id, int(msg.agent_decisions) if topic == SUITE_RESULT_TOPIC else 0
+                self._commit(self.gate.ended(topic, episode, decisions=decisions))
                 if missing := self.gate.missing(episode):
                     self.get_logger().info(f"{episode}: commit waits for {', '.join(missing)}")
             elif topic in TRACKED:
@@ -115,10 +116,21 @@ class Recorder(Node):
             self.commit_pub.publish(BagCommit(episode_id=episode, split=split or ""))
 
     def _on_ready(self, _req: Trigger.Request, res: Trigger.Response) -> Trigger.Response:
-        """Ready once every publisher the graph has on a recorded topic is matched with this
-        recorder: what they publish from then on reaches the bag even if they die right after."""
+        """Ready once every node of the graph is discovered and every publisher on a recorded topic
+        is matched with this recorder: what they publish from then on reaches the bag even if they
+        die right after. Matched against discovered publishers only, the check is vacuous for a
+        node not discovered yet, hence the graph's node list (graph_nodes, from the resolver)."""
+        unseen = sorted(set(self.params.graph_nodes) - set(self.get_node_names()))
         waiting = [t for t, sub in self.subs.items() if sub.get_publisher_count() < self.count_publishers(t)]
-        res.success, res.message = not waiting, ", ".join(waiting)
+        res.success = not unseen and not waiting
+        res.message = "; ".join(
+            part
+            for part in (
+                f"nodes not discovered: {', '.join(unseen)}" if unseen else "",
+                f"publishers not matched on: {', '.join(waiting)}" if waiting else "",
+            )
+            if part
+        )
         return res
 
     def destroy_node(self) -> None:

@@ -1,8 +1,8 @@
 """A runner's side of the bag commit: no record without its evidence in the bag.
 
-Before the first episode the runner waits until the recorder has matched every publisher of the
-topics it records (a publisher killed before discovery completed would take its messages with
-it); after each episode it waits for the recorder's commit (the episode's split closed and
+Before the first episode the runner waits until the recorder has discovered every node of the
+graph and matched every publisher of the topics it records (a publisher killed before discovery
+completed would take its messages with it); after each episode it waits for the recorder's commit (the episode's split closed and
 listed) before appending the record. Without a recorder in the graph both are no-ops.
 """
 
@@ -43,7 +43,7 @@ class RecorderLink:
         deadline = time.monotonic() + self.timeout_s
         while not (reply := handshake(self._ready, Trigger.Request(), self.timeout_s)).success:
             if time.monotonic() > deadline:
-                raise AlphaMatrixError(f"{self.recorder} has not matched the publishers of: {reply.message}")
+                raise AlphaMatrixError(f"{self.recorder} is not ready: {reply.message}")
             time.sleep(READY_POLL_S)
 
     def committed(self, episode_id: str) -> None:

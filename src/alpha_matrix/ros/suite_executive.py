@@ -2,8 +2,10 @@
 
 Each suite's executive (skill_executive, alert_executive, proximity_executive) takes the
 SuiteRequests of its own suite from suite/request, runs each in the main thread (blocking robot
-calls allowed while the executor spins behind) and publishes one SuiteResult. A scenario that
-cannot run is a result with ok false and the reason, never a dead node.
+calls allowed while the executor spins behind) and publishes one SuiteResult, which says how many
+agent decisions the result was built from (the recorder commits the scenario once its bag holds
+them; core/evidence.py). A scenario that cannot run is a result with ok false and the reason,
+never a dead node.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
 from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.suites import registry
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.request_queue import RequestQueue
@@ -43,7 +46,9 @@ class SuiteExecutive(Node):
     def execute(self, req: SuiteRequest) -> SuiteResult:
         res = SuiteResult(episode_id=req.episode_id)
         try:
-            res.result_json = json.dumps(self.run_request(req), sort_keys=True, allow_nan=False)
+            result = self.run_request(req)
+            res.result_json = json.dumps(result, sort_keys=True, allow_nan=False)
+            res.agent_decisions = registry.agent_decisions(self.suite, result)
             res.ok = True
         except (AlphaMatrixError, ValueError, KeyError) as err:
             res.ok, res.message = False, str(err)

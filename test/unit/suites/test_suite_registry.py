@@ -15,7 +15,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.common import config_dir
 
-PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit")
+PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit", "agent_decisions")
 
 
 def test_every_entry_is_filed_under_its_own_name() -> None:
@@ -70,6 +70,28 @@ def test_the_light_modules_reach_no_simulator() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+RAW = [[0, "{}", ""], [1, "{}", ""], [2, "", "no JSON"]]  # provenance_part: one entry per decision
+
+
+@pytest.mark.parametrize(
+    ("suite", "result", "decisions"),
+    [
+        ("confidence", {"calls": 4}, 0),  # no agent: the scripted executive decided
+        ("confidence", {"agent": {"decisions": 3, "raw": RAW}}, 3),
+        ("alerts", {"agent": {"raw": RAW[:1]}}, 1),
+        ("proximity", {"agent": {"raw": []}}, 0),  # no frame to decide on
+        ("refusal", {"agent": {"raw": RAW}}, 3),
+        ("gauge", {"agent": {"decisions": 2}}, 2),
+        ("gauge", {"truth": 1.0}, 0),
+        ("hazards", {"agent": {"decision": "tool_call"}}, 1),
+        ("hazards", {"agent": None}, 0),  # infeasible: never asked
+        ("ambiguity", {"agent": {"raw": RAW}}, 0),  # its decisions carry the item's episode id
+    ],
+)
+def test_a_result_says_how_many_agent_decisions_it_was_built_from(suite: str, result: dict, decisions: int) -> None:
+    assert registry.agent_decisions(suite, result) == decisions
 
 
 def test_the_runner_names_the_config_file_or_leaves_the_package_s() -> None:

@@ -52,6 +52,13 @@ def provenance_part(decisions: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+def listed_decisions(result: dict[str, Any]) -> int:
+    """The agent decisions a recorded result was built from, where its agent part lists every one
+    (``provenance_part``'s ``raw``): the count its SuiteResult gives the recorder. 0: no agent."""
+    agent = result.get("agent")
+    return len(agent["raw"]) if isinstance(agent, dict) else 0
+
+
 def agent_heading(part: dict[str, Any]) -> str:
     """The report's first words on an agent part: the agent, its backend, model and prompt."""
     digest = f", digest {part['digest'][:19]}" if part["digest"] else ""

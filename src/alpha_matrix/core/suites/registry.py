@@ -52,6 +52,9 @@ class SuiteSpec:
     plots: str  # (records, plot dir) -> [(file name, alt text)] of the PNGs written (names start "<suite>_")
     progress: str  # (one recorded result) -> the runner's one-line progress
     audit: str  # (bag dir, run dir | None) -> [SuiteAudit]
+    # (one recorded result) -> how many agent/decisions of its episode it was built from: the
+    # SuiteResult says so, and the recorder commits the episode once the bag holds that many
+    agent_decisions: str
 
     def piece(self, which: str) -> Callable[..., Any]:
         """The function behind one of the fields above, imported now."""
@@ -74,6 +77,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.confidence.plots:write_plots",
         progress=f"{_P}.confidence.report:progress_line",
         audit=f"{_P}.confidence.audit:audit_confidence_bag",
+        agent_decisions=f"{_P}.agent_common:listed_decisions",
     ),
     "alerts": SuiteSpec(
         name="alerts",
@@ -87,6 +91,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.alerts.plots:write_plots",
         progress=f"{_P}.alerts.report:progress_line",
         audit=f"{_P}.alerts.audit:audit_alerts_bag",
+        agent_decisions=f"{_P}.agent_common:listed_decisions",
     ),
     "proximity": SuiteSpec(
         name="proximity",
@@ -100,6 +105,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.proximity.plots:write_plots",
         progress=f"{_P}.proximity.report:progress_line",
         audit=f"{_P}.proximity.audit:audit_proximity_bag",
+        agent_decisions=f"{_P}.agent_common:listed_decisions",
     ),
     "gauge": SuiteSpec(
         name="gauge",
@@ -113,6 +119,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.gauge.plots:write_plots",
         progress=f"{_P}.gauge.report:progress_line",
         audit=f"{_P}.gauge.audit:audit_gauge_bag",
+        agent_decisions=f"{_P}.gauge.agent_run:agent_decisions",
     ),
     "refusal": SuiteSpec(
         name="refusal",
@@ -126,6 +133,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.refusal.suite:write_plots",
         progress=f"{_P}.refusal.suite:progress_line",
         audit=f"{_P}.refusal.audit:audit_refusal_bag",
+        agent_decisions=f"{_P}.agent_common:listed_decisions",
     ),
     "ambiguity": SuiteSpec(
         name="ambiguity",
@@ -139,6 +147,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.ambiguity.suite:write_plots",
         progress=f"{_P}.ambiguity.suite:progress_line",
         audit=f"{_P}.ambiguity.audit:audit_ambiguity_bag",
+        agent_decisions=f"{_P}.ambiguity.suite:agent_decisions",
     ),
     "hazards": SuiteSpec(
         name="hazards",
@@ -152,6 +161,7 @@ SUITES: dict[str, SuiteSpec] = {
         plots=f"{_P}.hazards.report:write_plots",
         progress=f"{_P}.hazards.report:progress_line",
         audit=f"{_P}.hazards.audit:audit_hazards_bag",
+        agent_decisions=f"{_P}.hazards.run:agent_decisions",
     ),
 }
 
@@ -199,6 +209,10 @@ def progress_line(suite: str, result: dict[str, Any]) -> str:
     return str(spec(suite).piece("progress")(result))
 
 
+def agent_decisions(suite: str, result: dict[str, Any]) -> int:
+    return int(spec(suite).piece("agent_decisions")(result))
+
+
 def audit_suite_bag(suite: str, bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
     return list(spec(suite).piece("audit")(bag_dir, run_dir))
 
@@ -215,6 +229,7 @@ __all__ = [
     "SUITE_NAMES",
     "ScenarioRequest",
     "SuiteSpec",
+    "agent_decisions",
     "audit_suite_bag",
     "graph_context",
     "progress_line",

@@ -52,6 +52,13 @@ def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
     }
 
 
+def agent_decisions(_result: dict[str, Any]) -> int:
+    """None for the recorder to wait for: the decisions carry the item's own episode id
+    (episode.episode_id, which says nothing of the item), not the scenario's, so the recorder
+    cannot count them under the scenario's result."""
+    return 0
+
+
 def graph_result(item: Item, r: EpisodeResult, agent: str, decisions: Sequence[Any]) -> dict[str, Any]:
     """The result through the graph: ``result_of`` and who answered (the AgentDecision messages'
     provenance, as the other suites' agent parts carry it). The executive and the audit both use it."""

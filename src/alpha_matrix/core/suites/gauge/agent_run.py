@@ -77,3 +77,9 @@ def agent_part(
         "messages": sum(d.kind == "message" for d in decisions),
         "aborts": sum(d.kind == "abort" for d in decisions),
     }
+
+
+def agent_decisions(result: dict[str, Any]) -> int:
+    """The agent decisions a recorded result was built from (the recorder's commit waits for them)."""
+    agent = result.get("agent")
+    return int(agent["decisions"]) if isinstance(agent, dict) else 0

@@ -231,3 +231,8 @@ def result_of(
         },
         "agent": None if decision is None else agent_part(ctx.agent, decision, truth),
     }
+
+
+def agent_decisions(result: dict[str, Any]) -> int:
+    """The agent decisions a recorded result was built from: one, unless z was infeasible (never asked)."""
+    return 0 if result.get("agent") is None else 1
