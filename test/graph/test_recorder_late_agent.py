@@ -1,0 +1,122 @@
+"""An agent's decisions that reach the recorder after the scenario's result still make the bag.
+
+make test-long once recorded confidence bags with no /agent/* message at all: the recorder matched
+the agent's writers late, the commit waited only for the request, and the agent, stopped before the
+recorder, took its history with it. Here the lateness is made certain: the agent's topics are
+remapped to a holding relay in this process, which passes them on to /agent/* only once the
+recorder says its commit waits for them (it never does on the old code, and that bag has none).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import rclpy
+import yaml
+from alpha_matrix_interfaces.msg import AgentDecision, AgentObservation
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.graph import default_config_dir
+from alpha_matrix.core.suites.records import SuiteStore
+from alpha_matrix.launcher import PROBE_ENV, graph_env
+from alpha_matrix.ros.qos import EVENTS
+from conftest import next_domain_id, run_cli, wait_until
+
+TASK = """seed: 42
+tasks:
+  - name: sort_two
+    goals: ["red -> zone_a", "green -> zone_b"]
+"""
+HELD = "held/"  # the agent publishes under held/agent/..., the relay on /agent/...
+TOPICS = {"agent/observations": AgentObservation, "agent/decisions": AgentDecision}
+WAITS = "commit waits for /agent/decisions"  # the recorder's log line (nodes/recorder.py)
+
+
+class HoldingRelay(Node):
+    """held/agent/* -> /agent/*, each message held until ``release()``, then passed on at once."""
+
+    def __init__(self, context: Context) -> None:
+        super().__init__("held_agent_relay", context=context)
+        self.lock = threading.Lock()
+        self.held: list[tuple[Any, Any]] = []
+        self.released = False
+        for topic, cls in TOPICS.items():
+            pub = self.create_publisher(cls, f"/{topic}", EVENTS)
+            self.create_subscription(cls, f"/{HELD}{topic}", lambda m, p=pub: self._on(p, m), EVENTS)
+
+    def _on(self, pub: Any, msg: Any) -> None:
+        with self.lock:
+            if not self.released:
+                self.held.append((pub, msg))
+                return
+        pub.publish(msg)
+
+    def release(self) -> None:
+        with self.lock:
+            self.released, held = True, self.held
+            self.held = []
+        for pub, msg in held:
+            pub.publish(msg)
+
+
+def test_decisions_reaching_the_recorder_after_the_result_are_in_the_bag(tmp_path: Path) -> None:
+    cfg = tmp_path / "config"
+    shutil.copytree(default_config_dir(), cfg)
+    graph_file = cfg / "graph_confidence.yaml"
+    graph = yaml.safe_load(graph_file.read_text())
+    (agent,) = [n for n in graph["nodes"] if n["name"] == "agent"]
+    agent["remappings"] = {topic: HELD + topic for topic in TOPICS}
+    graph_file.write_text(yaml.safe_dump(graph, sort_keys=False))
+    (tmp_path / "t.yaml").write_text(TASK)
+
+    domain = next_domain_id()
+    context = Context()
+    rclpy.init(context=context, domain_id=domain)
+    relay = HoldingRelay(context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(relay)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    log = tmp_path / "run.log"
+    try:
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "alpha_matrix.cli", "--config", str(cfg), "suite", "confidence",
+                 "--scenarios", "t.yaml", "--run-id", "late", "--agent", "reference",
+                 "--set", "suite_runner.scenario_timeout_s=120"],
+                env={**graph_env(domain), PROBE_ENV: "1.0"}, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        try:
+            wait_until(
+                lambda: proc.poll() is not None or WAITS in log.read_text(errors="replace"),
+                300,
+                "the recorder to wait for the held decisions, or the run to end",
+            )
+            relay.release()
+            assert proc.wait(timeout=300) == 0, log.read_text()[-3000:]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        executor.shutdown()
+        spinner.join(timeout=10)
+        relay.destroy_node()
+        rclpy.shutdown(context=context)
+
+    (rec,) = SuiteStore.read_only(tmp_path / "runs" / "late")
+    decisions = rec.result["agent"]["decisions"]
+    assert rec.ok and decisions >= 4
+    bag = [topic for topic, _, _ in read_bag(tmp_path / "bags" / "late") if topic.startswith("/agent/")]
+    assert (bag.count("/agent/decisions"), bag.count("/agent/observations")) == (decisions, decisions), log.read_text()
+    audit = run_cli(["audit", str(tmp_path / "bags" / "late")], tmp_path, timeout=120)
+    assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
+    assert WAITS in log.read_text()  # they did reach the recorder after the result
