@@ -124,12 +124,8 @@ class Recorder(Node):
         waiting = [t for t, sub in self.subs.items() if sub.get_publisher_count() < self.count_publishers(t)]
         res.success = not unseen and not waiting
         res.message = "; ".join(
-            part
-            for part in (
-                f"nodes not discovered: {', '.join(unseen)}" if unseen else "",
-                f"publishers not matched on: {', '.join(waiting)}" if waiting else "",
-            )
-            if part
+            [f"nodes not discovered: {', '.join(unseen)}"] * bool(unseen)
+            + [f"publishers not matched on: {', '.join(waiting)}"] * bool(waiting)
         )
         return res
 
