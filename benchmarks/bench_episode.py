@@ -1,11 +1,13 @@
 """Benchmark: one episode through the multi-process graph vs the same episode on bare physics.
 
-Prints, measured in this one run on the same seeds:
+Prints, measured in this one run on the same seeds, bare and graph episodes alternating (this
+VM's speed drifts by tens of percent within minutes: alternation puts both under the same drift):
   bare     - run_episode_bare (World + oracle in this process, no ROS): the physics cost
   graph    - the same episodes through sim_bridge/oracle/executive processes over DDS,
              driven by an in-process episode runner (graph started once, kept up)
-  ratio    - graph / bare wall time per episode (target <= 1.5)
+  ratio    - graph / bare wall time per episode (target <= 1.3 for the default graph)
   speed    - simulated time / wall time of the graph (target >= 20x real time)
+  CPU      - CPU seconds of each node process during the timed episodes (which one costs what)
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
 
 usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE ...]
@@ -14,25 +16,27 @@ usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
 from alpha_matrix.cli.common import parse_sets
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
+from alpha_matrix.core.records import provenance
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
+from alpha_matrix.ros.spin import spin_behind
 
 DT = 1.0 / 240.0
 
@@ -49,30 +53,40 @@ def rss_mb(pids: list[int]) -> float:
     return total / 1024
 
 
-def bench_bare(seeds: list[int]) -> tuple[list[float], int]:
-    world = World()
-    run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
-    walls, steps = [], 0
-    for s in seeds:
-        t0 = time.perf_counter()
-        r = run_episode_bare(world, s)
-        walls.append(time.perf_counter() - t0)
-        steps += r.steps
-    world.close()
-    return walls, steps
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[list[float], int, float, int, int]:
+@dataclass
+class Result:
+    bare: list[float] = field(default_factory=list)  # wall s per episode
+    graph: list[float] = field(default_factory=list)
+    bare_steps: int = 0
+    graph_steps: int = 0
+    successes: int = 0
+    cpu: dict[str, float] = field(default_factory=dict)  # node -> CPU s over the timed episodes
+    rss_mb: float = 0.0
+    nodes: int = 0
+
+
+def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
     exclude: tuple[str, ...] = ("episode_runner", "chaos")  # faults are benchmarked by bench_matrix.py
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
         overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "gating_consumers": []}}
-    tmp_bags = tempfile.mkdtemp(prefix="bench_bags_")
-    if safety:
-        overrides = {**overrides, "recorder": {"bags_dir": tmp_bags}}
-    graph = resolve_graph(None, overrides, exclude=exclude)
+    with tempfile.TemporaryDirectory(prefix="bench_episode_") as tmp:
+        if safety:
+            overrides = {**overrides, "recorder": {"bags_dir": str(Path(tmp) / "bags")}}
+        return _bench_graph(seeds, resolve_graph(None, overrides, exclude=exclude), domain_id, safety, tmp)
+
+
+def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, tmp: str) -> Result:
     with (
-        tempfile.TemporaryDirectory() as tmp,
         Launcher(graph, graph_env(domain_id), out=open("/dev/null", "w")) as launcher,
     ):
         ctx = Context()
@@ -85,33 +99,38 @@ def bench_graph(n: int, overrides: dict, domain_id: int, safety: bool) -> tuple[
                 Parameter("safety_monitor", value=safety),
             ],
         )
-        ex = SingleThreadedExecutor(context=ctx)
-        ex.add_node(runner)
-        th = threading.Thread(target=ex.spin, daemon=True)
-        th.start()
-        try:
-            runner.wait_for_graph()
-            prov = None
-            from alpha_matrix.core.records import provenance
+        res = Result(nodes=len(graph.nodes))
+        pids = {name: p.pid for name, p in launcher.procs.items()}
 
+        def episodes() -> None:
+            runner.wait_for_graph()
             prov = provenance("bench")
             runner.run_episode(0, "bench", prov)  # warm-up
-            walls, steps, ok = [], 0, 0
-            for i in range(n):
+            world = World()
+            run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
+            cpu0 = {name: cpu_s(pid) for name, pid in pids.items()}
+            for i, seed in enumerate(seeds):
                 t0 = time.perf_counter()
+                bare = run_episode_bare(world, seed)
+                t1 = time.perf_counter()
                 rec = runner.run_episode(i, "bench", prov)
-                walls.append(time.perf_counter() - t0)
-                steps += rec.outcome.steps_used
-                ok += rec.outcome.success
+                res.graph.append(time.perf_counter() - t1)
+                res.bare.append(t1 - t0)
+                res.bare_steps += bare.steps
+                res.graph_steps += rec.outcome.steps_used
+                res.successes += rec.outcome.success
                 if not rec.outcome.success:
                     print(f"  {rec.episode_id}: {rec.outcome.reason}", file=sys.stderr)
-            mem = rss_mb([p.pid for p in launcher.procs.values()])
+            res.cpu = {name: cpu_s(pid) - cpu0[name] for name, pid in pids.items()}
+            res.rss_mb = rss_mb(list(pids.values()))
+            world.close()
+
+        try:
+            spin_behind(runner, episodes, context=ctx, interruptible=False)  # as the runner node spins
         finally:
-            ex.shutdown()
-            th.join(timeout=5)
             runner.destroy_node()
             rclpy.shutdown(context=ctx)
-    return walls, steps, mem, ok, len(graph.nodes)
+    return res
 
 
 def main() -> int:
@@ -122,19 +141,22 @@ def main() -> int:
     ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
     args = ap.parse_args()
     seeds = [episode_seed(42, i) for i in range(args.episodes)]
-    bare, bare_steps = bench_bare(seeds)
-    graph, graph_steps, mem, ok, nodes = bench_graph(args.episodes, parse_sets(args.set), args.domain_id, args.safety)
-    b, g = statistics.mean(bare), statistics.mean(graph)
+    r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety)
+    b, g = statistics.mean(r.bare), statistics.mean(r.graph)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
-    print(f"graph: {what}; episodes: {args.episodes} (same seeds both ways), graph successes {ok}/{args.episodes}")
-    print(f"bare physics   : {b * 1000:7.1f} ms/episode  ({bare_steps / sum(bare):8.0f} steps/s)")
+    n = args.episodes
+    print(f"graph: {what}; episodes: {n} (same seeds both ways, alternating), graph successes {r.successes}/{n}")
+    print(f"bare physics   : {b * 1000:7.1f} ms/episode  ({r.bare_steps / sum(r.bare):8.0f} steps/s)")
     print(
-        f"full graph     : {g * 1000:7.1f} ms/episode  ({graph_steps / sum(graph):8.0f} steps/s), "
-        f"median {statistics.median(graph) * 1000:.1f} ms"
+        f"full graph     : {g * 1000:7.1f} ms/episode  ({r.graph_steps / sum(r.graph):8.0f} steps/s), "
+        f"median {statistics.median(r.graph) * 1000:.1f} ms"
     )
-    print(f"ratio graph/bare: {g / b:.2f}   (target <= 1.5)")
-    print(f"sim speed      : {graph_steps * DT / sum(graph):.1f}x real time   (target >= 20x)")
-    print(f"graph RSS      : {mem:.0f} MB over {nodes} node processes   (target <= 1024 MB)")
+    paired = statistics.median(gi / bi for gi, bi in zip(r.graph, r.bare, strict=True))
+    print(f"ratio graph/bare: {g / b:.2f}   (target <= 1.3, default graph); median of paired ratios {paired:.2f}")
+    print(f"sim speed      : {r.graph_steps * DT / sum(r.graph):.1f}x real time   (target >= 20x)")
+    cpu = ", ".join(f"{name} {s / n * 1000:.0f}" for name, s in sorted(r.cpu.items(), key=lambda kv: -kv[1]))
+    print(f"node CPU       : {cpu} ms/episode (bare physics {b * 1000:.0f})")
+    print(f"graph RSS      : {r.rss_mb:.0f} MB over {r.nodes} node processes   (target <= 1024 MB)")
     return 0
 
 

@@ -14,7 +14,7 @@ from rclpy.node import Node
 from alpha_matrix.core.config import SafetyMonitorParams
 from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, critical_openings
 from alpha_matrix.core.safety.engine import SafetyEvent as CoreEvent
-from alpha_matrix.core.safety.stream import steps_from_batch
+from alpha_matrix.core.safety.stream import process_batch
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
@@ -90,15 +90,14 @@ class SafetyMonitor(Node):
             self.engine.reset()
             self.stopped_events.clear()
             self.episode, self.first_step = msg.episode_id, msg.first_step
-        for s in steps_from_batch(msg):
-            changed = self.engine.process(s)
+        for step, changed in process_batch(self.engine, msg):
             if self.params.stop_on_critical:
-                for e in critical_openings(changed, s.step):
+                for e in critical_openings(changed, step):
                     self.stopped_events.add(e.event_id)
-                    self.gating.request_stop(msg.episode_id, True, s.step, f"{e.kind} {e.key} (peak {e.peak:.3g})")
+                    self.gating.request_stop(msg.episode_id, True, step, f"{e.kind} {e.key} (peak {e.peak:.3g})")
             for e in changed:
                 self._publish(e)
-            self.last_step = s.step
+            self.last_step = step
         self.gating.ack(msg.episode_id, self.last_step)
         end = self.pending_end.get(self.episode)
         if end is not None and self.last_step >= end:

@@ -10,7 +10,7 @@ from typing import Any
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.node import Node
 
 from alpha_matrix.ros.stop import SPIN_POLL_S, STOP, ExecutorFailed
@@ -19,14 +19,16 @@ from alpha_matrix.ros.stop import SPIN_POLL_S, STOP, ExecutorFailed
 def spin_behind(
     node: Node, work: Callable[[], None], context: Context | None = None, interruptible: bool = True
 ) -> None:
-    """Run ``work`` (blocking calls allowed) while a single-threaded executor spins ``node`` behind it.
+    """Run ``work`` (blocking calls allowed) while an EventsExecutor spins ``node`` behind it.
 
     The first SIGINT/SIGTERM interrupts ``work`` where it waits (``NodeStopped``): a job between
     two records stops at once instead of waiting out a service timeout. A callback that raises
     ends ``work`` too (``ExecutorFailed``, naming the exception): without the spinning thread
     no reply or message reaches the node again.
     """
-    executor = SingleThreadedExecutor(context=context)
+    from rclpy.experimental import EventsExecutor
+
+    executor = EventsExecutor(context=context)
     executor.add_node(node)
     done = threading.Event()
 
@@ -102,7 +104,9 @@ class ProxyNode(Node):
 
 def spin_proxy(node: ProxyNode) -> None:
     """Spin the node's own callbacks in the main thread, its ``io`` helper behind them."""
-    main_ex = SingleThreadedExecutor()
+    from rclpy.experimental import EventsExecutor
+
+    main_ex = EventsExecutor()
     main_ex.add_node(node)
     try:
         # Not interruptible: the proxies' callbacks run in this thread; the signal's context
@@ -120,6 +124,18 @@ def spin_events(node: Node) -> None:
     executor.add_node(node)
     try:
         node.run(executor)  # type: ignore[attr-defined]
+    finally:
+        executor.shutdown()
+
+
+def spin_events_until_stopped(node: Node) -> None:
+    """``spin_until_stopped`` on an EventsExecutor (a C++ event queue: no wait set rebuilt per callback)."""
+    from rclpy.experimental import EventsExecutor
+
+    executor = EventsExecutor()
+    executor.add_node(node)
+    try:
+        spin_until_stopped(executor)
     finally:
         executor.shutdown()
 

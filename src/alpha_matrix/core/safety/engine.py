@@ -206,34 +206,44 @@ class SafetyEngine:
 
         Raises ValueError unless ``s.step`` directly follows the previous step, so no step is skipped or doubled.
         """
+        self._check_order(s.step)
+        return self._advance(s.step, scan(s, self.config))
+
+    def process_clean(self, step: int) -> list[SafetyEvent]:
+        """``process`` of a step known to scan clean (``stream.clean_steps``): it only closes events."""
+        self._check_order(step)
+        return self._advance(step, {})
+
+    def _check_order(self, step: int) -> None:
         if self._last_step is None:
-            if s.step < 1:
-                raise ValueError(f"first step must be >= 1, got {s.step}")
-        elif s.step != self._last_step + 1:
-            raise ValueError(f"step {s.step} does not follow step {self._last_step}")
+            if step < 1:
+                raise ValueError(f"first step must be >= 1, got {step}")
+        elif step != self._last_step + 1:
+            raise ValueError(f"step {step} does not follow step {self._last_step}")
+
+    def _advance(self, step: int, found: dict[tuple[str, str], float]) -> list[SafetyEvent]:
         opened: list[SafetyEvent] = []
         closed: list[SafetyEvent] = []
-        found = scan(s, self.config)
         for (kind, key), value in found.items():
             self.raw_scans += 1
             ev = self._open.get((kind, key))
             if ev is None:
                 severity = self.config.severity.get(kind, "warning")
-                ev = SafetyEvent(len(self.events), kind, key, severity, s.step, s.step, peak=value)
+                ev = SafetyEvent(len(self.events), kind, key, severity, step, step, peak=value)
                 self._open[(kind, key)] = ev
                 self.events.append(ev)
                 opened.append(ev)
             else:
-                ev.last_unsafe_step = s.step
+                ev.last_unsafe_step = step
                 ev.scans += 1
                 ev.peak = max(ev.peak, value)
         for k, ev in list(self._open.items()):
-            if k not in found and s.step - ev.last_unsafe_step >= self.config.window:
-                ev.close_step = s.step  # == last_unsafe_step + W since steps are consecutive
+            if k not in found and step - ev.last_unsafe_step >= self.config.window:
+                ev.close_step = step  # == last_unsafe_step + W since steps are consecutive
                 del self._open[k]
                 closed.append(ev)
         self.steps_checked += 1
-        self._last_step = s.step
+        self._last_step = step
         return [replace(e) for e in opened + closed]
 
     def finish(self, last_step: int) -> list[SafetyEvent]:

@@ -1,14 +1,20 @@
 """The step stream as the core sees it: StepBatch messages (from rclpy or from a bag) → StepInputs.
 
 Duck-typed on the message fields, so the live monitor and the offline audit run the very same
-conversion and the very same safety engine.
+conversion and the very same safety engine. The live monitor screens each batch first
+(``process_batch``): most steps of an episode are clean, and converting each one to Python
+tuples to scan it cost more than the engine itself. The screen is conservative: a step it does
+not clear is scanned in full, and the audit re-checks every step without it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from alpha_matrix.core.safety.engine import StepInput
+import numpy as np
+
+from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, SafetyEvent, StepInput
 
 
 def steps_from_batch(batch: Any) -> list[StepInput]:
@@ -44,3 +50,43 @@ def steps_from_batch(batch: Any) -> list[StepInput]:
             )
         )
     return out
+
+
+def clean_steps(batch: Any, config: SafetyConfig) -> np.ndarray:
+    """Per step of ``batch``: True where ``scan`` finds nothing for certain (every joint and grasp
+    value finite, the grasp inside the workspace box, each limited joint within limit ± tolerance,
+    no contact above the threshold); False where it must look. All False if the arrays are malformed
+    (the full conversion then raises the error)."""
+    n, names = int(batch.num_steps), list(batch.joint_names)
+    jp = np.asarray(batch.joint_positions, dtype=np.float64)
+    jv = np.asarray(batch.joint_velocities, dtype=np.float64)
+    gp = np.asarray(batch.grasp_positions, dtype=np.float64)
+    if jp.size != n * len(names) or jv.size != jp.size or gp.size != 3 * n:
+        return np.zeros(n, dtype=bool)
+    jp, jv, gp = jp.reshape(n, len(names)), jv.reshape(n, len(names)), gp.reshape(n, 3)
+    ok = np.isfinite(jp).all(axis=1) & np.isfinite(jv).all(axis=1) & np.isfinite(gp).all(axis=1)
+    ok &= ((gp >= np.array(config.workspace_min)) & (gp <= np.array(config.workspace_max))).all(axis=1)
+    tol = config.joint_tolerance
+    for i, name in enumerate(names):
+        if name in config.joint_limits:
+            lo, hi = config.joint_limits[name]
+            ok &= (jp[:, i] >= lo - tol) & (jp[:, i] <= hi + tol)  # NaN is already not ok
+    force = np.asarray(batch.contact_force, dtype=np.float64)
+    if force.size:
+        hot = np.asarray(batch.contact_step, dtype=np.int64)[force > config.contact_threshold] - int(batch.first_step)
+        ok[hot[(hot >= 0) & (hot < n)]] = False
+    return ok
+
+
+def process_batch(engine: SafetyEngine, batch: Any) -> Iterator[tuple[int, list[SafetyEvent]]]:
+    """``engine.process`` of every step of ``batch`` in order, as (step, changed events); the same
+    events as ``steps_from_batch`` fed step by step, at a fraction of the cost on clean steps."""
+    clean = clean_steps(batch, engine.config)
+    inputs: list[StepInput] | None = None
+    for i in range(int(batch.num_steps)):
+        step = int(batch.first_step) + i
+        if clean[i]:
+            yield step, engine.process_clean(step)
+        else:
+            inputs = inputs if inputs is not None else steps_from_batch(batch)
+            yield step, engine.process(inputs[i])
