@@ -64,7 +64,8 @@ def clean_steps(batch: Any, config: SafetyConfig) -> np.ndarray:
     if jp.size != n * len(names) or jv.size != jp.size or gp.size != 3 * n:
         return np.zeros(n, dtype=bool)
     jp, jv, gp = jp.reshape(n, len(names)), jv.reshape(n, len(names)), gp.reshape(n, 3)
-    ok = np.isfinite(jp).all(axis=1) & np.isfinite(jv).all(axis=1) & np.isfinite(gp).all(axis=1)
+    ok = np.ones(n, dtype=bool)
+    ok &= np.isfinite(jp).all(axis=1) & np.isfinite(jv).all(axis=1) & np.isfinite(gp).all(axis=1)
     ok &= ((gp >= np.array(config.workspace_min)) & (gp <= np.array(config.workspace_max))).all(axis=1)
     tol = config.joint_tolerance
     for i, name in enumerate(names):
