@@ -78,7 +78,12 @@ def _write(bag: Path, interrupted: bool = False) -> None:
     for i, (backend, raw, judged) in enumerate(ANSWERS):
         put("/agent/decisions", _decision(T, i, backend, raw, judged))
     put("/agent/decisions", _decision(T, len(ANSWERS), "ollama", "", ("abort", "", {}), abort=True))
-    put("/suite/result", T[TOPICS["/suite/result"]](episode_id=EP, ok=True, message="", result_json="{}"))
+    put(
+        "/suite/result",
+        T[TOPICS["/suite/result"]](
+            episode_id=EP, ok=True, message="", result_json="{}", agent_decisions=len(ANSWERS) + 1
+        ),
+    )
     w.close()
 
 

@@ -94,7 +94,8 @@ def _write_bag(
             joint_temp_c=np.array(status.joint_temp_c), actuator_ok=np.array(status.actuator_ok, bool), alerts_issued=issued)  # fmt: skip
         guard.on_status(status, issued)
     result = compose_alert_result(EP, SCENARIO.seed, guard.export(), END, True, Outcome(True, 0.01, END, ""))
-    put("/suite/result", (END + 1) * 1000, ok=True, message="", result_json=json.dumps(result, sort_keys=True))
+    put("/suite/result", (END + 1) * 1000, ok=True, message="", result_json=json.dumps(result, sort_keys=True),
+        agent_decisions=0)  # fmt: skip
     w.close()
 
 

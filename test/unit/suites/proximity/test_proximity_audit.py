@@ -119,7 +119,9 @@ def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None
     put(
         "/suite/result",
         n * 1000 + 1,
-        T[TOPICS["/suite/result"]](episode_id=EP, ok=True, message="", result_json=json.dumps(result, sort_keys=True)),
+        T[TOPICS["/suite/result"]](
+            episode_id=EP, ok=True, message="", result_json=json.dumps(result, sort_keys=True), agent_decisions=0
+        ),
     )
     w.close()
 
