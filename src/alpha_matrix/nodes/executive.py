@@ -2,9 +2,9 @@
 
 An invalid plan aborts before any motion, with the reason. Execution is one command at a
 time through the driver contract; a refused or cancelled command ends the plan. Requests
-arrive on a topic and are executed by the main thread with blocking calls, while a
-single-threaded executor spins in the background (rclpy's multi-threaded executor
-busy-waits, and async service callbacks can stall: rclpy#1462). What it decides is
+arrive on a topic and are executed by the main thread with blocking calls, while an
+executor spins in the background (rclpy's multi-threaded executor busy-waits, and async
+service callbacks can stall: rclpy#1462). What it decides is
 core/robot/plan_execution.py's.
 """
 
