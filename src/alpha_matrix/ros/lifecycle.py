@@ -59,8 +59,7 @@ def run_node(
 ) -> int:
     """Init rclpy, build the node, spin until shutdown; a user-facing error is one line, exit 2.
 
-    ``spin`` defaults to an EventsExecutor: rclpy's SingleThreadedExecutor rebuilds its wait set in
-    Python for every callback, which was 70 % of a busy subscriber's CPU (the recorder, py-spy).
+    ``spin`` defaults to an EventsExecutor spun until a stop (ros/spin.py says why that executor).
 
     SIGINT and SIGTERM, at any moment (starting, idle, mid-episode, shutting down), end the node
     with exit 0 after ``destroy_node`` has flushed what it owns. A job node that finished its work
