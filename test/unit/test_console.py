@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from alpha_matrix.console import Console, clean, progress
 
@@ -65,3 +67,18 @@ def test_a_command_importing_pybullet_prints_no_banner() -> None:
 
     assert "pybullet build time" in output("import pybullet; print('ok')")  # what it keeps out
     assert output("from alpha_matrix.console import import_pybullet_quietly as q; q(); print('ok')") == "ok\n"
+
+
+def test_report_loads_pybullet_for_a_suite_run_only_and_quietly(tmp_path) -> None:  # noqa: ANN001
+    runs = Path(__file__).resolve().parents[1] / "bags" / "runs"
+    code = (
+        "import sys; from alpha_matrix.cli import main; main(['report', sys.argv[1]]); print('pybullet' in sys.modules)"
+    )
+    for run, loads in (("matrix-pre-layout", "False"), ("alerts-pre-layout", "True")):
+        shutil.copytree(runs / run, tmp_path / run)
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / run)], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [f"report: {tmp_path / run / 'report.md'} (and report.html, plots/)", loads]
+        assert "pybullet build time" not in done.stderr

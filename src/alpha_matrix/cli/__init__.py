@@ -85,8 +85,8 @@ def _graph_options(args: argparse.Namespace) -> None:
 
 
 # Commands that may load the simulation (a suite's scenarios, records, audit): pybullet's import
-# banner would open their output. The others stay light.
-SIM_COMMANDS = ("suite", "audit", "calibrate", "report", "compare")
+# banner would open their output. The others stay light (report imports it for a suite run only).
+SIM_COMMANDS = ("suite", "audit", "calibrate", "compare")
 
 
 def main(argv: list[str] | None = None) -> int:

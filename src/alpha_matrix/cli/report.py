@@ -17,6 +17,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not (run_dir / "episodes.jsonl").exists():
         raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
     if (suite := suite_of_run(run_dir)) is not None:  # a safety suite's run: its own report
+        from alpha_matrix.console import import_pybullet_quietly
+
+        import_pybullet_quietly()  # a suite's report may load its scenes (a matrix report never does)
         from alpha_matrix.core.suites.report import write_report as write_suite_report
 
         if args.arms:
