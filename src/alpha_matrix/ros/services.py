@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
+
+from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.ros.stop import STOP, STOP_POLL_S
@@ -15,10 +18,48 @@ def _stopping(client: Any) -> bool:
     return STOP.signal is not None or not client.context.ok()
 
 
+def await_service(client: Any, timeout_s: float, hint: str = "") -> None:
+    """The client's service is available, or AlphaMatrixError saying what this participant sees of it."""
+    if not client.wait_for_service(timeout_sec=timeout_s):
+        raise AlphaMatrixError(
+            f"service {client.srv_name} not available after {timeout_s:.0f} s{hint}; {service_view(client)}"
+        )
+
+
+def service_view(client: Any) -> str:
+    """The discovery facts behind "not available", from the client's own participant.
+
+    rmw_fastrtps calls a service available once its participant knows as many request readers
+    as reply writers on the service's topics and the client's own writer and reader have matched
+    them. Which of these is missing tells a server that is not up from discovery that failed.
+    """
+    if not client.context.ok():
+        return "this process is stopping"
+    try:
+        probe = Node(f"service_view_{os.getpid()}", context=client.context, use_global_arguments=False,
+                     start_parameter_services=False, enable_rosout=False)  # fmt: skip
+    except Exception as err:  # noqa: BLE001  # a diagnosis must not hide the failure it explains
+        return f"(no view of the graph: {err})"
+    try:
+        name = client.service_name
+        readers = probe.get_subscriptions_info_by_topic(f"rq{name}Request", no_mangle=True)
+        writers = probe.get_publishers_info_by_topic(f"rr{name}Reply", no_mangle=True)
+        nodes = sorted(n for n, _ns in probe.get_node_names_and_namespaces() if n != probe.get_name())
+    finally:
+        probe.destroy_node()
+    servers = ", ".join(sorted({e.node_name for e in readers})) or "none"
+    view = (
+        f"this participant sees {len(nodes)} node(s) ({', '.join(nodes) or 'none'}), "
+        f"{len(readers)} request reader(s) (of {servers}) and {len(writers)} reply writer(s)"
+    )
+    if readers and len(readers) == len(writers):
+        view += ": the server is discovered but this client's endpoints never matched it"
+    return view
+
+
 def call_service(client: Any, request: Any, timeout_s: float) -> Any:
     """Blocking service call for threads other than the one spinning the client's node."""
-    if not client.wait_for_service(timeout_sec=timeout_s):
-        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    await_service(client, timeout_s)
     return wait_reply(client, client.call_async(request), timeout_s)
 
 
@@ -31,8 +72,7 @@ def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.
     refuses or answers without side effects; after one reply the pair is matched both ways.
     """
     deadline = time.monotonic() + timeout_s
-    if not client.wait_for_service(timeout_sec=timeout_s):
-        raise AlphaMatrixError(f"service {client.srv_name} not available after {timeout_s:.0f} s")
+    await_service(client, timeout_s)
     sent = 0
     while True:
         future, sent = client.call_async(request), sent + 1
@@ -68,18 +108,14 @@ def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
 def wait_for_services(clients: list[Any], timeout_s: float) -> None:
     """Every client's service is up, or fail naming the first that is not."""
     for cli in clients:
-        if not cli.wait_for_service(timeout_sec=timeout_s):
-            raise AlphaMatrixError(
-                f"service {cli.srv_name} not available after {timeout_s:.0f} s; is its node running?"
-            )
+        await_service(cli, timeout_s, hint=" (is its node running?)")
 
 
 def call_all(calls: list[tuple[Any, Any]], timeout_s: float) -> list[Any]:
     """Send every (client, request) at once, then wait for every reply: one round trip for many."""
     futures = []
     for client, request in calls:
-        if not client.wait_for_service(timeout_sec=timeout_s):
-            raise AlphaMatrixError(f"service {client.srv_name} not available")
+        await_service(client, timeout_s)
         futures.append((client, client.call_async(request)))
     return [wait_reply(client, future, timeout_s) for client, future in futures]
 
