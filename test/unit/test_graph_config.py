@@ -47,6 +47,20 @@ def test_the_recorder_knows_the_nodes_it_must_discover_before_it_is_ready():
     assert resolve_graph(CONFIG, {"recorder": {"graph_nodes": ["x"]}}).config_hash == resolve_graph(CONFIG).config_hash
 
 
+def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
+    g = resolve_graph(CONFIG)
+    assert g.node("recorder").parameters["ack_every_steps"] == 48  # flow window 192, batches of 16
+    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64}})
+    assert wide.node("recorder").parameters["ack_every_steps"] == 16
+    held = resolve_graph(CONFIG, {"sim_bridge": {"flow_consumers": []}})  # gated within L: every batch
+    assert held.node("recorder").parameters["ack_every_steps"] == 1
+    # set from the bridge's hashed parameters, never by hand: it does not change the hash
+    assert (
+        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 48
+    )
+    assert resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).config_hash == g.config_hash
+
+
 def test_chaos_intercepts_only_while_present():
     with_chaos = resolve_graph(CONFIG)
     assert ("robot/move_to", "chaos/move_to") in with_chaos.node("executive").remappings

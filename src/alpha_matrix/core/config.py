@@ -194,7 +194,6 @@ DEFAULT_RECORDED_TOPICS = [
     "/joint_states=sensor_msgs/msg/JointState",
     "/robot/step_batch=alpha_matrix_interfaces/msg/StepBatch",
     "/robot/command_status=alpha_matrix_interfaces/msg/CommandStatus",
-    "/robot/step_ack=alpha_matrix_interfaces/msg/StepAck",
     "/executive/request=alpha_matrix_interfaces/msg/PlanRequest",
     "/executive/result=alpha_matrix_interfaces/msg/PlanExecution",
     "/episode/result=alpha_matrix_interfaces/msg/EpisodeResult",
@@ -222,6 +221,12 @@ class RecorderParams(NodeParams):
     graph_nodes: list[str] = Field(
         default_factory=list,
         description="The graph's other nodes, set by the resolver: ready only once each is discovered.",
+    )
+    ack_every_steps: int = Field(
+        1,
+        ge=1,
+        description="Steps between two step-stream acks (1: every batch); set by the resolver from the "
+        "bridge's flow window when the recorder is a flow consumer.",
     )
 
     _run_id_is_a_name = field_validator("run_id")(bag_name_param)

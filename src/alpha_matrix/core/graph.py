@@ -20,6 +20,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import arm_family, default_run_id
 from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.robot.gate import flow_ack_every
 
 SHARED = "/**"  # the params file's section for values every node of the graph shares (ROS 2's wildcard)
 
@@ -36,7 +37,7 @@ NOT_HASHED = {
         "recorder",
     },
     "chaos": set(),
-    "recorder": {"run_id", "bags_dir", "graph_nodes"},
+    "recorder": {"run_id", "bags_dir", "graph_nodes", "ack_every_steps"},
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
     # The scenario file's content is hashed (scenarios_sha256), not where it lies.
@@ -213,6 +214,18 @@ def _shared_values(
     return shared
 
 
+def _ack_every(consumer: str, specs: list[NodeSpec]) -> int:
+    """Steps between two acks of ``consumer``: 1 (every batch) unless every bridge it gates holds it
+    as a flow consumer (core/robot/gate.flow_ack_every)."""
+    every = []
+    for s in specs:
+        p = s.parameters
+        if consumer in p.get("gating_consumers", ()):
+            flow = consumer in p.get("flow_consumers", ())
+            every.append(flow_ack_every(p["flow_window_steps"], p["batch_steps"]) if flow else 1)
+    return min(every, default=1)
+
+
 def resolve_graph(
     config_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
@@ -348,5 +361,7 @@ def resolve_graph(
             extra["run_id"] = run_id
         if s.executable == "recorder":  # its ready check waits for every node it must hear from
             extra["graph_nodes"] = [n.name for n in specs if n.name != s.name]
+        if "ack_every_steps" in s.parameters:  # a flow consumer acks as sparsely as its bridge allows
+            extra["ack_every_steps"] = _ack_every(s.name, specs)
         final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))
     return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)

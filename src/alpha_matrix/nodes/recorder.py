@@ -71,7 +71,8 @@ class Recorder(Node):
         self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
         self.counts = dict.fromkeys(topics, 0)
         self.gate = EvidenceGate()
-        self.gating = GatingLink(self, stops=False)  # hello until the first batch, then acks
+        # hello until the first batch, then acks (every ack_every_steps: the resolver sets it from the bridge's flow window)
+        self.gating = GatingLink(self, stops=False, ack_every=self.params.ack_every_steps)
         self.commit_pub = self.create_publisher(BagCommit, f"~/{COMMITS_TOPIC}", EVENTS)
         self.classes = {name: message_class(msgtype) for name, msgtype in topics.items()}
         self.subs = {

@@ -2,7 +2,7 @@
 
 Until its first batch a consumer says hello (an empty ack, every 0.1 s once the stream's
 publisher, and the stop service if it may stop the robot, are matched), so the bridge knows it
-is there. It then acks each step it has fully processed, counting the protective stops it has
+is there. It then acks each batch it has fully processed (a flow consumer every few batches), counting the protective stops it has
 requested: the bridge credits an ack only once it has received that many requests, since acks
 and requests travel on different channels.
 """
@@ -13,6 +13,7 @@ from alpha_matrix_interfaces.msg import StepAck
 from alpha_matrix_interfaces.srv import ProtectiveStop
 from rclpy.node import Node
 
+from alpha_matrix.core.robot.gate import AckSpacing
 from alpha_matrix.ros.qos import STREAM
 
 HELLO_S = 0.1
@@ -22,10 +23,14 @@ STEP_TOPIC = "robot/step_batch"
 
 class GatingLink:
     """``node`` names the consumer; ``io`` (default: the node) holds the publisher, client and timer.
-    ``stops``: the consumer may request protective stops (robot/protective_stop)."""
+    ``stops``: the consumer may request protective stops (robot/protective_stop). ``ack_every``:
+    steps between two acks of a flow consumer (core/robot/gate.flow_ack_every); 1 for a decider."""
 
-    def __init__(self, node: Node, stops: bool = True, io: Node | None = None, keepalive: bool = False) -> None:
+    def __init__(
+        self, node: Node, stops: bool = True, io: Node | None = None, keepalive: bool = False, ack_every: int = 1
+    ) -> None:
         self.node, self.io = node, io or node
+        self._spacing = AckSpacing(ack_every)
         self.name = node.get_name()
         self.requests_issued = 0
         self.ack_pub = self.io.create_publisher(StepAck, "robot/step_ack", STREAM)
@@ -48,6 +53,9 @@ class GatingLink:
         self._streaming = True
 
     def ack(self, episode_id: str, step: int) -> None:
+        """This consumer has processed ``step`` (the last of a batch): acked if it is due."""
+        if not self._spacing.due(episode_id, step):
+            return
         self._last = StepAck(consumer=self.name, episode_id=episode_id, step=step, requests_issued=self.requests_issued)
         self.ack_pub.publish(self._last)
 

@@ -1,4 +1,8 @@
-from alpha_matrix.core.robot.gate import LookaheadGate
+import random
+
+import pytest
+
+from alpha_matrix.core.robot.gate import AckSpacing, LookaheadGate, flow_ack_every
 
 
 def test_no_consumers_never_blocks():
@@ -64,3 +68,58 @@ def test_flow_windows_are_checked():
         LookaheadGate(["monitor"], latency=24, windows={"recorder": 192})
     with pytest.raises(ValueError, match="shorter than the reaction latency 24"):
         LookaheadGate(["recorder"], latency=24, windows={"recorder": 8})
+
+
+def _holds_forever(window: int, batch: int, every: int, seed: int) -> bool:
+    """A bridge and a flow consumer that reads only what the bridge has published when the gate
+    holds it (the most a consumer can lag). True if the bridge is ever held with nothing left to
+    read: a deadlock. Batches also end at random command ends; episodes restart, some with the same id."""
+    rng = random.Random(seed)
+    gate = LookaheadGate(["recorder"], latency=batch, windows={"recorder": window})
+    spacing = AckSpacing(every)
+    unread: list[tuple[str, int]] = []  # (episode, last step) of published batches
+
+    def read_all() -> None:
+        for episode, last in unread:
+            if spacing.due(episode, last):
+                gate.ack("recorder", last, 0)
+        unread.clear()
+
+    for n in range(12):
+        episode = f"e{n // 2}"  # every other episode restarts under the same id
+        buffered, step = 0, 0
+        for step in range(1, rng.randint(40, 1300)):
+            if not gate.allows(step):
+                read_all()
+                if not gate.allows(step):
+                    return True
+            buffered += 1
+            if buffered == batch or rng.random() < 0.05:
+                unread.append((episode, step))
+                buffered = 0
+        if buffered:
+            unread.append((episode, step))  # a reset flushes the buffer first
+        read_all()
+        gate.new_episode()
+    return False
+
+
+@pytest.mark.parametrize(("window", "batch"), [(192, 16), (24, 16), (16, 16), (100, 7), (64, 30)])
+def test_a_flow_consumer_acking_every_few_batches_never_holds_the_bridge(window, batch):
+    every = flow_ack_every(window, batch)
+    assert 1 <= every <= max(1, window // 4)
+    assert not any(_holds_forever(window, batch, every, seed) for seed in range(40))
+
+
+def test_spacing_past_the_bound_can_hold_the_bridge():
+    """The bound is not slack: acks spaced past what the window leaves after a batch deadlock."""
+    assert any(_holds_forever(192, 16, 192 - 16 + 2, seed) for seed in range(40))
+
+
+def test_ack_spacing():
+    s = AckSpacing(48)
+    assert [s.due("a", k) for k in (16, 32, 48, 64, 80)] == [True, False, False, True, False]
+    assert s.due("b", 16)  # a new episode: its first batch is acked
+    assert s.due("b", 16)  # steps restarted under the same id (a reset): acked again
+    assert not s.due("b", 32)
+    assert all(AckSpacing().due("a", k) for k in (16, 32, 48))  # every = 1: every batch

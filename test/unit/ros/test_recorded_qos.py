@@ -27,3 +27,8 @@ def test_every_recorded_event_topic_is_transient_local_in_the_recorder():
     events = {t for t in _recorded() if t not in STREAMS and not t.startswith("/camera/")}
     assert {"/agent/decisions", "/agent/observations"} <= events
     assert events <= EVENT_TOPICS, sorted(events - EVENT_TOPICS)
+
+
+def test_step_acks_are_flow_control_not_recorded_evidence():
+    """No audit reads them; recorded, every ack went out twice and the recorder read them all."""
+    assert "/robot/step_ack" not in _recorded()

@@ -10,7 +10,9 @@ only within one topic.
 
 A consumer that never decides (the recorder: it only must not fall behind the stream's queue)
 gets a longer window than L: the bridge then waits on it only if it lags by that many steps,
-instead of once per batch. Its stops, if it sent any, would carry no guarantee.
+instead of once per batch. Its stops, if it sent any, would carry no guarantee. It also acks
+only every few batches (``AckSpacing``): each ack costs the bridge a callback on its physics
+thread, and an ack changes when the bridge steps, never what a step does.
 """
 
 from __future__ import annotations
@@ -21,6 +23,33 @@ from dataclasses import dataclass, field
 # Messages a step-stream reader may have queued (the topics' KEEP_LAST depth, ros/qos.py): a
 # flow window must keep every reader within it, or a batch could be dropped before it is read.
 STEP_STREAM_DEPTH = 256
+
+
+def flow_ack_every(window: int, batch_steps: int) -> int:
+    """Steps a flow consumer lets pass between two acks (1: every batch).
+
+    A quarter of the window, so an ack is back while the bridge still has most of the window to
+    run; and at most ``window - 2 * batch_steps + 2``, so the bridge can never hold on it: blocked,
+    the bridge has published every step up to ``credited + window - batch_steps + 1`` (it flushes a
+    full batch), and a consumer whose last ack predates a restart of the episode's steps acks
+    again at most ``batch_steps - 1`` steps past the new credit (``AckSpacing``)."""
+    return max(1, min(window // 4, window - 2 * batch_steps + 2))
+
+
+@dataclass
+class AckSpacing:
+    """Whether a consumer acks the batch ending at ``step``: always with ``every`` = 1; else at an
+    episode's first batch, when steps restart (a reset with the same id), and ``every`` steps on."""
+
+    every: int = 1
+    episode: str | None = None
+    last: int = 0
+
+    def due(self, episode: str, step: int) -> bool:
+        if self.every > 1 and episode == self.episode and self.last < step < self.last + self.every:
+            return False
+        self.episode, self.last = episode, step
+        return True
 
 
 @dataclass
