@@ -73,3 +73,17 @@ def test_a_rerun_counts_its_own_decisions() -> None:
     gate.seen("/suite/request", "s")
     assert gate.ended("/suite/result", "s", decisions=1) == []  # the first attempt's decision is spent
     assert gate.seen("/agent/decisions", "s") == ["s"]
+
+
+def test_decisions_under_a_hidden_episode_id_count_for_the_scenario() -> None:
+    """The ambiguity suite shows the agent a name that says nothing of the item; its result names it."""
+    gate = EvidenceGate()
+    gate.seen("/suite/request", "ambiguity-item-3")
+    assert gate.seen("/agent/decisions", "ambiguity_00ab") == []
+    assert gate.ended("/suite/result", "ambiguity-item-3", decisions=2, decisions_of="ambiguity_00ab") == []
+    assert gate.missing("ambiguity-item-3") == ["/agent/decisions (1 of 2 decisions of ambiguity_00ab)"]
+    assert gate.seen("/agent/decisions", "ambiguity-item-3") == []  # the scenario's own id is not the one they carry
+    assert gate.seen("/agent/decisions", "ambiguity_00ab") == ["ambiguity-item-3"]
+    gate.seen("/suite/request", "ambiguity-item-3")  # a re-run waits for its own decisions
+    assert gate.ended("/suite/result", "ambiguity-item-3", decisions=1, decisions_of="ambiguity_00ab") == []
+    assert gate.seen("/agent/decisions", "ambiguity_00ab") == ["ambiguity-item-3"]

@@ -38,6 +38,7 @@ class EvidenceGate:
     _summary_events: dict[str, int] = field(default_factory=dict)
     _decisions: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # in the bag
     _result_decisions: dict[str, int] = field(default_factory=dict)  # what the end says
+    _decisions_of: dict[str, str] = field(default_factory=dict)  # the episode id they carry
     _pending: dict[str, str] = field(default_factory=dict)  # episode -> its end topic
 
     def seen(self, topic: str, episode_id: str, *, closed: bool = False, events: int = 0) -> list[str]:
@@ -50,13 +51,15 @@ class EvidenceGate:
             self._seen[episode_id].add(topic)
             if topic == SUMMARY_TOPIC:
                 self._summary_events[episode_id] = events
-        return self._release(episode_id)
+        hidden = [e for e, of in self._decisions_of.items() if of == episode_id != e]  # decisions under another id
+        return [e for pending in (episode_id, *hidden) for e in self._release(pending)]
 
-    def ended(self, end_topic: str, episode_id: str, *, decisions: int = 0) -> list[str]:
-        """The episode's end reached the bag, built from ``decisions`` agent decisions; returns
-        [episode_id] if it may be committed now."""
+    def ended(self, end_topic: str, episode_id: str, *, decisions: int = 0, decisions_of: str = "") -> list[str]:
+        """The episode's end reached the bag, built from ``decisions`` agent decisions that carry
+        ``decisions_of`` ("": ``episode_id``); returns [episode_id] if it may be committed now."""
         self._pending[episode_id] = end_topic
         self._result_decisions[episode_id] = decisions
+        self._decisions_of[episode_id] = decisions_of or episode_id
         return self._release(episode_id)
 
     def missing(self, episode_id: str) -> list[str]:
@@ -68,15 +71,17 @@ class EvidenceGate:
         want = self._summary_events.get(episode_id)
         if want is not None and self._closed_events[episode_id] < want:
             out.append(f"{EVENTS_TOPIC} ({self._closed_events[episode_id]} of {want} closed events)")
-        asked = self._result_decisions.get(episode_id, 0)
-        if self._decisions[episode_id] < asked:
-            out.append(f"{DECISIONS_TOPIC} ({self._decisions[episode_id]} of {asked} decisions)")
+        asked, of = self._result_decisions.get(episode_id, 0), self._decisions_of.get(episode_id, episode_id)
+        if self._decisions[of] < asked:
+            under = f" of {of}" if of != episode_id else ""
+            out.append(f"{DECISIONS_TOPIC} ({self._decisions[of]} of {asked} decisions{under})")
         return out
 
     def _release(self, episode_id: str) -> list[str]:
         if episode_id not in self._pending or self.missing(episode_id):
             return []
         del self._pending[episode_id]
+        self._decisions.pop(self._decisions_of.pop(episode_id), None)
         tables = (self._seen, self._closed_events, self._summary_events, self._decisions, self._result_decisions)
         for table in tables:
             table.pop(episode_id, None)

@@ -26,7 +26,7 @@ from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest, SuiteResult
 from alpha_matrix_interfaces.srv import Decide
 
 from alpha_matrix.core.config import AmbiguityExecutiveParams
-from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
+from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, episode_id, turn_json
 from alpha_matrix.core.suites.ambiguity.items import item_of
 from alpha_matrix.core.suites.ambiguity.physical import DriverRobot, PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
@@ -79,6 +79,9 @@ class AmbiguityExecutive(SuiteExecutive):
                 SuiteResult(episode_id=req.episode_id, ok=True, message=what, result_json=turn_json(turn))
             )
         return graph_result(item, run.result(), p.agent, replies)
+
+    def agent_episode_id(self, req: SuiteRequest) -> str:
+        return episode_id(item_of(json.loads(req.scenario_json)))
 
 
 def main(args: list[str] | None = None) -> int:

@@ -98,8 +98,10 @@ class Recorder(Node):
                 self.gating.ack(*step_batch_span(raw))
             elif topic in END_TOPICS:  # an episode is complete: once its evidence is in, commit it
                 msg = deserialize_message(raw, self.classes[topic])
-                episode, decisions = msg.episode_id, int(msg.agent_decisions) if topic == SUITE_RESULT_TOPIC else 0
-                self._commit(self.gate.ended(topic, episode, decisions=decisions))
+                episode, decisions, of = msg.episode_id, 0, ""
+                if topic == SUITE_RESULT_TOPIC:
+                    decisions, of = int(msg.agent_decisions), msg.agent_episode_id
+                self._commit(self.gate.ended(topic, episode, decisions=decisions, decisions_of=of))
                 if missing := self.gate.missing(episode):
                     self.get_logger().info(f"{episode}: commit waits for {', '.join(missing)}")
             elif topic in TRACKED:

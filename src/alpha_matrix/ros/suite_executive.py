@@ -49,6 +49,7 @@ class SuiteExecutive(Node):
             result = self.run_request(req)
             res.result_json = json.dumps(result, sort_keys=True, allow_nan=False)
             res.agent_decisions = registry.agent_decisions(self.suite, result)
+            res.agent_episode_id = self.agent_episode_id(req)
             res.ok = True
         except (AlphaMatrixError, ValueError, KeyError) as err:
             res.ok, res.message = False, str(err)
@@ -60,6 +61,10 @@ class SuiteExecutive(Node):
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         """The scenario's result (JSON-able); raise AlphaMatrixError when it cannot run."""
         raise NotImplementedError
+
+    def agent_episode_id(self, req: SuiteRequest) -> str:
+        """The episode id the agent saw, when the suite hides the scenario's from it ("": the same)."""
+        return ""
 
     def forget(self, episode_id: str) -> None:
         """Drop what was collected for a finished scenario (override when something is)."""

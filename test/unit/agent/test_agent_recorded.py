@@ -81,7 +81,7 @@ def _write(bag: Path, interrupted: bool = False) -> None:
     put(
         "/suite/result",
         T[TOPICS["/suite/result"]](
-            episode_id=EP, ok=True, message="", result_json="{}", agent_decisions=len(ANSWERS) + 1
+            episode_id=EP, ok=True, message="", result_json="{}", agent_decisions=len(ANSWERS) + 1, agent_episode_id=""
         ),
     )
     w.close()

@@ -87,7 +87,8 @@ RAW = [[0, "{}", ""], [1, "{}", ""], [2, "", "no JSON"]]  # provenance_part: one
         ("gauge", {"truth": 1.0}, 0),
         ("hazards", {"agent": {"decision": "tool_call"}}, 1),
         ("hazards", {"agent": None}, 0),  # infeasible: never asked
-        ("ambiguity", {"agent": {"raw": RAW}}, 0),  # its decisions carry the item's episode id
+        ("ambiguity", {"decisions": 3, "agent": {"raw": RAW}}, 3),  # one per turn
+        ("ambiguity", {"agent": {"raw": RAW}}, 0),  # not run (no turn counted)
     ],
 )
 def test_a_result_says_how_many_agent_decisions_it_was_built_from(suite: str, result: dict, decisions: int) -> None:

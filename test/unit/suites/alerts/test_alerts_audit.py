@@ -95,7 +95,7 @@ def _write_bag(
         guard.on_status(status, issued)
     result = compose_alert_result(EP, SCENARIO.seed, guard.export(), END, True, Outcome(True, 0.01, END, ""))
     put("/suite/result", (END + 1) * 1000, ok=True, message="", result_json=json.dumps(result, sort_keys=True),
-        agent_decisions=0)  # fmt: skip
+        agent_decisions=0, agent_episode_id="")  # fmt: skip
     w.close()
 
 

@@ -163,7 +163,12 @@ def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_C
     )
     events.append((0, "/suite/request", request))
     res = T[CONF_TOPICS["/suite/result"]](
-        episode_id=CONF_EP, ok=True, message="", result_json=json.dumps(result, sort_keys=True), agent_decisions=0
+        episode_id=CONF_EP,
+        ok=True,
+        message="",
+        result_json=json.dumps(result, sort_keys=True),
+        agent_decisions=0,
+        agent_episode_id="",
     )
     events.append((10**9, "/suite/result", res))
     for ts, topic, msg in sorted(events, key=lambda e: e[0]):

@@ -120,7 +120,12 @@ def _write_bag(bag: Path, change=None, *, t0: int = 0, frames: int | None = None
         "/suite/result",
         n * 1000 + 1,
         T[TOPICS["/suite/result"]](
-            episode_id=EP, ok=True, message="", result_json=json.dumps(result, sort_keys=True), agent_decisions=0
+            episode_id=EP,
+            ok=True,
+            message="",
+            result_json=json.dumps(result, sort_keys=True),
+            agent_decisions=0,
+            agent_episode_id="",
         ),
     )
     w.close()

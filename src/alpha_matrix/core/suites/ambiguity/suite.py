@@ -52,11 +52,10 @@ def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
     }
 
 
-def agent_decisions(_result: dict[str, Any]) -> int:
-    """None for the recorder to wait for: the decisions carry the item's own episode id
-    (episode.episode_id, which says nothing of the item), not the scenario's, so the recorder
-    cannot count them under the scenario's result."""
-    return 0
+def agent_decisions(result: dict[str, Any]) -> int:
+    """One per turn. They carry the item's own episode id (episode.episode_id, which says nothing
+    of the item), which the result message names for the recorder (SuiteResult.agent_episode_id)."""
+    return int(result.get("decisions", 0))
 
 
 def graph_result(item: Item, r: EpisodeResult, agent: str, decisions: Sequence[Any]) -> dict[str, Any]:
