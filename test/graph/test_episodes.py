@@ -35,6 +35,12 @@ def test_run_records_and_resumes(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2 already recorded, 1 to run" in r.stdout
     assert [x["episode_id"] for x in records(tmp_path / "t")] == ["oracle-0000", "oracle-0001", "oracle-0002"]
+    # The same command on the finished run reports it and starts no graph.
+    r = run_cli(["run", "--episodes", "3", "--runs-dir", str(tmp_path), "--run-id", "t"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "run t: all 3 episodes already recorded, nothing to start" in r.stderr
+    assert "success: 3/3" in r.stdout and "[sim_bridge]" not in r.stdout + r.stderr
+    assert len(records(tmp_path / "t")) == 3
 
 
 def test_same_seeds_give_identical_records(tmp_path):

@@ -46,6 +46,8 @@ def recorded_by(proc: psutil.Process) -> int:
         cmd = proc.cmdline()
     except psutil.Error:
         return 0
+    if "--runs-dir" not in cmd:  # gone meanwhile (a zombie's is empty), or a child between fork and exec
+        return 0
     runs = Path(cmd[cmd.index("--runs-dir") + 1])
     return sum(len(p.read_text().splitlines()) for p in runs.glob("*/episodes.jsonl"))
 

@@ -99,3 +99,18 @@ def test_a_run_directory_of_another_schema_is_refused_in_one_line(tmp_path):
     manifest.write_text(json.dumps({"config_hash": "h"}))
     with pytest.raises(RecordError, match="schema version unknown"):
         RunStore(tmp_path / "run", "h")
+
+
+def test_all_recorded_only_for_the_same_config_and_every_episode(tmp_path):
+    from alpha_matrix.core.records import all_recorded
+
+    run_dir = tmp_path / "r"
+    assert not all_recorded(run_dir, "h", ["a"])  # no run yet
+    store = RunStore(run_dir, "h")
+    assert not all_recorded(run_dir, "h", [])  # made, nothing recorded
+    store.append(make("a"))
+    assert all_recorded(run_dir, "h", ["a"])
+    assert not all_recorded(run_dir, "h", ["a", "b"])  # one still to run
+    assert not all_recorded(run_dir, "other", ["a"])  # another config: the run proper refuses it
+    (run_dir / "manifest.json").write_text("{")
+    assert not all_recorded(run_dir, "h", ["a"])  # unreadable: the run proper reports it

@@ -182,3 +182,21 @@ def shards_on_ray(
             lambda line: print(line, file=sys.stderr, flush=True),
             store,
         )
+
+
+def recorded_already(
+    graph: Graph, run_dir: Path, config_hash: str, ids: list[str], model: type[Any], what: str
+) -> bool:
+    """``run_dir`` holds a record of every one of ``ids`` under ``config_hash``: the command has no
+    graph to start. Read under the run's locks (no live run appends meanwhile); writes nothing."""
+    from alpha_matrix.core.records import all_recorded
+    from alpha_matrix.core.runlock import lock_dirs
+    from alpha_matrix.launcher import graph_dirs
+
+    if not (run_dir / "manifest.json").exists():
+        return False
+    lock = lock_dirs(graph_dirs(graph), what)
+    try:
+        return all_recorded(run_dir, config_hash, ids, model)
+    finally:
+        lock.discard()

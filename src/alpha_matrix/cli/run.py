@@ -13,6 +13,7 @@ from alpha_matrix.cli.common import (
     check_environment,
     first_domain,
     graph_for,
+    recorded_already,
     shards_on_ray,
 )
 from alpha_matrix.core.errors import ConfigError
@@ -50,14 +51,48 @@ def planned_graphs(args: argparse.Namespace) -> tuple[Graph, list[Graph]]:
     return graph, graphs
 
 
+def planned_episodes(graphs: list[Graph]) -> list[str]:
+    """The episode ids the runners of ``graphs`` (one per worker) run, in run order."""
+    from alpha_matrix.core.config import EpisodeRunnerParams
+    from alpha_matrix.core.matrix import episode as batch
+    from alpha_matrix.core.matrix.cells import episode_id
+
+    ids = []
+    for g in graphs:
+        p = EpisodeRunnerParams.model_validate(g.node("episode_runner").parameters)
+        ids += [episode_id(arm, i) for i, arm in batch.batch_cells(p, batch.batch_arms(p)[0])[1]]
+    return ids
+
+
+def _finished(graph: Graph, graphs: list[Graph], run_dir: Path) -> bool:
+    """Every planned episode is recorded under this config: the run only reports (nothing starts)."""
+    from alpha_matrix.core.config import EpisodeRunnerParams
+    from alpha_matrix.core.matrix.episode import config_hash
+    from alpha_matrix.core.matrix.report import write_report
+    from alpha_matrix.core.matrix.summary import summarize
+    from alpha_matrix.core.records import EpisodeRecord
+
+    ids = planned_episodes(graphs)
+    made_with = config_hash(EpisodeRunnerParams.model_validate(graph.node("episode_runner").parameters))
+    if not recorded_already(graph, run_dir, made_with, ids, EpisodeRecord, "run"):
+        return False
+    records = RunStore.read_only(run_dir)
+    print(f"run {graph.run_id}: all {len(ids)} episodes already recorded, nothing to start", file=sys.stderr)
+    print(f"\nrun {graph.run_id} -> {run_dir / 'episodes.jsonl'}\n" + summarize([records[e] for e in ids]))
+    print(f"report: {write_report(run_dir)}")
+    return True
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graphs, unmade_dirs
 
     graph, graphs = planned_graphs(args)
     check_environment()
+    run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
+    if _finished(graph, graphs, run_dir):
+        return 0
     if args.ray is not None:
         return _run_on_ray(args, graph)
-    run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
     made = unmade_dirs(graph)
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
     # bags/<id>, or a domain, or while a graph is already up on one of our domains.

@@ -25,6 +25,7 @@ from alpha_matrix.cli.common import (
     external_nodes,
     first_domain,
     parse_sets,
+    recorded_already,
     shards_on_ray,
 )
 from alpha_matrix.core.errors import ConfigError
@@ -279,6 +280,9 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
 
     graph, run_dir = suite_graph(args)
     check_environment()
+    if _finished(args.suite, graph, run_dir):
+        _summary(args.suite, run_dir)
+        return 0, run_dir
     try:
         preflight_agent(graph)
     except AgentUnavailable as err:
@@ -300,6 +304,21 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
             return code, run_dir
         _summary(args.suite, run_dir)
     return 0, run_dir
+
+
+def _finished(suite: str, graph: Graph, run_dir: Path) -> bool:
+    """Every scenario of the runner's share is recorded under this config: nothing starts (not even
+    the agent's model is asked), the run only reports."""
+    from alpha_matrix.core.suites.records import SuiteRecord, episode_id
+
+    params = graph.node("suite_runner").parameters
+    count, index = int(params.get("shard_count", 1)), int(params.get("shard_index", 0))
+    requests = registry.runner_requests(params)
+    ids = [episode_id(suite, r[0]) for i, r in enumerate(requests) if i % count == index]
+    done = recorded_already(graph, run_dir, str(params.get("config_hash", "")), ids, SuiteRecord, "suite")
+    if done:
+        print(f"suite {suite}: all {len(ids)} scenarios already recorded, nothing to start", file=sys.stderr)
+    return done
 
 
 def _summary(suite: str, run_dir: Path) -> None:

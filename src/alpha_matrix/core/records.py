@@ -330,3 +330,16 @@ class RunStore(Generic[R]):
                 fcntl.flock(f, fcntl.LOCK_UN)
         self.records[_episode_id(record)] = record
         return True
+
+
+def all_recorded(run_dir: Path, config_hash: str, episode_ids: list[str], model: type[Any] = EpisodeRecord) -> bool:
+    """The run in ``run_dir`` was made with ``config_hash`` and holds a record of every one of
+    ``episode_ids``: a command repeated on a finished run has no graph to start. Reads only;
+    anything else (no run yet, another config, an unreadable file) is False, and the run proper
+    reports it as it always does."""
+    try:
+        made_with = json.loads((run_dir / "manifest.json").read_text()).get("config_hash")
+        recorded = RunStore.read_only(run_dir, model) if made_with == config_hash else {}
+    except (OSError, ValueError, RecordError):
+        return False
+    return bool(recorded) and all(e in recorded for e in episode_ids)

@@ -38,21 +38,11 @@ from alpha_matrix.ros.recorder_link import RecorderLink
 from alpha_matrix.ros.spin import spin_behind
 
 
-def _path(p: str) -> Path | None:
-    return Path(p) if p else None
-
-
-def load_suite(params: SuiteRunnerParams) -> list[registry.ScenarioRequest]:
-    """(name, seed, scenario JSON) per scenario, in file order."""
-    config_file = registry.runner_config_file(params.suite, params.model_dump())
-    return registry.scenario_requests(params.suite, _path(params.scenarios), config_file)
-
-
 class SuiteRunner(Node):
     def __init__(self) -> None:
         super().__init__("suite_runner")
         self.params = declare_params(self, SuiteRunnerParams)
-        self.scenarios = load_suite(self.params)
+        self.scenarios = registry.runner_requests(self.params.model_dump())
         if not self.params.context_json:
             raise AlphaMatrixError("suite_runner: no context_json (start suites with alpha-matrix suite)")
         try:  # validated once, sent canonical with every request

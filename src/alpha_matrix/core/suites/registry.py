@@ -189,6 +189,12 @@ def scenario_requests(suite: str, scenarios: Path | None, config_file: Path | No
     return spec(suite).piece("scenarios")(scenarios, config_file)
 
 
+def runner_requests(runner_params: Mapping[str, Any]) -> list[ScenarioRequest]:
+    """suite_runner's scenarios, from its parameters: (name, seed, scenario JSON) in file order."""
+    suite, scenarios = str(runner_params["suite"]), str(runner_params.get("scenarios", ""))
+    return scenario_requests(suite, Path(scenarios) if scenarios else None, runner_config_file(suite, runner_params))
+
+
 def graph_context(suite: str, graph: Graph) -> SuiteContext:
     return spec(suite).piece("context")(graph)
 
