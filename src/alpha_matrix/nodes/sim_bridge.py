@@ -8,6 +8,7 @@ The driver's decisions are core/robot/driver.py's, the loop's core/robot/steppin
 
 from __future__ import annotations
 
+import math
 import time
 
 import rclpy
@@ -117,14 +118,14 @@ class SimBridge(Node):
     # -- the loop -----------------------------------------------------------------------
     def run(self, executor: rclpy.executors.Executor) -> None:
         pacer = StepPacer(self.dt, self.params.realtime, self.params.ack_timeout_s)
-        spun = False  # the executor ran while the gate held this batch
-        while rclpy.ok():
-            if not self.buffer.samples:  # once per batch: draining costs as much as a few physics steps
-                # Skipped after a batch the gate held: the spins while held took the callbacks queued
-                # before the ack that freed it, later ones wait for the next spin (an empty one is ~85 us).
-                if not spun:
-                    self.drain(executor)
-                spun = False
+        gated = bool(self.gate.consumers)
+        while rclpy.ok():  # once per batch, not per step: it takes a lock in rclpy's context
+            # Ungated, the loop drains callbacks once per batch (draining costs as much as a few
+            # physics steps; an empty spin ~85 us). Gated, it never does: the horizon moves only
+            # when an ack is taken, so the gate holds the loop, and the executor spins, at least
+            # every reaction-latency steps; requests and acks wait no longer than that.
+            if not gated and not self.buffer.samples:
+                self.drain(executor)
             if not self.core.has_work():
                 self._flush()
                 executor.spin_once(timeout_sec=0.1)
@@ -133,11 +134,20 @@ class SimBridge(Node):
             nxt = self.world.step_count + 1
             if not self._ready:  # latched once every gating consumer has acked and its reader is known
                 self._ready = self._consumers_subscribed()
-            if not (self._ready and self.gate.allows(nxt)):
+            horizon = self.gate.horizon()
+            if not self._ready or (horizon is not None and nxt > horizon):
                 pacer.blocked(nxt, self.gate)
                 executor.spin_once(timeout_sec=0.05)
-                spun = True
                 continue
+            self._run_steps(pacer, horizon)
+
+    def _run_steps(self, pacer: StepPacer, horizon: int | None) -> None:
+        """Step until the batch ends, the gate's horizon is reached or the work runs out. Nothing
+        between two steps can move the horizon: acks and requests reach the gate only in the
+        executor's callbacks, which run on this thread between batches."""
+        last = math.inf if horizon is None else horizon
+        while True:
+            nxt = self.world.step_count + 1
             if (delay := pacer.delay_before(nxt)) > 0:
                 time.sleep(delay)
             sample, events = self.core.step()
@@ -145,6 +155,9 @@ class SimBridge(Node):
             if self.buffer.add(sample, events):
                 self._flush()
                 self._publish_events(events)
+                return
+            if nxt >= last or not self.core.has_work():
+                return
 
     def _after_step(self, sample: StepSample) -> None:
         """Hook for subclasses (scene add-ons: a camera, a person), after each physics step and
