@@ -309,12 +309,13 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
 def _finished(suite: str, graph: Graph, run_dir: Path) -> bool:
     """Every scenario of the runner's share is recorded under this config: nothing starts (not even
     the agent's model is asked), the run only reports."""
+    from alpha_matrix.core.shards import in_share
     from alpha_matrix.core.suites.records import SuiteRecord, episode_id
 
     params = graph.node("suite_runner").parameters
     count, index = int(params.get("shard_count", 1)), int(params.get("shard_index", 0))
     requests = registry.runner_requests(params)
-    ids = [episode_id(suite, r[0]) for i, r in enumerate(requests) if i % count == index]
+    ids = [episode_id(suite, r[0]) for i, r in enumerate(requests) if in_share(i, index, count)]
     done = recorded_already(graph, run_dir, str(params.get("config_hash", "")), ids, SuiteRecord, "suite")
     if done:
         print(f"suite {suite}: all {len(ids)} scenarios already recorded, nothing to start", file=sys.stderr)

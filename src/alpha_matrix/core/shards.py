@@ -22,6 +22,12 @@ from alpha_matrix.core.errors import RecordError
 from alpha_matrix.core.records import RunStore, parse_records
 
 
+def in_share(index: int, share: int, count: int) -> bool:
+    """Whether item ``index`` of a run is share ``share``'s of ``count`` (``--shard K/N``, a worker,
+    a Ray task): round-robin, i mod N == K, for episodes and suite scenarios alike."""
+    return index % count == share
+
+
 @dataclass(frozen=True)
 class ShardResult:
     """What one shard's graph wrote, as bytes (it travels from the machine that ran it)."""

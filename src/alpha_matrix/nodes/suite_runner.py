@@ -27,6 +27,7 @@ from rclpy.node import Node
 from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import provenance
+from alpha_matrix.core.shards import in_share
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import context_json, parse_context
@@ -76,7 +77,7 @@ class SuiteRunner(Node):
         self.recorder.wait_ready()
         held: list[str] = []
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):
-            if index % p.shard_count != p.shard_index:  # another share's (--shard K/N)
+            if not in_share(index, p.shard_index, p.shard_count):  # another share's (--shard K/N)
                 continue
             eid = episode_id(p.suite, name)
             if eid in self.store:

@@ -22,6 +22,7 @@ from alpha_matrix.core.matrix.faults import (
 )
 from alpha_matrix.core.names import MODEL_NAME, name_part
 from alpha_matrix.core.records import CellRecord
+from alpha_matrix.core.shards import in_share
 
 __all__ = [
     "Cell",
@@ -108,7 +109,7 @@ def shard(cells: list[Cell], workers: int, worker: int) -> list[int]:
         raise FaultConfigError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(worker, bool) or not isinstance(worker, int) or not 0 <= worker < workers:
         raise FaultConfigError(f"worker must be in [0, {workers - 1}], got {worker!r}")
-    return list(range(worker, len(cells), workers))
+    return [i for i in range(len(cells)) if in_share(i, worker, workers)]
 
 
 # Planner arms by name: how the runner asks for a plan. Text arms take the LLM's path (raw text,
