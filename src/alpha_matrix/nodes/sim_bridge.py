@@ -134,12 +134,11 @@ class SimBridge(Node):
             nxt = self.world.step_count + 1
             if not self._ready:  # latched once every gating consumer has acked and its reader is known
                 self._ready = self._consumers_subscribed()
-            horizon = self.gate.horizon()
-            if not self._ready or (horizon is not None and nxt > horizon):
+            if not self._ready or not self.gate.allows(nxt):
                 pacer.blocked(nxt, self.gate)
                 executor.spin_once(timeout_sec=0.05)
                 continue
-            self._run_steps(pacer, horizon)
+            self._run_steps(pacer, self.gate.horizon())
 
     def _run_steps(self, pacer: StepPacer, horizon: int | None) -> None:
         """Step until the batch ends, the gate's horizon is reached or the work runs out. Nothing
