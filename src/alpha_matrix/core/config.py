@@ -189,9 +189,9 @@ class SafetyMonitorParams(NodeParams):
     stop_on_critical: bool = Field(True, description="Request a protective stop when a critical event opens.")
 
 
+# /clock and /joint_states are not recorded by default: every StepBatch holds every step's joints
+# and its step (sim time = step / 240 Hz), and the bridge sends them only while subscribed.
 DEFAULT_RECORDED_TOPICS = [
-    "/clock=rosgraph_msgs/msg/Clock",
-    "/joint_states=sensor_msgs/msg/JointState",
     "/robot/step_batch=alpha_matrix_interfaces/msg/StepBatch",
     "/robot/command_status=alpha_matrix_interfaces/msg/CommandStatus",
     "/executive/request=alpha_matrix_interfaces/msg/PlanRequest",

@@ -50,7 +50,8 @@ def step_batch(
     msg.joint_velocities = flat("d", np.concatenate([s.joint_velocities for s in samples]))
     msg.grasp_positions = flat("d", np.concatenate([s.grasp_position for s in samples]))
     msg.body_names = body_names
-    msg.contact_step = flat("Q", np.concatenate([np.full(len(s.contact_force), s.step, np.uint64) for s in samples]))
+    counts = [len(s.contact_force) for s in samples]
+    msg.contact_step = flat("Q", np.repeat(np.array([s.step for s in samples], np.uint64), counts))
     msg.contact_body_a = flat("i", np.concatenate([s.contact_body_a for s in samples]))
     msg.contact_link_a = flat("i", np.concatenate([s.contact_link_a for s in samples]))
     msg.contact_body_b = flat("i", np.concatenate([s.contact_body_b for s in samples]))
@@ -88,7 +89,12 @@ def command_statuses(
 
 
 class BridgePublishers:
-    """The bridge's outputs: /clock, joint_states, the step stream and the command statuses."""
+    """The bridge's outputs: /clock, joint_states, the step stream and the command statuses.
+
+    /clock and joint_states repeat what every StepBatch carries, for tools that speak only the
+    standard topics (rviz, nodes on sim time); they are sent only while someone subscribes (two
+    publishes a batch cost the bridge as much as the StepBatch itself), the way camera drivers
+    publish lazily. The recorder subscribes to them where a suite's config lists them."""
 
     def __init__(self, node: Node, dt: float) -> None:
         self.dt = dt
@@ -100,12 +106,14 @@ class BridgePublishers:
     def steps(
         self, episode_id: str, samples: Sequence[StepSample], world: World, body_names: list[str], ack: bool
     ) -> None:
-        """One StepBatch of ``samples``, then the clock and joint state of its last step."""
+        """One StepBatch of ``samples``, then the clock and joint state of its last step if subscribed."""
         stamp = sim_time(samples[-1].step, self.dt)
         objects = object_states(world.object_poses())
         self.batch.publish(step_batch(episode_id, samples, world.joint_names, body_names, objects, ack))
-        self.clock.publish(Clock(clock=stamp))
-        self.joints.publish(joint_state(world.joint_names, samples[-1], stamp))
+        if self.clock.get_subscription_count():
+            self.clock.publish(Clock(clock=stamp))
+        if self.joints.get_subscription_count():
+            self.joints.publish(joint_state(world.joint_names, samples[-1], stamp))
 
     def events(self, episode_id: str, events: list[CommandEvent], world: World, last: StepSample | None) -> None:
         """The statuses of the commands that ended, with the world as it is at their end."""
