@@ -8,6 +8,11 @@ path is lost, reliable QoS included. (A node deaf for 30 s with every process id
 was first put down to this; it was seen once more over UDP: README, "Status".) config/dds/fastdds_localhost_udp.xml keeps
 LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
 does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Measured".
+
+Publishing is synchronous unless the user says otherwise: rmw_fastrtps publishes asynchronously
+by default (its README), each message queued for Fast DDS's sending thread, which has to be woken;
+on two shared cores that wake-up per message cost the graph about 0.09 of its ratio to bare
+physics (README, "Measured"). Reliability and ordering are the same either way.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 RANGE_ENV = "ROS_AUTOMATIC_DISCOVERY_RANGE"
 PROFILE_ENV = "FASTDDS_DEFAULT_PROFILES_FILE"
 PROFILE_NAME = "dds/fastdds_localhost_udp.xml"  # under config/
+PUBLICATION_ENV = "RMW_FASTRTPS_PUBLICATION_MODE"
 
 
 def profile_path() -> Path:
@@ -28,12 +34,15 @@ def profile_path() -> Path:
 
 
 def localhost_udp(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` with our transport, unless its user chose another one.
+    """``env`` with our transport and synchronous publishing, unless its user chose otherwise.
 
     An unset range or LOCALHOST becomes LOCALHOST over UDP (the same scope); a range such as
-    SUBNET, or a Fast DDS profile of the user's own, is left as it is.
+    SUBNET, or a Fast DDS profile of the user's own, is left as it is, and so is a publication
+    mode the user set.
     """
     out = dict(env)
+    if not out.get(PUBLICATION_ENV):
+        out[PUBLICATION_ENV] = "SYNCHRONOUS"
     if out.get(PROFILE_ENV) or out.get(RANGE_ENV, "") not in ("", "LOCALHOST"):
         return out
     out[RANGE_ENV] = "SYSTEM_DEFAULT"

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from alpha_matrix.ros.transport import PROFILE_ENV, RANGE_ENV, localhost_udp, profile_path
+from alpha_matrix.ros.transport import PROFILE_ENV, PUBLICATION_ENV, RANGE_ENV, localhost_udp, profile_path
 
 NS = {"d": "http://www.eprosima.com"}
 
@@ -18,7 +18,9 @@ NS = {"d": "http://www.eprosima.com"}
 @pytest.mark.parametrize("given", [{}, {RANGE_ENV: ""}, {RANGE_ENV: "LOCALHOST"}])
 def test_localhost_becomes_localhost_over_udp(given):
     env = localhost_udp({"OTHER": "x", **given})
-    assert env == {"OTHER": "x", RANGE_ENV: "SYSTEM_DEFAULT", PROFILE_ENV: str(profile_path())}
+    assert env == {
+        "OTHER": "x", RANGE_ENV: "SYSTEM_DEFAULT", PROFILE_ENV: str(profile_path()), PUBLICATION_ENV: "SYNCHRONOUS"
+    }  # fmt: skip
     assert localhost_udp(env) == env  # applied twice, the same
 
 
@@ -26,7 +28,13 @@ def test_localhost_becomes_localhost_over_udp(given):
     "given", [{RANGE_ENV: "SUBNET"}, {RANGE_ENV: "OFF"}, {RANGE_ENV: "LOCALHOST", PROFILE_ENV: "/my/profile.xml"}]
 )
 def test_a_users_own_choice_is_kept(given):
-    assert localhost_udp(given) == given
+    assert localhost_udp(given) == {**given, PUBLICATION_ENV: "SYNCHRONOUS"}
+
+
+@pytest.mark.parametrize("mode", ["ASYNCHRONOUS", "AUTO"])
+def test_a_users_own_publication_mode_is_kept(mode):
+    assert localhost_udp({PUBLICATION_ENV: mode})[PUBLICATION_ENV] == mode
+    assert localhost_udp({PUBLICATION_ENV: ""})[PUBLICATION_ENV] == "SYNCHRONOUS"  # empty: rmw's default, ours
 
 
 def test_the_profile_is_udp_on_localhost_with_no_shared_memory():
