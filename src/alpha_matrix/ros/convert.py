@@ -8,7 +8,7 @@ from typing import Any
 
 from alpha_matrix_interfaces.msg import EpisodeResult, FaultEvent, ObjectState, PlanStep
 from alpha_matrix_interfaces.msg import Plan as PlanMsg
-from geometry_msgs.msg import Point, Pose
+from geometry_msgs.msg import Point
 
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release
 from alpha_matrix.core.records import EpisodeRecord, FaultRecord, record_sha256
@@ -26,12 +26,15 @@ def vec3(p: Point) -> Vec3:
 
 
 def object_states(poses: Mapping[str, tuple[Vec3, Quat]]) -> list[ObjectState]:
+    """Filled into the sub-messages an ObjectState builds anyway (the bridge sends these with every
+    batch; a Pose built apart would be made twice)."""
     out = []
     for name, (pos, quat) in poses.items():
-        pose = Pose()
-        pose.position = point(pos)
-        pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = (float(q) for q in quat)
-        out.append(ObjectState(name=name, pose=pose))
+        s = ObjectState(name=name)
+        p, o = s.pose.position, s.pose.orientation
+        p.x, p.y, p.z = (float(v) for v in pos)
+        o.x, o.y, o.z, o.w = (float(q) for q in quat)
+        out.append(s)
     return out
 
 

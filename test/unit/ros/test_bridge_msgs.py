@@ -1,9 +1,10 @@
-"""StepBatch from step samples: every step's joints, and each contact tagged with its own step."""
+"""StepBatch from step samples: every step's joints, and each contact tagged with its own step; object poses."""
 
 import numpy as np
 
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.ros.bridge_msgs import step_batch
+from alpha_matrix.ros.convert import object_states, poses_of
 
 
 def _sample(step: int, contacts: int) -> StepSample:
@@ -36,3 +37,12 @@ def test_contacts_carry_their_own_step_and_arrays_stay_aligned():
 def test_a_batch_without_contacts_has_empty_contact_arrays():
     msg = step_batch("ep", [_sample(1, 0), _sample(2, 0)], ["j"], [], [], ack_requested=False)
     assert len(msg.contact_step) == len(msg.contact_force) == len(msg.contact_body_a) == 0
+
+
+def test_object_poses_travel_unchanged_and_each_message_owns_its_pose():
+    poses = {"red": ((0.1, -0.2, 0.6250000001), (0.0, 0.0, 0.3826834, 0.9238795)), "blue": ((1, 2, 3), (0, 0, 0, 1))}
+    states = object_states(poses)
+    assert [s.name for s in states] == ["red", "blue"]
+    assert poses_of(states) == {k: (tuple(map(float, p)), tuple(map(float, q))) for k, (p, q) in poses.items()}
+    states[0].pose.position.x = 9.0
+    assert states[1].pose.position.x == 1.0
