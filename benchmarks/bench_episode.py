@@ -6,6 +6,7 @@ VM's speed drifts by tens of percent within minutes: alternation puts both under
   graph    - the same episodes through sim_bridge/oracle/executive processes over DDS,
              driven by an in-process episode runner (graph started once, kept up)
   ratio    - graph / bare wall time per episode (target <= 1.3 for the default graph)
+  overhead - graph - bare wall time per episode: unlike the ratio, unchanged by faster physics
   speed    - simulated time / wall time of the graph (target >= 20x real time)
   CPU      - CPU seconds of each node process during the timed episodes (which one costs what)
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
@@ -153,6 +154,7 @@ def main() -> int:
     )
     paired = statistics.median(gi / bi for gi, bi in zip(r.graph, r.bare, strict=True))
     print(f"ratio graph/bare: {g / b:.2f}   (target <= 1.3, default graph); median of paired ratios {paired:.2f}")
+    print(f"graph overhead : {(g - b) * 1000:7.1f} ms/episode  (graph - bare: what the graph adds to the same physics)")
     print(f"sim speed      : {r.graph_steps * DT / sum(r.graph):.1f}x real time   (target >= 20x)")
     cpu = ", ".join(f"{name} {s / n * 1000:.0f}" for name, s in sorted(r.cpu.items(), key=lambda kv: -kv[1]))
     print(f"node CPU       : {cpu} ms/episode (bare physics {b * 1000:.0f})")
