@@ -17,7 +17,7 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     from alpha_matrix.launcher import graph_env
     from alpha_matrix.ros.driver_check import check_driver
     from alpha_matrix.ros.stop import ExecutorFailed
-    from alpha_matrix.ros.transport import PROFILE_ENV, RANGE_ENV
+    from alpha_matrix.ros.transport import VARIABLES
 
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
@@ -28,7 +28,7 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     if not 0 < args.settle < budget:
         raise ConfigError(f"--settle {args.settle}: must be in [1, {budget - 1}] (the budget includes it)")
     env = graph_env(args.domain_id)
-    os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", RANGE_ENV, PROFILE_ENV) if k in env})
+    os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", *VARIABLES) if k in env})
     print(
         f"check-driver: ROS_DOMAIN_ID {os.environ.get('ROS_DOMAIN_ID', '0')}, L = {latency} steps, "
         f"budget {budget} steps, {'gating on check_driver' if args.gating else 'no gating check'}",

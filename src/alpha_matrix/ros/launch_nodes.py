@@ -15,7 +15,7 @@ from launch_ros.actions import Node
 
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.ros.shm import clean_stale_shm
-from alpha_matrix.ros.transport import PROFILE_ENV, PUBLICATION_ENV, RANGE_ENV, localhost_udp
+from alpha_matrix.ros.transport import VARIABLES, localhost_udp
 
 
 def _on_exit(name: str, job: bool):  # noqa: ANN202 - a launch event handler
@@ -33,10 +33,7 @@ def graph_nodes(graph: Graph) -> list[Node]:
     """One launch_ros Node per node of the resolved graph: its executable, parameters, remappings."""
     clean_stale_shm()  # shared-memory ports a killed process left would lose our messages (ros/shm.py)
     transport = localhost_udp(os.environ)  # the plain launcher's transport (ros/transport.py)
-    env = {
-        "PYTHONUNBUFFERED": "1",
-        **{k: transport[k] for k in (RANGE_ENV, PROFILE_ENV, PUBLICATION_ENV) if k in transport},
-    }
+    env = {"PYTHONUNBUFFERED": "1", **{k: transport[k] for k in VARIABLES if k in transport}}
     return [
         Node(
             package=spec.package,

@@ -25,6 +25,7 @@ RANGE_ENV = "ROS_AUTOMATIC_DISCOVERY_RANGE"
 PROFILE_ENV = "FASTDDS_DEFAULT_PROFILES_FILE"
 PROFILE_NAME = "dds/fastdds_localhost_udp.xml"  # under config/
 PUBLICATION_ENV = "RMW_FASTRTPS_PUBLICATION_MODE"
+VARIABLES = (RANGE_ENV, PROFILE_ENV, PUBLICATION_ENV)  # what localhost_udp may set: pass these on
 
 
 def profile_path() -> Path:

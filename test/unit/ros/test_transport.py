@@ -10,7 +10,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from alpha_matrix.ros.transport import PROFILE_ENV, PUBLICATION_ENV, RANGE_ENV, localhost_udp, profile_path
+from alpha_matrix.ros.transport import (
+    PROFILE_ENV,
+    PUBLICATION_ENV,
+    RANGE_ENV,
+    VARIABLES,
+    localhost_udp,
+    profile_path,
+)
 
 NS = {"d": "http://www.eprosima.com"}
 
@@ -35,6 +42,11 @@ def test_a_users_own_choice_is_kept(given):
 def test_a_users_own_publication_mode_is_kept(mode):
     assert localhost_udp({PUBLICATION_ENV: mode})[PUBLICATION_ENV] == mode
     assert localhost_udp({PUBLICATION_ENV: ""})[PUBLICATION_ENV] == "SYNCHRONOUS"  # empty: rmw's default, ours
+
+
+@pytest.mark.parametrize("given", [{}, {RANGE_ENV: "SUBNET"}, {PUBLICATION_ENV: "ASYNCHRONOUS"}])
+def test_every_variable_it_sets_is_one_the_launchers_pass_on(given):
+    assert set(localhost_udp(given)) - set(given) <= set(VARIABLES)
 
 
 def test_the_profile_is_udp_on_localhost_with_no_shared_memory():
