@@ -27,6 +27,7 @@ bench: setup
 	.venv/bin/python benchmarks/bench_episode.py --episodes 20 --safety
 	.venv/bin/python benchmarks/bench_monitor.py --episodes 10
 	.venv/bin/python benchmarks/bench_matrix.py
+	.venv/bin/python benchmarks/bench_commit.py
 	.venv/bin/python benchmarks/bench_agent.py --decisions 20
 	.venv/bin/python benchmarks/bench_scale.py
 	.venv/bin/python benchmarks/bench_hazards_memory.py

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
-from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.bag import parse_metadata, read_bag
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
@@ -59,7 +59,7 @@ def bag_suite(bag_dir: Path) -> str | None:
     """The suite whose topics the bag holds (registry marker topics), else None."""
     meta = bag_dir / "metadata.yaml"
     try:
-        info = yaml.safe_load(meta.read_text())["rosbag2_bagfile_information"]
+        info = parse_metadata(meta.read_text())
         topics = {t["topic_metadata"]["name"] for t in info["topics_with_message_count"]}
     except (OSError, yaml.YAMLError, KeyError, TypeError):
         return None  # the matrix audit reports a missing or broken bag
