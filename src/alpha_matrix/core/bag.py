@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -161,6 +162,7 @@ class SplitBagWriter:
         bag_dir.mkdir(parents=True, exist_ok=True)
         meta = bag_dir / "metadata.yaml"
         self._meta = parse_metadata(meta.read_text()) if meta.exists() else None
+        self._meta_text = MetadataText()
         self._index = len(self._meta["relative_file_paths"]) if self._meta else 0
         self._split: _Split | None = None
 
@@ -200,7 +202,7 @@ class SplitBagWriter:
         info["files"][0]["path"] = name
         self._meta = info if self._meta is None else _merge(self._meta, info)
         tmp = self.bag_dir / "metadata.yaml.tmp"
-        tmp.write_text(metadata_text(self._meta))
+        tmp.write_text(self._meta_text(self._meta))
         os.replace(tmp, self.bag_dir / "metadata.yaml")
         self._index += 1
         return name
@@ -217,6 +219,37 @@ def parse_metadata(text: str) -> Any:
 def metadata_text(info: dict[str, Any]) -> str:
     """The text of a metadata.yaml holding ``info``, keys in their order."""
     return yaml.dump({_META_KEY: info}, Dumper=_YAML_DUMPER, sort_keys=False)
+
+
+class MetadataText:
+    """metadata.yaml's text, rendered at every commit without rendering again what it already lists.
+
+    Only the split lists grow (``files`` and ``relative_file_paths``: one item a split, never
+    changed once listed), so their items are rendered once and kept; the rest of the document
+    is rendered anew. The text is ``metadata_text``'s for the same data (a unit test compares),
+    and a commit costs the same at a run's thousandth split as at its first.
+    """
+
+    GROWING = ("files", "relative_file_paths")
+    _SLOT = "alpha-matrix-items-of-"  # a plain scalar that stands in for a list while rendering
+
+    def __init__(self) -> None:
+        self._items: dict[str, list[str]] = {key: [] for key in self.GROWING}
+
+    def __call__(self, info: dict[str, Any]) -> str:
+        slots = {}
+        for key in self.GROWING:
+            done, items = self._items[key], info[key]
+            if len(items) < len(done):  # another bag's lists: nothing rendered can be kept
+                done.clear()
+            for item in items[len(done) :]:
+                done.append(textwrap.indent(yaml.dump([item], Dumper=_YAML_DUMPER, sort_keys=False), "  "))
+            if items:
+                slots[key] = self._SLOT + key
+        text = metadata_text({**info, **slots})
+        for key, slot in slots.items():  # a top-level key: two spaces in, the only such line
+            text = text.replace(f"\n  {key}: {slot}\n", f"\n  {key}:\n{''.join(self._items[key])}", 1)
+        return text
 
 
 def _merge(a: dict, b: dict) -> dict:
