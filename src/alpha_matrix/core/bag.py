@@ -52,9 +52,9 @@ from alpha_matrix.core.errors import AlphaMatrixError
 INTERFACE_PACKAGE = "alpha_matrix_interfaces"
 RUN_ID_KEY = "alpha_matrix.run_id"  # metadata.yaml custom_data: the run whose records this bag backs
 CHUNK_ZSTD_LEVEL = 1  # zstd level of every split's MCAP chunks
-# metadata.yaml is rewritten at every commit and lists every split, so its cost grows with the
-# run: parsed and written with libyaml (PyYAML's wheels carry it) when present, the same text as
-# PyYAML's Python emitter at a fifth of the cost (benchmarks/bench_bags.py; a unit test compares).
+# metadata.yaml is rewritten at every commit (MetadataText): parsed and written with libyaml
+# (PyYAML's wheels carry it) when present, the same text as PyYAML's Python emitter at a fifth of
+# the cost (benchmarks/bench_commit.py; a unit test compares).
 _META_KEY = "rosbag2_bagfile_information"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
