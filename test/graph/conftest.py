@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
 import sys
 import threading
@@ -9,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 import rclpy
 from rclpy.context import Context
@@ -21,6 +24,8 @@ from alpha_matrix.launcher import PROBE_ENV, Launcher, graph_env
 from alpha_matrix.ros.shm import clean_stale_shm
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
+STACKS_WAIT_S = 3.0  # a hung run's nodes print their stacks (faulthandler) within this
+STOP_WAIT_S = 20.0  # then it stops its graph on SIGINT within this, or is killed
 _leases: list[DomainLease] = []
 
 
@@ -139,14 +144,41 @@ def run_cli(args: list[str], cwd: Path, timeout: float = 300, probe_s: float = 1
 
     The domain is leased to this test alone, so the run's watch for a graph already up there is
     cut to ``probe_s`` (3 s by default in alpha-matrix): it still catches a graph an earlier test
-    leaked when its discovery is quick.
+    leaked when its discovery is quick. A run still going after ``timeout`` fails the test with
+    where each of its nodes was (``_stop_hung``).
     """
     env = {**graph_env(next_domain_id()), PROBE_ENV: str(probe_s)}
-    return subprocess.run(
-        [sys.executable, "-m", "alpha_matrix.cli", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    cmd = [sys.executable, "-m", "alpha_matrix.cli", *args]
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        out, err = _stop_hung(proc)
+        tail = "\n".join((out + err).splitlines()[-300:])
+        pytest.fail(
+            f"alpha-matrix {' '.join(args)}: still running after {timeout:.0f} s; its output, "
+            f"with each node's thread stacks at the timeout:\n{tail}"
+        )
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _stop_hung(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """A run that hangs: each of its nodes prints its thread stacks (faulthandler on SIGUSR1,
+    ros/lifecycle.py; its launcher forwards them), then the run is interrupted as a user would
+    (SIGINT: it stops its graph) and killed with whatever is left of it if that does not end it.
+    A SIGKILL alone, as ``subprocess.run``'s timeout sends, would lose all of that."""
+    tree = psutil.Process(proc.pid).children(recursive=True)
+    for child in tree:
+        with contextlib.suppress(psutil.Error):
+            if any(part.startswith("alpha_matrix.nodes.") for part in child.cmdline()):
+                child.send_signal(signal.SIGUSR1)
+    with contextlib.suppress(subprocess.TimeoutExpired):  # the stacks' time (retried, nothing is lost)
+        return proc.communicate(timeout=STACKS_WAIT_S)
+    proc.send_signal(signal.SIGINT)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        return proc.communicate(timeout=STOP_WAIT_S)
+    for child in tree:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    proc.kill()
+    return proc.communicate()
