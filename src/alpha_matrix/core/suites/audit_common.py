@@ -27,10 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
-from alpha_matrix.core.bag import parse_metadata, read_bag
+from alpha_matrix.core.bag import BagError, bag_metadata, read_bag
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
@@ -57,11 +55,9 @@ class SuiteAudit:
 
 def bag_suite(bag_dir: Path) -> str | None:
     """The suite whose topics the bag holds (registry marker topics), else None."""
-    meta = bag_dir / "metadata.yaml"
     try:
-        info = parse_metadata(meta.read_text())
-        topics = {t["topic_metadata"]["name"] for t in info["topics_with_message_count"]}
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        topics = {t["topic_metadata"]["name"] for t in bag_metadata(bag_dir)["topics_with_message_count"]}
+    except (BagError, KeyError, TypeError):
         return None  # the matrix audit reports a missing or broken bag
     return registry.suite_of_topics(topics)
 
