@@ -1,4 +1,5 @@
-"""Kinematics: the float-level IK gives the same doubles as its numpy form (results stay bit-identical)."""
+"""Kinematics: the float-level rotation error and IK step are their numpy forms to rounding
+(computed in a fixed order, so that every CPU agrees: test_cpu_independence.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from alpha_matrix.core.sim.kinematics import Kinematics, _rot_error
+from alpha_matrix.core.sim.kinematics import Kinematics, _rot_error, dls_step
 from alpha_matrix.core.sim.world import WorldConfig
 
 
@@ -32,19 +33,10 @@ def numpy_rot_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
     return v * (2.0 * math.atan2(n, d[3]) / n)
 
 
-def numpy_solve(kin: Kinematics, pos: np.ndarray, orn: np.ndarray, seed: np.ndarray, iterations: int) -> np.ndarray:
-    cfg = kin.cfg
-    q = np.clip(seed.astype(float), kin.lower, kin.upper)
-    for _ in range(iterations):
-        cp, co = kin.fk(q)
-        err = np.concatenate([pos - cp, numpy_rot_error(orn, co)])
-        if float(np.max(np.abs(err))) < cfg.ik_tolerance:
-            break
-        jac = kin.jacobian(q)
-        pinv = jac.T @ np.linalg.solve(jac @ jac.T + np.eye(6) * cfg.ik_damping**2, np.eye(6))
-        dq = pinv @ err + (np.eye(7) - pinv @ jac) @ (cfg.ik_null_gain * (kin.rest - q))
-        q = np.clip(q + dq, kin.lower, kin.upper)
-    return q
+def numpy_dls_step(jac: np.ndarray, err: np.ndarray, null: np.ndarray, damping2: float) -> np.ndarray:
+    """The step as it was written with numpy (BLAS): pinv err + (I - pinv J) null."""
+    pinv = jac.T @ np.linalg.solve(jac @ jac.T + np.eye(6) * damping2, np.eye(6))
+    return pinv @ err + (np.eye(7) - pinv @ jac) @ null
 
 
 def unit_quats(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -59,22 +51,34 @@ def kin():
     k.close()
 
 
-def test_rotation_error_is_the_numpy_result_to_the_bit() -> None:
+def test_rotation_error_is_the_numpy_result() -> None:
+    """To rounding: the numpy form's norm goes through BLAS (its last bit depends on the CPU's kernel)."""
     rng = np.random.default_rng(1)
     targets, currents = unit_quats(rng, 2000), unit_quats(rng, 2000)
     currents[:50] = targets[:50]  # no rotation: the small-angle branch
     currents[50:100] = targets[50:100] * np.array([1.0, 1.0, 1.0, 1.0 + 1e-14])
     for t, c in zip(targets, currents, strict=True):
-        assert np.array_equal(np.array(_rot_error(t.tolist(), c.tolist())), numpy_rot_error(t, c))
+        assert np.allclose(np.array(_rot_error(t.tolist(), c.tolist())), numpy_rot_error(t, c), rtol=1e-12, atol=0.0)
 
 
-def test_ik_is_the_numpy_solve_to_the_bit(kin: Kinematics) -> None:
+def test_the_ik_step_is_the_numpy_damped_least_squares(kin: Kinematics) -> None:
     rng = np.random.default_rng(2)
+    damping2 = kin.cfg.ik_damping**2
+    for _ in range(200):
+        q = kin.rest + rng.uniform(-0.5, 0.5, 7)
+        jac = kin.jacobian(q)
+        err, null = rng.uniform(-0.05, 0.05, 6), rng.uniform(-0.1, 0.1, 7)
+        got = np.array(dls_step(jac, err.tolist(), null.tolist(), damping2))
+        want = numpy_dls_step(np.array(jac), err, null, damping2)
+        assert np.allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_ik_reaches_targets_around_the_ready_pose(kin: Kinematics) -> None:
+    rng = np.random.default_rng(3)
     start, orn = kin.fk(kin.rest)
     for _ in range(25):
-        target = start + rng.uniform(-0.3, 0.3, 3)
-        seed = kin.rest + rng.uniform(-0.2, 0.2, 7)
-        for iterations in (1, 3, 12):
-            assert np.array_equal(
-                kin.solve(target, orn, seed, iterations), numpy_solve(kin, target, orn, seed, iterations)
-            )
+        target = start + rng.uniform(-0.2, 0.2, 3)
+        q = kin.solve(target, orn, kin.rest, 100)
+        pos, got_orn = kin.fk(q)
+        assert np.linalg.norm(pos - target) < 1e-3
+        assert max(abs(e) for e in _rot_error(orn.tolist(), got_orn.tolist())) < 1e-2

@@ -56,6 +56,57 @@ def _rot_error(target: Sequence[float], current: Sequence[float]) -> tuple[float
     return dx * k, dy * k, dz * k
 
 
+def dls_step(
+    jac: Sequence[Sequence[float]], err: Sequence[float], null: Sequence[float], damping2: float
+) -> list[float]:
+    """One damped-least-squares step with a pull toward the rest pose in the null space:
+    ``dq = null + Jᵀ (J Jᵀ + λ²I)⁻¹ (err − J null)``, which is ``Jᵀ A⁻¹ err + (I − Jᵀ A⁻¹ J) null``.
+
+    Plain floats in a fixed order, so every CPU computes the same doubles: numpy hands matrix
+    products and solves to OpenBLAS, whose kernels are picked per CPU at run time and round
+    differently (an AVX-512 machine and an AVX2 one gave different episodes, and a grasp turned
+    the last bits into a dropped block). No ``sum()``: Python 3.12 made it compensated. A = J Jᵀ + λ²I
+    is symmetric positive definite (λ > 0): solved by Cholesky.
+    """
+    m, n = len(jac), len(null)
+    v = []
+    for i in range(m):
+        row, acc = jac[i], err[i]
+        for k in range(n):
+            acc -= row[k] * null[k]
+        v.append(acc)
+    low = [[0.0] * m for _ in range(m)]  # A = L Lᵀ
+    for i in range(m):
+        ri, li = jac[i], low[i]
+        for j in range(i + 1):
+            rj, lj = jac[j], low[j]
+            acc = damping2 if i == j else 0.0
+            for k in range(n):
+                acc += ri[k] * rj[k]
+            for k in range(j):
+                acc -= li[k] * lj[k]
+            li[j] = math.sqrt(acc) if i == j else acc / lj[j]
+    y = [0.0] * m  # L y = v
+    for i in range(m):
+        acc = v[i]
+        for k in range(i):
+            acc -= low[i][k] * y[k]
+        y[i] = acc / low[i][i]
+    z = [0.0] * m  # Lᵀ z = y
+    for i in reversed(range(m)):
+        acc = y[i]
+        for k in range(i + 1, m):
+            acc -= low[k][i] * z[k]
+        z[i] = acc / low[i][i]
+    dq = []
+    for k in range(n):
+        acc = null[k]
+        for i in range(m):
+            acc += jac[i][k] * z[i]
+        dq.append(acc)
+    return dq
+
+
 class Kinematics:
     """A kinematics-only Panda in its own DIRECT client: FK, Jacobian and DLS IK.
 
@@ -74,9 +125,7 @@ class Kinematics:
         self._fingers = [cfg.ready_width / 2.0] * 2
         self._zeros = [0.0] * len(STATE_JOINTS)
         self._arm = list(ARM_JOINTS)
-        self._eye6 = np.eye(6)
-        self._eye7 = np.eye(7)
-        self._damping = np.eye(6) * cfg.ik_damping**2
+        self._damping2 = cfg.ik_damping**2
 
     def _pose(self, q: np.ndarray) -> tuple[tuple[float, ...], tuple[float, ...]]:
         p.resetJointStatesMultiDof(self.body, self._arm, [[v] for v in q.tolist()], physicsClientId=self.cid)
@@ -87,12 +136,13 @@ class Kinematics:
         pos, orn = self._pose(q)
         return np.array(pos), np.array(orn)
 
-    def jacobian(self, q: np.ndarray) -> np.ndarray:
+    def jacobian(self, q: np.ndarray) -> list[list[float]]:
+        """The grasp frame's 6x7 Jacobian (linear rows, then angular), arm joints only."""
         lin, ang = p.calculateJacobian(
             self.body, GRASP_LINK, [0.0, 0.0, 0.0], q.tolist() + self._fingers, self._zeros, self._zeros,
             physicsClientId=self.cid,
         )  # fmt: skip
-        return np.array([row[:7] for row in (*lin, *ang)])
+        return [list(row[:7]) for row in (*lin, *ang)]
 
     def solve(self, pos: np.ndarray, orn: np.ndarray, seed: np.ndarray, iterations: int) -> np.ndarray:
         """Joint angles putting the grasp frame at (pos, orn), Newton/DLS from ``seed``."""
@@ -105,10 +155,9 @@ class Kinematics:
             err = (px - cx, py - cy, pz - cz, *_rot_error(orn_t, co))
             if max(abs(e) for e in err) < cfg.ik_tolerance:
                 break
-            jac = self.jacobian(q)
-            pinv = jac.T @ np.linalg.solve(jac @ jac.T + self._damping, self._eye6)
-            dq = pinv @ np.array(err) + (self._eye7 - pinv @ jac) @ (cfg.ik_null_gain * (self.rest - q))
-            q = np.clip(q + dq, self.lower, self.upper)
+            null = (cfg.ik_null_gain * (self.rest - q)).tolist()  # elementwise: exact on every CPU
+            dq = dls_step(self.jacobian(q), err, null, self._damping2)
+            q = np.clip(q + np.array(dq), self.lower, self.upper)
         return q
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ budget. An infeasible z is counted (ICAT's UHR analogue) and never scored.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -291,7 +292,7 @@ def u_steps(z: Scenario, start: tuple[float, float, float], cfg: physics.Physics
     for a in z.actions:
         if isinstance(a, MoveTo):
             to = (a.x, a.y, a.z)
-            steps += move_steps(float(np.linalg.norm(np.subtract(to, at))), a.speed_m_s, cfg)
+            steps += move_steps(math.dist(to, at), a.speed_m_s, cfg)
             at = to
         elif isinstance(a, Grip):
             steps += move_steps(cfg.hover, APPROACH_SPEED, cfg) + cfg.grip_steps

@@ -282,12 +282,10 @@ class _Session:
             if body is not None and self._lift:
                 pos = p.getBasePositionAndOrientation(body, **c)[0]
                 p.applyExternalForce(body, -1, (0.0, 0.0, self._lift), pos, p.WORLD_FRAME, **c)
-            before = np.asarray(self.world.grasp_position())
+            before = self.world.grasp_position()
             self.world.step()
             self.steps += 1
-            self.speeds.append(
-                float(np.linalg.norm(np.asarray(self.world.grasp_position()) - before)) / self.cfg.world.timestep
-            )
+            self.speeds.append(math.dist(self.world.grasp_position(), before) / self.cfg.world.timestep)
             if body is None:
                 continue
             force, links = 0.0, set()
@@ -513,12 +511,11 @@ def carry_object(mass_kg: float, to: Vec3, carry_steps: int, cfg: PhysicsConfig 
         start = len(s.speeds)
         s.move(to, carry_steps)
         s.hold(cfg.sweep_settle_steps)
-        pos = np.asarray(p.getBasePositionAndOrientation(obj, **c)[0])
-        grasp = np.asarray(s.world.grasp_position())
+        pos = p.getBasePositionAndOrientation(obj, **c)[0]
         return CarryOutcome(
             mass_kg=mass_kg,
-            held=bool(np.linalg.norm(pos - grasp) < 2.0 * he + cfg.grip_below_centre),
-            end_distance_m=float(np.linalg.norm(pos - np.asarray(to))),
+            held=math.dist(pos, s.world.grasp_position()) < 2.0 * he + cfg.grip_below_centre,
+            end_distance_m=math.dist(pos, to),
             peak_speed_m_s=max(s.speeds[start:], default=0.0),
             steps=s.steps,
         )
