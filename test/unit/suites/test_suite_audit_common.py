@@ -7,14 +7,19 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from alpha_matrix.core.bag import SplitBagWriter
+from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suites.audit_common import (
+    UNBACKED,
     SuiteAudit,
+    audit_episodes,
     bag_suite,
     first_difference,
     format_suite_table,
+    not_replayable,
     request_context,
 )
 from alpha_matrix.core.suites.context import ProximityContext, context_json
+from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
 
 
 def test_bag_suite_and_first_difference(tmp_path: Path) -> None:
@@ -47,3 +52,53 @@ def test_the_table_names_the_unit_the_context_and_every_problem() -> None:
     assert "decisions rec/replay" in table.splitlines()[0]
     assert "MISMATCH: p; q" in table and "context from the bag: L (1 episode)" in table
     assert "estimates rec/replay" in format_suite_table("proximity", [])
+
+
+def _ep(ok: bool | None, request: bool = True, interrupted: int = 0) -> SimpleNamespace:
+    result = None if ok is None else SimpleNamespace(ok=ok, result_json="{}")
+    return SimpleNamespace(request=SimpleNamespace() if request else None, result=result, interrupted=interrupted)
+
+
+def test_why_an_episode_cannot_be_replayed() -> None:
+    assert not_replayable(_ep(True), None) == []
+    assert not_replayable(_ep(False), None) == []  # a failed result is replayed as far as it went
+    assert not_replayable(_ep(True, request=False), "a context problem") == [
+        "no recorded suite/request for this episode"
+    ]
+    assert not_replayable(_ep(True), "a context problem") == ["a context problem"]
+    assert not_replayable(_ep(None), None) == ["no recorded suite/result (run interrupted?)"]
+
+
+def test_every_episode_is_audited_in_order_and_held_against_the_run_records(tmp_path: Path) -> None:
+    eps = {"b": _ep(True, interrupted=1), "a": _ep(True), "c": _ep(None)}
+    seen: list[str] = []
+
+    def audit_one(ep_id: str, ep: SimpleNamespace) -> SuiteAudit:
+        seen.append(ep_id)
+        problems = not_replayable(ep, None)
+        return SuiteAudit(ep_id, 1, 1, 0 if problems else 1, tuple(problems), ep.interrupted)
+
+    # No run directory: the bag alone.
+    got = audit_episodes(eps, None, audit_one)
+    assert seen == ["a", "b", "c"] and [a.episode_id for a in got] == ["a", "b", "c"]
+    assert [a.ok for a in got] == [True, True, False] and got[1].interrupted_attempts == 1
+
+    # With the run's records: a missing record is a problem of its episode, a record without an
+    # episode in the bag an audit of its own.
+    store = SuiteStore(tmp_path / "run", "h")
+    for eid in ("a", "z"):
+        store.append(
+            SuiteRecord(suite="gauge", run_id="run", episode_id=eid, index=0, scenario=eid, seed=1, ok=True,
+                        message="", result={}, provenance=provenance("h"),
+                        timing=SuiteTiming(started_at="now", wall_s=0.1))
+        )  # fmt: skip
+    got = audit_episodes(eps, tmp_path / "run", audit_one)
+    by_id = {a.episode_id: a for a in got}
+    assert list(by_id) == ["a", "b", "c", "z"]
+    assert by_id["a"].ok
+    assert by_id["b"].problems == (f"no JSONL record in {tmp_path / 'run'}",) and by_id["b"].replayed == 1
+    assert by_id["c"].problems == (
+        "no recorded suite/result (run interrupted?)",
+        f"no JSONL record in {tmp_path / 'run'}",
+    )
+    assert by_id["z"].problems == (UNBACKED,)

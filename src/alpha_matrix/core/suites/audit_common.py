@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
 from alpha_matrix.core.bag import BagError, bag_metadata, read_bag
@@ -122,6 +122,44 @@ def compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: P
 
 
 UNBACKED = "JSONL record with no episode in the bag"
+
+
+class Recorded(Protocol):
+    """What the shared audit loop reads of a suite's episode (each suite's episode dataclass)."""
+
+    request: Any  # SuiteRequest, or None
+    result: Any  # SuiteResult, or None
+    interrupted: int
+
+
+E = TypeVar("E", bound=Recorded)
+
+
+def audit_episodes(
+    eps: Mapping[str, E], run_dir: Path | None, audit_one: Callable[[str, E], SuiteAudit]
+) -> list[SuiteAudit]:
+    """Every episode of the bag audited by the suite's ``audit_one``, then held against the run's
+    JSONL record; a record whose episode the bag lacks is an audit (a problem) of its own."""
+    records = read_records(run_dir)
+    out = []
+    for ep_id in sorted(e for e in eps if e):
+        audit = audit_one(ep_id, eps[ep_id])
+        if extra := compare_records(ep_id, eps[ep_id].result, records, run_dir):
+            audit = replace(audit, problems=(*audit.problems, *extra))
+        out.append(audit)
+    return out + unbacked_records(records, eps, run_dir)
+
+
+def not_replayable(ep: Recorded, context_problem: str | None) -> list[str]:
+    """Why an episode cannot be replayed: no request, a request whose context the audit cannot use
+    (``request_context``'s problem), or no result; empty when it can."""
+    if ep.request is None:
+        return ["no recorded suite/request for this episode"]
+    if context_problem:
+        return [context_problem]
+    if ep.result is None:
+        return ["no recorded suite/result (run interrupted?)"]
+    return []
 
 
 def unbacked_records(records: dict[str, Any], episodes: Iterable[str], run_dir: Path | None) -> list[SuiteAudit]:
@@ -229,14 +267,17 @@ def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
 
 __all__ = [
     "FileLoads",
+    "Recorded",
     "SuiteAudit",
     "as_json",
+    "audit_episodes",
     "audit_suite_bag",
     "bag_suite",
     "compare_records",
     "episode_attempts",
     "first_difference",
     "format_suite_table",
+    "not_replayable",
     "read_records",
     "request_context",
     "across_bags",

@@ -40,12 +40,11 @@ from alpha_matrix.core.suites.audit_common import (
     FileLoads,
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
+    not_replayable,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import AlertsContext
 
@@ -190,27 +189,18 @@ def replay_guard(
 
 
 def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    eps = load_alerts(bag_dir)
-    records = read_records(run_dir)
     policies = FileLoads(load_alert_policy)
-    out = []
-    for ep_id in sorted(e for e in eps if e):
-        ep = eps[ep_id]
-        problems: list[str] = []
+
+    def audit_one(ep_id: str, ep: AlertEpisode) -> SuiteAudit:
         recorded_n = replayed_n = 0
         ctx, where, problem = request_context(SUITE, ep.request, needs="alert_guard policy file and L")
-        if ep.scenario_json is None:
-            problems.append("no recorded suite/request for this episode")
-        elif problem:
-            problems.append(problem)
-        elif ep.result is None:
-            problems.append("no recorded suite/result (run interrupted?)")
-        elif ep.result.ok and isinstance(ctx, AlertsContext):
+        problems = not_replayable(ep, problem)
+        if not problems and ep.result.ok and isinstance(ctx, AlertsContext):
             rec = json.loads(ep.result.result_json)
             try:
                 policy = policies(ctx.policy).policy
             except ConfigError as err:
-                policy, problems = None, [*problems, f"recorded policy: {err}"]
+                policy, problems = None, [f"recorded policy: {err}"]
             if policy is not None:
                 part, latency = rec.get("agent"), ctx.reaction_latency_steps
                 agent = None
@@ -232,10 +222,10 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                 d = first_difference(rec, replay)
                 if d:
                     problems.append(f"suite/result differs from the guard's replay at {d}")
-        problems += compare_records(ep_id, ep.result, records, run_dir)
         inputs = len(ep.alerts) + len(ep.statuses)
-        out.append(SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
-    return out + unbacked_records(records, eps, run_dir)
+        return SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_alerts(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["AlertEpisode", "audit_alerts_bag", "load_alerts", "replay_guard"]

@@ -37,12 +37,11 @@ from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
+    not_replayable,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import AmbiguityContext
 
@@ -189,28 +188,15 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
 
 
 def audit_ambiguity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    eps = load_ambiguity(bag_dir)
-    records = read_records(run_dir)
-    out = []
-    for ep_id in sorted(e for e in eps if e):
-        ep = eps[ep_id]
-        problems: list[str] = []
+    def audit_one(ep_id: str, ep: AmbiguityEpisode) -> SuiteAudit:
         replayed = 0
         ctx, where, problem = request_context(SUITE, ep.request, needs="agent under test")
-        if ep.request is None:
-            problems.append("no recorded suite/request for this episode")
-        elif problem:
-            problems.append(problem)
-        elif ep.result is None:
-            problems.append("no recorded suite/result (run interrupted?)")
-        elif ep.result.ok and isinstance(ctx, AmbiguityContext):
-            replayed, found = _audit_one(ep, ctx)
-            problems += found
-        problems += compare_records(ep_id, ep.result, records, run_dir)
-        out.append(
-            SuiteAudit(ep_id, len(ep.decisions), len(ep.turns), replayed, tuple(problems), ep.interrupted, where)
-        )
-    return out + unbacked_records(records, eps, run_dir)
+        problems = not_replayable(ep, problem)
+        if not problems and ep.result.ok and isinstance(ctx, AmbiguityContext):
+            replayed, problems = _audit_one(ep, ctx)
+        return SuiteAudit(ep_id, len(ep.decisions), len(ep.turns), replayed, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_ambiguity(bag_dir), run_dir, audit_one)
 
 
 __all__ = [

@@ -30,12 +30,11 @@ from alpha_matrix.core.suites.audit_common import (
     FileLoads,
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
+    not_replayable,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
@@ -315,31 +314,21 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
 
 
 def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    eps = load_confidence(bag_dir)
-    records = read_records(run_dir)
     suites = FileLoads(load_skills_config)
-    out = []
-    for ep_id in sorted(e for e in eps if e):
-        ep = eps[ep_id]
-        problems: list[str] = []
+
+    def audit_one(ep_id: str, ep: ConfidenceEpisode) -> SuiteAudit:
         recorded_n = sum(len(q.confidence) for q in ep.queries)
         replayed_n = 0
         ctx, where, problem = request_context(SUITE, ep.request, needs="skills file")
-        if ep.request is None:
-            problems.append("no recorded suite/request for this episode")
-        elif problem:
-            problems.append(problem)
-        elif ep.result is None:
-            problems.append("no recorded suite/result (run interrupted?)")
-        elif ep.result.ok and isinstance(ctx, ConfidenceContext):
+        problems = not_replayable(ep, problem)
+        if not problems and ep.result.ok and isinstance(ctx, ConfidenceContext):
             rec = json.loads(ep.result.result_json)
             try:
                 suite = suites(ctx.skills)
             except ConfigError as err:
-                suite, problems = None, [*problems, f"recorded skills file: {err}"]
+                suite, problems = None, [f"recorded skills file: {err}"]
             if suite is not None:
-                replay, found, replayed_n = replay_confidence(ep, suite)
-                problems += found
+                replay, problems, replayed_n = replay_confidence(ep, suite)
                 last = max(ep.queries, key=lambda q: int(q.query_index)) if ep.queries else None
                 if last and last.next_action == "stop" and last.stop_reason != rec.get("stop_reason"):
                     problems.append(
@@ -350,9 +339,9 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
                     problems.append(f"suite/result differs from the replay at {d}")
                 if isinstance(rec.get("agent"), dict):
                     problems += audit_agent(ep, replay, rec["agent"], suite.confidence.threshold)
-        problems += compare_records(ep_id, ep.result, records, run_dir)
-        out.append(SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.interrupted, where))
-    return out + unbacked_records(records, eps, run_dir)
+        return SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_confidence(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["ConfidenceEpisode", "audit_confidence_bag", "load_confidence", "replay_confidence"]

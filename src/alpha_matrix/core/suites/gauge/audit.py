@@ -27,12 +27,10 @@ from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import GaugeContext
 from alpha_matrix.core.suites.gauge.agent_run import agent_part
@@ -53,6 +51,7 @@ class _Episode:
     observations: list[Any] = field(default_factory=list)
     readings: list[Any] = field(default_factory=list)
     agent_decisions: list[Any] = field(default_factory=list)  # the agent under test's, when one ran
+    interrupted: int = 0  # other attempts of this episode id in the bag
 
 
 def _episode_of(topic: str, msg: Any) -> str | None:
@@ -100,30 +99,33 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
     return problems, where
 
 
+def load_gauge(bag_dir: Path) -> dict[str, _Episode]:
+    out = {}
+    for ep_id, (msgs, interrupted) in episode_attempts(bag_dir, _episode_of).items():
+        ep = out[ep_id] = _Episode(interrupted=interrupted)
+        for topic, _t, msg in msgs:
+            if topic == "/suite/request":
+                ep.request = msg
+            elif topic == "/suite/result":
+                ep.result = msg
+            elif topic == OBS_TOPIC:
+                ep.observations.append(msg)
+            elif topic == READ_TOPIC:
+                ep.readings.append(msg)
+            elif topic == AGENT_TOPIC:
+                ep.agent_decisions.append(msg)
+    return out
+
+
 def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    records = read_records(run_dir)
-    out: list[SuiteAudit] = []
-    attempts = episode_attempts(bag_dir, _episode_of)
+    eps = load_gauge(bag_dir)
     with GaugeScene() as scene:
-        for ep_id, (msgs, interrupted) in sorted(attempts.items()):
-            ep = _Episode()
-            for topic, _t, msg in msgs:
-                if topic == "/suite/request":
-                    ep.request = msg
-                elif topic == "/suite/result":
-                    ep.result = msg
-                elif topic == OBS_TOPIC:
-                    ep.observations.append(msg)
-                elif topic == READ_TOPIC:
-                    ep.readings.append(msg)
-                elif topic == AGENT_TOPIC:
-                    ep.agent_decisions.append(msg)
+
+        def audit_one(ep_id: str, ep: _Episode) -> SuiteAudit:
             problems, where = audit_episode(ep_id, ep, scene)
-            problems += compare_records(ep_id, ep.result, records, run_dir)
             n = len(ep.readings)
-            out.append(
-                SuiteAudit(
-                    ep_id, len(ep.observations), n, n if not problems else 0, tuple(problems), interrupted, where
-                )
+            return SuiteAudit(
+                ep_id, len(ep.observations), n, 0 if problems else n, tuple(problems), ep.interrupted, where
             )
-    return out + unbacked_records(records, attempts, run_dir)
+
+        return audit_episodes(eps, run_dir, audit_one)

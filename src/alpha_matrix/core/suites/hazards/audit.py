@@ -30,12 +30,10 @@ from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards.run import (
@@ -62,6 +60,7 @@ class _Episode:
     bad_traces: int = 0
     observations: list[Any] = field(default_factory=list)
     decisions: list[Any] = field(default_factory=list)
+    interrupted: int = 0  # other attempts of this episode id in the bag
 
 
 def _trace_episode(msg: Any) -> str | None:
@@ -149,12 +148,10 @@ def audit_episode(ep: _Episode) -> tuple[list[str], str]:
     return problems, where
 
 
-def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    records = read_records(run_dir)
-    out: list[SuiteAudit] = []
-    attempts = episode_attempts(bag_dir, _episode_of)
-    for ep_id, (msgs, interrupted) in sorted(attempts.items()):
-        ep = _Episode()
+def load_hazards(bag_dir: Path) -> dict[str, _Episode]:
+    out = {}
+    for ep_id, (msgs, interrupted) in episode_attempts(bag_dir, _episode_of).items():
+        ep = out[ep_id] = _Episode(interrupted=interrupted)
         for topic, _t, msg in msgs:
             if topic == "/suite/request":
                 ep.request = msg
@@ -169,8 +166,13 @@ def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteA
                 ep.observations.append(msg)
             elif topic == AGENT_TOPIC:
                 ep.decisions.append(msg)
+    return out
+
+
+def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
+    def audit_one(ep_id: str, ep: _Episode) -> SuiteAudit:
         problems, where = audit_episode(ep)
-        problems += compare_records(ep_id, ep.result, records, run_dir)
         n = len(ep.traces)
-        out.append(SuiteAudit(ep_id, n, n, n if not problems else 0, tuple(problems), interrupted, where))
-    return out + unbacked_records(records, attempts, run_dir)
+        return SuiteAudit(ep_id, n, n, 0 if problems else n, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_hazards(bag_dir), run_dir, audit_one)

@@ -36,12 +36,10 @@ from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import ProximityContext
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
@@ -289,21 +287,17 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
 
 
 def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    eps = load_proximity(bag_dir)
-    records = read_records(run_dir)
-    out = []
-    for ep_id in sorted(e for e in eps if e):
-        ep = eps[ep_id]
+    def audit_one(ep_id: str, ep: ProximityEpisode) -> SuiteAudit:
         ctx, where, problem = request_context(SUITE, ep.request, needs=None)
         problems = [problem] if problem else []
         if ep.request is not None and ctx is None and not problem:  # recorded before contexts existed
             where = "from the bag: L = the scenario's reaction_steps (no recorded context)"
         pctx = ctx if isinstance(ctx, ProximityContext) else None
-        problems += _audit_proximity_episode(ep_id, ep, pctx) + compare_records(ep_id, ep.result, records, run_dir)
-        out.append(
-            SuiteAudit(ep_id, ep.frames, len(ep.recorded), len(ep.replayed), tuple(problems), ep.interrupted, where)
-        )
-    return out + unbacked_records(records, eps, run_dir)
+        problems += _audit_proximity_episode(ep_id, ep, pctx)
+        counts = ep.frames, len(ep.recorded), len(ep.replayed)
+        return SuiteAudit(ep_id, *counts, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_proximity(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["ESTIMATE_FIELDS", "ProximityEpisode", "audit_proximity_bag", "load_proximity"]

@@ -27,12 +27,11 @@ from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
-    compare_records,
+    audit_episodes,
     episode_attempts,
     first_difference,
-    read_records,
+    not_replayable,
     request_context,
-    unbacked_records,
 )
 from alpha_matrix.core.suites.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, item_result, observation
@@ -169,41 +168,27 @@ def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -
 
 
 def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    eps = load_refusal(bag_dir)
-    records = read_records(run_dir)
-    out = []
-    for ep_id in sorted(e for e in eps if e):
-        ep = eps[ep_id]
-        problems: list[str] = []
+    def audit_one(ep_id: str, ep: RefusalEpisode) -> SuiteAudit:
         replayed_n = 0
         ctx, where, problem = request_context(SUITE, ep.request, needs="agent, guard and modes")
-        if ep.request is None:
-            problems.append("no recorded suite/request for this episode")
-        elif problem:
-            problems.append(problem)
-        elif ep.result is None:
-            problems.append("no recorded suite/result (run interrupted?)")
-        elif ep.result.ok and isinstance(ctx, RefusalContext):
+        problems = not_replayable(ep, problem)
+        if not problems and ep.result.ok and isinstance(ctx, RefusalContext):
             try:
                 item = item_of(json.loads(ep.request.scenario_json))
             except (TypeError, ValueError, KeyError) as err:
-                item, problems = None, [*problems, f"suite/request: not a refusal item: {err}"]
+                item, problems = None, [f"suite/request: not a refusal item: {err}"]
             if item is not None:
-                results, found = replay_episode(ep, item, ctx)
-                problems += found
+                results, problems = replay_episode(ep, item, ctx)
                 replayed_n = len(results)
-                if not found:
+                if not problems:
                     decisions = [ep.decisions[i] for i in range(len(ctx.modes))]
                     replay = as_json(graph_result(item, results, ctx, decisions))
                     if d := first_difference(json.loads(ep.result.result_json), replay):
                         problems.append(f"suite/result differs from the replay at {d}")
-        problems += compare_records(ep_id, ep.result, records, run_dir)
-        out.append(
-            SuiteAudit(
-                ep_id, len(ep.observations), len(ep.verdicts), replayed_n, tuple(problems), ep.interrupted, where
-            )
-        )
-    return out + unbacked_records(records, eps, run_dir)
+        counts = len(ep.observations), len(ep.verdicts)
+        return SuiteAudit(ep_id, *counts, replayed_n, tuple(problems), ep.interrupted, where)
+
+    return audit_episodes(load_refusal(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "outcome_again", "replay_episode"]
