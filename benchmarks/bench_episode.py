@@ -33,7 +33,7 @@ from alpha_matrix.cli.common import parse_sets
 from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
-from alpha_matrix.core.records import provenance
+from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
@@ -61,6 +61,18 @@ def cpu_s(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class NodeDied(Exception):
+    """A node of the benchmarked graph ended while the benchmark ran."""
+
+
+def check_nodes(launcher: Launcher, during: str) -> None:
+    if dead := launcher.exited():
+        lines = [f"node '{name}' {how} during {during}; its last lines:" for name, how in dead.items()]
+        for name in dead:
+            lines += [f"  {ln}" for ln in launcher.last_lines(name)] or ["  (none)"]
+        raise NodeDied("\n".join(lines))
 
 
 @dataclass
@@ -103,10 +115,21 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
         res = Result(nodes=len(graph.nodes))
         pids = {name: p.pid for name, p in launcher.procs.items()}
 
+        def episode(index: int, prov: Provenance) -> EpisodeRecord:
+            """One graph episode; a node that died meanwhile ends the benchmark, named (its
+            episodes would fail for want of it, under another reason)."""
+            try:
+                rec = runner.run_episode(index, "bench", prov)
+            except Exception:
+                check_nodes(launcher, f"episode {index}")
+                raise
+            check_nodes(launcher, f"episode {index}")
+            return rec
+
         def episodes() -> None:
             runner.wait_for_graph()
             prov = provenance("bench")
-            runner.run_episode(0, "bench", prov)  # warm-up
+            episode(0, prov)  # warm-up
             world = World()
             run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
             cpu0 = {name: cpu_s(pid) for name, pid in pids.items()}
@@ -114,7 +137,7 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
                 t0 = time.perf_counter()
                 bare = run_episode_bare(world, seed)
                 t1 = time.perf_counter()
-                rec = runner.run_episode(i, "bench", prov)
+                rec = episode(i, prov)
                 res.graph.append(time.perf_counter() - t1)
                 res.bare.append(t1 - t0)
                 res.bare_steps += bare.steps
@@ -142,7 +165,11 @@ def main() -> int:
     ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
     args = ap.parse_args()
     seeds = [episode_seed(42, i) for i in range(args.episodes)]
-    r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety)
+    try:
+        r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety)
+    except NodeDied as err:
+        print(f"bench_episode: the graph broke, no result: {err}", file=sys.stderr)
+        return 1
     b, g = statistics.mean(r.bare), statistics.mean(r.graph)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
     n = args.episodes

@@ -229,6 +229,11 @@ def foreign_executable(spec: NodeSpec) -> str:
     return str(path)
 
 
+def exit_text(code: int) -> str:
+    """How a process ended, from its return code (negative: the signal that killed it)."""
+    return f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
+
+
 class Launcher:
     """Starts the graph; ``wait()`` supervises it. Use as a context manager to always stop it."""
 
@@ -361,7 +366,7 @@ class Launcher:
                     if not jobs:
                         return 0
                     continue
-                what = f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
+                what = exit_text(code)
                 self._print(f"alpha-matrix: node '{name}' {what}; stopping the graph\n")
                 self._ask_stacks()
                 failed = (name, what)
@@ -375,10 +380,19 @@ class Launcher:
                 self._write_failure_log(failed[0])
                 self._repeat_cause(*failed)
 
+    def exited(self) -> dict[str, str]:
+        """The nodes started here that have ended, each with how: for a caller that drives the
+        graph itself (a benchmark) rather than ``wait()`` on it."""
+        return {name: exit_text(code) for name, p in self.procs.items() if (code := p.poll()) is not None}
+
+    def last_lines(self, name: str) -> list[str]:
+        """The last lines a node printed (kept whatever ``out`` is)."""
+        return list(self._tails.get(name, ()))
+
     def _repeat_cause(self, name: str, what: str) -> None:
         """The failed node's last lines again, after every other node's shutdown output: whoever
         reads only the end of the output (a CI log, a test's assertion message) sees the cause."""
-        lines = "".join(f"  {ln}\n" for ln in self._tails.get(name, ())) or "  (none)\n"
+        lines = "".join(f"  {ln}\n" for ln in self.last_lines(name)) or "  (none)\n"
         self._print(f"alpha-matrix: node '{self.tag}{name}' {what}; its last lines:\n{lines}")
 
     def stop(self) -> None:

@@ -16,7 +16,10 @@ def test_killing_one_node_stops_the_graph(start_graph):
     g = start_graph()
     wait_until(lambda: g.log.has("[sim_bridge]") and g.node.count_publishers("robot/step_batch") > 0, 30, "the graph")
     oracle = g.launcher.procs["oracle"]
+    assert g.launcher.exited() == {}
     oracle.send_signal(signal.SIGKILL)
+    wait_until(lambda: g.launcher.exited(), 10, "the oracle's exit")
+    assert g.launcher.exited() == {"oracle": "was killed by signal 9"}  # what a benchmark driving the graph reports
     assert g.launcher.wait() == 1
     assert g.log.has("alpha-matrix: node 'oracle' was killed by signal 9; stopping the graph")
     assert all(p.poll() is not None for p in g.launcher.procs.values())
