@@ -134,8 +134,10 @@ def grasped_blocks(contacts: Iterable[Contact], body_names: Sequence[str]) -> se
 
 
 def _outside(v: Sequence[float], lo: Vec3, hi: Vec3) -> float:
-    """Euclidean distance from ``v`` to the inclusive box (0 on or inside it)."""
-    return math.sqrt(sum(max(lo[i] - v[i], 0.0, v[i] - hi[i]) ** 2 for i in range(3)))
+    """Euclidean distance from ``v`` to the inclusive box (0 on or inside it). Added left to right,
+    not by ``sum()``: Python 3.12's is compensated, and the same inputs would round differently."""
+    dx, dy, dz = (max(lo[i] - v[i], 0.0, v[i] - hi[i]) for i in range(3))
+    return math.sqrt(dx**2 + dy**2 + dz**2)
 
 
 def _non_finite(values: Iterable[float]) -> int:
