@@ -69,8 +69,9 @@ class NodeDied(Exception):
 
 def check_nodes(launcher: Launcher, during: str) -> None:
     if dead := launcher.exited():
-        lines = [f"node '{name}' {how} during {during}; its last lines:" for name, how in dead.items()]
-        for name in dead:
+        lines = []
+        for name, how in dead.items():
+            lines.append(f"node '{name}' {how} during {during}; its last lines:")
             lines += [f"  {ln}" for ln in launcher.last_lines(name)] or ["  (none)"]
         raise NodeDied("\n".join(lines))
 
@@ -119,12 +120,9 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             """One graph episode; a node that died meanwhile ends the benchmark, named (its
             episodes would fail for want of it, under another reason)."""
             try:
-                rec = runner.run_episode(index, "bench", prov)
-            except Exception:
+                return runner.run_episode(index, "bench", prov)
+            finally:
                 check_nodes(launcher, f"episode {index}")
-                raise
-            check_nodes(launcher, f"episode {index}")
-            return rec
 
         def episodes() -> None:
             runner.wait_for_graph()
