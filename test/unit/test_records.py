@@ -1,4 +1,5 @@
 import json
+import platform
 
 import pytest
 
@@ -10,6 +11,7 @@ from alpha_matrix.core.records import (
     RunStore,
     Timing,
     deterministic_view,
+    provenance,
     record_sha256,
 )
 
@@ -114,3 +116,11 @@ def test_all_recorded_only_for_the_same_config_and_every_episode(tmp_path):
     assert not all_recorded(run_dir, "other", ["a"])  # another config: the run proper refuses it
     (run_dir / "manifest.json").write_text("{")
     assert not all_recorded(run_dir, "h", ["a"])  # unreadable: the run proper reports it
+
+
+def test_provenance_names_the_architecture_and_old_records_still_load():
+    """Outcomes match across x86-64 CPUs, not across architectures: a record says which it ran on."""
+    assert provenance("h").machine == platform.machine()
+    old = make().model_dump(mode="json")
+    del old["provenance"]["machine"]  # a record written before the field
+    assert EpisodeRecord.model_validate(old).provenance.machine == "unknown"

@@ -134,6 +134,9 @@ class Provenance(_Strict):
     config_hash: str
     packages: dict[str, str]
     python: str
+    # CPU architecture (platform.machine()): outcomes are bit-identical across x86-64 CPUs, not
+    # across architectures (README, "Across machines"). "unknown" in records written before it.
+    machine: str = "unknown"
 
 
 class EpisodeRecord(_Strict):
@@ -207,6 +210,7 @@ def provenance(config_hash: str) -> Provenance:
         config_hash=config_hash,
         packages=packages,
         python=platform.python_version(),
+        machine=platform.machine() or "unknown",
     )
 
 

@@ -42,6 +42,7 @@ def _header(records: Sequence[EpisodeRecord], arms: Sequence[str], variant: Vari
         f"Code revision: {counted(revisions) if records else NO_DATA}",
         f"Config hash: {counted(configs) if records else NO_DATA}",
         f"Python: {', '.join(sorted({r.provenance.python for r in records})) or NO_DATA}",
+        f"Machine: {', '.join(sorted({r.provenance.machine for r in records})) or NO_DATA}",
         "Packages: " + (", ".join(f"{name} {'/'.join(sorted(v))}" for name, v in sorted(packages.items())) or NO_DATA),
     ]
     title = f"Matrix report: {', '.join(run_ids) or 'empty run'}"
