@@ -3,6 +3,8 @@
 Prints, measured in this one run on the same seeds, bare and graph episodes alternating (this
 VM's speed drifts by tens of percent within minutes: alternation puts both under the same drift):
   bare     - run_episode_bare (World + oracle in this process, no ROS): the physics cost
+  + reach  - the same with the reach check of every move target first (the driver's IK, which
+             the graph's executive asks of the robot before any motion): a second baseline
   graph    - the same episodes through sim_bridge/oracle/executive processes over DDS,
              driven by an in-process episode runner (graph started once, kept up)
   ratio    - graph / bare wall time per episode (target <= 1.3 for the default graph)
@@ -79,6 +81,7 @@ def check_nodes(launcher: Launcher, during: str) -> None:
 @dataclass
 class Result:
     bare: list[float] = field(default_factory=list)  # wall s per episode
+    reach: list[float] = field(default_factory=list)  # bare + the reach checks
     graph: list[float] = field(default_factory=list)
     bare_steps: int = 0
     graph_steps: int = 0
@@ -128,16 +131,20 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             runner.wait_for_graph()
             prov = provenance("bench")
             episode(0, prov)  # warm-up
-            world = World()
+            world, checked = World(), World()  # two: a world caches the reach checks it made
             run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
+            run_episode_bare(checked, seeds[0], check_reach=True)
             cpu0 = {name: cpu_s(pid) for name, pid in pids.items()}
             for i, seed in enumerate(seeds):
                 t0 = time.perf_counter()
                 bare = run_episode_bare(world, seed)
                 t1 = time.perf_counter()
+                run_episode_bare(checked, seed, check_reach=True)
+                t2 = time.perf_counter()
                 rec = episode(i, prov)
-                res.graph.append(time.perf_counter() - t1)
+                res.graph.append(time.perf_counter() - t2)
                 res.bare.append(t1 - t0)
+                res.reach.append(t2 - t1)
                 res.bare_steps += bare.steps
                 res.graph_steps += rec.outcome.steps_used
                 res.successes += rec.outcome.success
@@ -146,6 +153,7 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             res.cpu = {name: cpu_s(pid) - cpu0[name] for name, pid in pids.items()}
             res.rss_mb = rss_mb(list(pids.values()))
             world.close()
+            checked.close()
 
         try:
             spin_behind(runner, episodes, context=ctx, interruptible=False)  # as the runner node spins
@@ -168,7 +176,7 @@ def main() -> int:
     except NodeDied as err:
         print(f"bench_episode: the graph broke, no result: {err}", file=sys.stderr)
         return 1
-    b, g = statistics.mean(r.bare), statistics.mean(r.graph)
+    b, g, c = statistics.mean(r.bare), statistics.mean(r.graph), statistics.mean(r.reach)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
     n = args.episodes
     print(f"graph: {what}; episodes: {n} (same seeds both ways, alternating), graph successes {r.successes}/{n}")
@@ -180,6 +188,10 @@ def main() -> int:
     paired = statistics.median(gi / bi for gi, bi in zip(r.graph, r.bare, strict=True))
     print(f"ratio graph/bare: {g / b:.2f}   (target <= 1.3, default graph); median of paired ratios {paired:.2f}")
     print(f"graph overhead : {(g - b) * 1000:7.1f} ms/episode  (graph - bare: what the graph adds to the same physics)")
+    print(
+        f"bare + reach   : {c * 1000:7.1f} ms/episode  (the reach checks the graph's executive asks for); "
+        f"ratio graph/that {g / c:.2f}"
+    )
     print(f"sim speed      : {r.graph_steps * DT / sum(r.graph):.1f}x real time   (target >= 20x)")
     cpu = ", ".join(f"{name} {s / n * 1000:.0f}" for name, s in sorted(r.cpu.items(), key=lambda kv: -kv[1]))
     print(f"node CPU       : {cpu} ms/episode (bare physics {b * 1000:.0f})")

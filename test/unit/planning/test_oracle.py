@@ -68,3 +68,18 @@ def test_forty_seeded_episodes() -> None:
     assert wins >= 38, [r.outcome.reason for r in results if not r.outcome.success]
     assert statistics.median(errs) < 0.01
     assert all(r.steps == MAX_EPISODE_STEPS for r in results)
+
+
+def test_reach_checks_leave_the_episode_as_it_was() -> None:
+    """The benchmark's second baseline: checking every move target first (the driver's IK, in
+    its own kinematics client) changes no step of the episode, and checks each target once."""
+    plain, checked = World(), World()
+    try:
+        a = run_episode_bare(plain, 3)
+        b = run_episode_bare(checked, 3, check_reach=True)
+        assert not plain._reach_cache
+        assert len(checked._reach_cache) == 4  # hover, pick, lift, place: four moves
+    finally:
+        plain.close()
+        checked.close()
+    assert (a.outcome, a.final_poses, a.steps) == (b.outcome, b.final_poses, b.steps)

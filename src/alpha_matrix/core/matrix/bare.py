@@ -39,8 +39,12 @@ def run_episode_bare(
     oracle_config: OracleConfig = _ORACLE,
     defaults: StepDefaults = _DEFAULTS,
     hook: Hook | None = None,
+    check_reach: bool = False,
 ) -> BareResult:
     """reset -> settle -> observe -> oracle plan -> commands -> evaluate the red block.
+
+    ``check_reach``: first the reach check of every move target, as the graph's executive asks
+    of the robot before any motion (the driver's IK; a benchmark's second baseline).
 
     The run is cut at ``MAX_EPISODE_STEPS``; ``Outcome.steps_used`` is what the plan needed
     (settle + command steps), so a plan over budget fails even though it was cut.
@@ -52,6 +56,10 @@ def run_episode_bare(
     block_pos = world.object_poses()[TARGET_BLOCK][0]
     plan = oracle_plan(TARGET_BLOCK, block_pos, world.config.zone, oracle_config)
     commands = plan_to_commands(plan, defaults)
+    if check_reach:
+        for cmd in commands:
+            if cmd.target is not None:
+                world.reach_error(cmd.target)
     for cmd in commands:
         if world.step_count >= MAX_EPISODE_STEPS:
             break
