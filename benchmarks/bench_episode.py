@@ -11,6 +11,7 @@ VM's speed drifts by tens of percent within minutes: alternation puts both under
   overhead - graph - bare wall time per episode: unlike the ratio, unchanged by faster physics
   speed    - simulated time / wall time of the graph (target >= 20x real time)
   CPU      - CPU seconds of each node process during the timed episodes (which one costs what)
+  step     - thread CPU time of the same World.step here (bare) and inside the bridge node
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
 
 usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE ...]
@@ -19,6 +20,7 @@ usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import sys
@@ -36,6 +38,7 @@ from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
+from alpha_matrix.core.sim.timed_world import TIMING_RE, TimedWorld
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
@@ -89,10 +92,13 @@ class Result:
     cpu: dict[str, float] = field(default_factory=dict)  # node -> CPU s over the timed episodes
     rss_mb: float = 0.0
     nodes: int = 0
+    bare_step_us: float = 0.0  # thread CPU of World.step, here and in the bridge
+    bridge_step_us: float = 0.0
 
 
 def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
     exclude: tuple[str, ...] = ("episode_runner", "chaos")  # faults are benchmarked by bench_matrix.py
+    overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "time_physics": True}}
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
         overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "gating_consumers": []}}
@@ -103,9 +109,8 @@ def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Re
 
 
 def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, tmp: str) -> Result:
-    with (
-        Launcher(graph, graph_env(domain_id), out=open("/dev/null", "w")) as launcher,
-    ):
+    log = io.StringIO()  # the nodes' output: the bridge's physics timing lines
+    with Launcher(graph, graph_env(domain_id), out=log) as launcher:
         ctx = Context()
         rclpy.init(context=ctx, domain_id=domain_id)
         runner = EpisodeRunner(
@@ -131,9 +136,10 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             runner.wait_for_graph()
             prov = provenance("bench")
             episode(0, prov)  # warm-up
-            world, checked = World(), World()  # two: a world caches the reach checks it made
+            world, checked = TimedWorld(), World()  # two: a world caches the reach checks it made
             run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
             run_episode_bare(checked, seeds[0], check_reach=True)
+            world.take_timing()
             cpu0 = {name: cpu_s(pid) for name, pid in pids.items()}
             for i, seed in enumerate(seeds):
                 t0 = time.perf_counter()
@@ -152,8 +158,19 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
                     print(f"  {rec.episode_id}: {rec.outcome.reason}", file=sys.stderr)
             res.cpu = {name: cpu_s(pid) - cpu0[name] for name, pid in pids.items()}
             res.rss_mb = rss_mb(list(pids.values()))
+            steps, ns = world.take_timing()
+            res.bare_step_us = ns / steps / 1000
             world.close()
             checked.close()
+            # The bridge logs an episode's timing at the next reset: one more episode brings the
+            # last timed one's; the first line is the warm-up's.
+            episode(len(seeds), prov)
+            deadline = time.monotonic() + 10.0
+            while len(found := TIMING_RE.findall(log.getvalue())) < len(seeds) + 1 and time.monotonic() < deadline:
+                time.sleep(0.05)  # the launcher forwards node output from its own threads
+            timed = found[1 : len(seeds) + 1]
+            if len(timed) == len(seeds):
+                res.bridge_step_us = sum(int(t) for _, t in timed) / sum(int(n) for n, _ in timed) / 1000
 
         try:
             spin_behind(runner, episodes, context=ctx, interruptible=False)  # as the runner node spins
@@ -195,6 +212,13 @@ def main() -> int:
     print(f"sim speed      : {r.graph_steps * DT / sum(r.graph):.1f}x real time   (target >= 20x)")
     cpu = ", ".join(f"{name} {s / n * 1000:.0f}" for name, s in sorted(r.cpu.items(), key=lambda kv: -kv[1]))
     print(f"node CPU       : {cpu} ms/episode (bare physics {b * 1000:.0f})")
+    if r.bridge_step_us:
+        print(
+            f"physics step   : {r.bare_step_us:7.1f} us here, {r.bridge_step_us:.1f} us in the bridge "
+            f"({r.bridge_step_us / r.bare_step_us - 1:+.0%}; thread CPU of the same World.step)"
+        )
+    else:
+        print("physics step   : the bridge's timing lines did not all arrive")
     print(f"graph RSS      : {r.rss_mb:.0f} MB over {r.nodes} node processes   (target <= 1024 MB)")
     return 0
 

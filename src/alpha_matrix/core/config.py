@@ -50,6 +50,9 @@ class SimBridgeParams(NodeParams):
     reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
     realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
     ack_timeout_s: float = Field(30.0, gt=0.0, description="Give up when a gating consumer is silent.")
+    time_physics: bool = Field(
+        False, description="Log each episode's physics steps and their thread CPU time at the next reset (benchmarks)."
+    )
 
     @model_validator(mode="after")
     def _batch_within_latency(self) -> SimBridgeParams:

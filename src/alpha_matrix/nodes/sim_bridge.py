@@ -21,6 +21,7 @@ from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
 from alpha_matrix.core.robot.gate import LookaheadGate
 from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
 from alpha_matrix.core.sim.sample import StepSample
+from alpha_matrix.core.sim.timed_world import TimedWorld, timing_line
 from alpha_matrix.core.sim.world import World, WorldConfig
 from alpha_matrix.ros.bridge_msgs import BridgePublishers
 from alpha_matrix.ros.convert import copy_fields, object_states, vec3
@@ -34,7 +35,7 @@ class SimBridge(Node):
     def __init__(self) -> None:
         super().__init__("sim_bridge")
         p = self.params = declare_params(self, SimBridgeParams)
-        self.world = World(WorldConfig())
+        self.world = (TimedWorld if p.time_physics else World)(WorldConfig())
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows())
@@ -68,6 +69,8 @@ class SimBridge(Node):
     # -- service and topic callbacks: fast, they only talk to the core ------------------
     def _on_reset(self, req: Reset.Request, res: Reset.Response) -> Reset.Response:
         self._flush()
+        if isinstance(self.world, TimedWorld) and self.world.steps:
+            self.get_logger().info(timing_line(*self.world.take_timing()))
         reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
         self.gate.new_episode()
         self._body_names = names_by_id(self.world.body_names)  # block body ids change at every reset
