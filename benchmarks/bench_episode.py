@@ -39,7 +39,6 @@ from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
 from alpha_matrix.core.sim.timed_world import TIMING_RE, TimedWorld
-from alpha_matrix.core.sim.world import World
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
 from alpha_matrix.ros.spin import spin_behind
@@ -98,10 +97,11 @@ class Result:
 
 def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
     exclude: tuple[str, ...] = ("episode_runner", "chaos")  # faults are benchmarked by bench_matrix.py
-    overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "time_physics": True}}
+    bridge = {**overrides.get("sim_bridge", {}), "time_physics": True}
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
-        overrides = {**overrides, "sim_bridge": {**overrides.get("sim_bridge", {}), "gating_consumers": []}}
+        bridge["gating_consumers"] = []
+    overrides = {**overrides, "sim_bridge": bridge}
     with tempfile.TemporaryDirectory(prefix="bench_episode_") as tmp:
         if safety:
             overrides = {**overrides, "recorder": {"bags_dir": str(Path(tmp) / "bags")}}
@@ -136,7 +136,9 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             runner.wait_for_graph()
             prov = provenance("bench")
             episode(0, prov)  # warm-up
-            world, checked = TimedWorld(), World()  # two: a world caches the reach checks it made
+            # Two worlds: one caches the reach checks it made. Both timed, as the bridge's is: every
+            # leg carries the same two clock reads a step.
+            world, checked = TimedWorld(), TimedWorld()
             run_episode_bare(world, seeds[0])  # warm-up: first-episode caches
             run_episode_bare(checked, seeds[0], check_reach=True)
             world.take_timing()
