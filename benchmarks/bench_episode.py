@@ -11,7 +11,8 @@ VM's speed drifts by tens of percent within minutes: alternation puts both under
   overhead - graph - bare wall time per episode: unlike the ratio, unchanged by faster physics
   speed    - simulated time / wall time of the graph (target >= 20x real time)
   CPU      - CPU seconds of each node process during the timed episodes (which one costs what)
-  step     - thread CPU time of the same World.step here (bare) and inside the bridge node
+  step     - thread CPU time of the same World.step here (bare) and inside the bridge node; in
+             the bridge, the first step after other work (a publish, a wait, a request) apart
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
 
 usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE ...]
@@ -38,7 +39,7 @@ from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
-from alpha_matrix.core.sim.timed_world import TIMING_RE, TimedWorld
+from alpha_matrix.core.sim.timed_world import TimedWorld, Timing, parse_timing
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
 from alpha_matrix.ros.spin import spin_behind
@@ -92,7 +93,7 @@ class Result:
     rss_mb: float = 0.0
     nodes: int = 0
     bare_step_us: float = 0.0  # thread CPU of World.step, here and in the bridge
-    bridge_step_us: float = 0.0
+    bridge: Timing | None = None  # the bridge's, summed over the timed episodes
 
 
 def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
@@ -160,19 +161,19 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
                     print(f"  {rec.episode_id}: {rec.outcome.reason}", file=sys.stderr)
             res.cpu = {name: cpu_s(pid) - cpu0[name] for name, pid in pids.items()}
             res.rss_mb = rss_mb(list(pids.values()))
-            steps, ns = world.take_timing()
-            res.bare_step_us = ns / steps / 1000
+            here = world.take_timing()
+            res.bare_step_us = here.ns / here.steps / 1000
             world.close()
             checked.close()
             # The bridge logs an episode's timing at the next reset: one more episode brings the
             # last timed one's; the first line is the warm-up's.
             episode(len(seeds), prov)
             deadline = time.monotonic() + 10.0
-            while len(found := TIMING_RE.findall(log.getvalue())) < len(seeds) + 1 and time.monotonic() < deadline:
+            while len(found := parse_timing(log.getvalue())) < len(seeds) + 1 and time.monotonic() < deadline:
                 time.sleep(0.05)  # the launcher forwards node output from its own threads
             timed = found[1 : len(seeds) + 1]
             if len(timed) == len(seeds):
-                res.bridge_step_us = sum(int(t) for _, t in timed) / sum(int(n) for n, _ in timed) / 1000
+                res.bridge = Timing(*(sum(column) for column in zip(*timed, strict=True)))
 
         try:
             spin_behind(runner, episodes, context=ctx, interruptible=False)  # as the runner node spins
@@ -214,11 +215,19 @@ def main() -> int:
     print(f"sim speed      : {r.graph_steps * DT / sum(r.graph):.1f}x real time   (target >= 20x)")
     cpu = ", ".join(f"{name} {s / n * 1000:.0f}" for name, s in sorted(r.cpu.items(), key=lambda kv: -kv[1]))
     print(f"node CPU       : {cpu} ms/episode (bare physics {b * 1000:.0f})")
-    if r.bridge_step_us:
+    if (t := r.bridge) is not None:
+        step_us = t.ns / t.steps / 1000
         print(
-            f"physics step   : {r.bare_step_us:7.1f} us here, {r.bridge_step_us:.1f} us in the bridge "
-            f"({r.bridge_step_us / r.bare_step_us - 1:+.0%}; thread CPU of the same World.step)"
+            f"physics step   : {r.bare_step_us:7.1f} us here, {step_us:.1f} us in the bridge "
+            f"({step_us / r.bare_step_us - 1:+.0%}; thread CPU of the same World.step)"
         )
+        if t.first_steps and t.steps > t.first_steps:
+            print(
+                f"  in the bridge: {t.first_ns / t.first_steps / 1000:.1f} us the first step after other work "
+                f"(a publish, a wait on the gate, a request; {t.first_steps / n:.0f} an episode), "
+                f"{(t.ns - t.first_ns) / (t.steps - t.first_steps) / 1000:.1f} us the others: "
+                f"the cold caches cost {t.cold_cost_ns() / n / 1e6:.1f} ms an episode"
+            )
     else:
         print("physics step   : the bridge's timing lines did not all arrive")
     print(f"graph RSS      : {r.rss_mb:.0f} MB over {r.nodes} node processes   (target <= 1024 MB)")

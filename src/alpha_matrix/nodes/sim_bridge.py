@@ -36,6 +36,7 @@ class SimBridge(Node):
         super().__init__("sim_bridge")
         p = self.params = declare_params(self, SimBridgeParams)
         self.world = (TimedWorld if p.time_physics else World)(WorldConfig())
+        self._timed = self.world if isinstance(self.world, TimedWorld) else None
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows())
@@ -69,8 +70,8 @@ class SimBridge(Node):
     # -- service and topic callbacks: fast, they only talk to the core ------------------
     def _on_reset(self, req: Reset.Request, res: Reset.Response) -> Reset.Response:
         self._flush()
-        if isinstance(self.world, TimedWorld) and self.world.steps:
-            self.get_logger().info(timing_line(*self.world.take_timing()))
+        if self._timed is not None and self._timed.steps:
+            self.get_logger().info(timing_line(self._timed.take_timing()))
         reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
         self.gate.new_episode()
         self._body_names = names_by_id(self.world.body_names)  # block body ids change at every reset
@@ -148,6 +149,8 @@ class SimBridge(Node):
         between two steps can move the horizon: acks and requests reach the gate only in the
         executor's callbacks, which run on this thread between batches."""
         last = math.inf if horizon is None else horizon
+        if self._timed is not None:  # the loop published, waited or served requests since the last step
+            self._timed.resume()
         while True:
             nxt = self.world.step_count + 1
             if (delay := pacer.delay_before(nxt)) > 0:
