@@ -8,6 +8,7 @@ registry. The HTML page is the Markdown parsed back into the matrix report's blo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ def summarize_records(suite: str, records: Iterable[SuiteRecord]) -> dict[str, A
     done = [r for r in recs if r.ok]
     out = registry.summarize_results(suite, [r.result for r in done])
     out["not_run"] = len(recs) - len(done)
-    out["wall_s"] = round(sum(r.timing.wall_s for r in recs), 2)
+    out["wall_s"] = round(math.fsum(r.timing.wall_s for r in recs), 2)
     return out
 
 

@@ -3,6 +3,9 @@ subset of the shipped set (the whole set: benchmarks/bench_gauge_reader.py)."""
 
 from __future__ import annotations
 
+import functools
+import math
+import operator
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +103,13 @@ def test_bad_scenario_files_are_one_line_errors(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match=message) as err:
             load_gauge_scenarios(f)
         assert "\n" not in str(err.value)
+
+
+def test_mae_is_the_correctly_rounded_mean_on_every_python() -> None:
+    # one reading 1 % of span off and nine 1e-16 % off: a left-to-right float sum drops the small
+    # ones (Python 3.11), a compensated one keeps them (3.12); the score must not depend on which
+    # Python runs it, so it is the correctly rounded sum on both
+    rows = [Scored("dim", True, 0.0, 100.0, 1.0)] + [Scored("dim", True, 0.0, 100.0, 1e-16)] * 9
+    errs = [abs(r.value - r.truth) / r.span * 100 for r in rows if r.value is not None]
+    assert math.fsum(errs) != functools.reduce(operator.add, errs)  # the case tells the two apart
+    assert score(rows).mae_pct == math.fsum(errs) / 10

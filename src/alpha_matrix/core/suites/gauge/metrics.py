@@ -11,6 +11,7 @@ One definition used by the unit test, the benchmark and the suite's report:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ def score(rows: Iterable[Scored]) -> Score:
         false_abstention=_share(sum(r.value is None for r in rd), len(rd)),
         hallucination=_share(hall, len(un)),
         abstention=_share(len(un) - hall, len(un)),
-        mae_pct=sum(errs) / len(errs) if errs else None,
+        mae_pct=math.fsum(errs) / len(errs) if errs else None,
     )
 
 

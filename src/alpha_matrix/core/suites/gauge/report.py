@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -36,7 +37,7 @@ def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "agents": {k: score(v).as_dict() for k, v in sorted(agents.items())},
         "reader": total.as_dict(),
         "reader_by_degradation": {k: v.as_dict() for k, v in by_degradation(rows).items()},
-        "reader_ms_mean": round(sum(ms) / len(ms), 2) if ms else None,
+        "reader_ms_mean": round(math.fsum(ms) / len(ms), 2) if ms else None,
         "acceptance_met": meets_acceptance(total) if res else False,
     }
 

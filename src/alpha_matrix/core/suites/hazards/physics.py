@@ -191,7 +191,7 @@ def _hull_area(pts: np.ndarray) -> float:
         return out[:-1]
 
     hull = chain(ps) + chain(ps[::-1])
-    return 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(hull, hull[1:] + hull[:1], strict=True)))
+    return 0.5 * abs(math.fsum(a[0] * b[1] - b[0] * a[1] for a, b in zip(hull, hull[1:] + hull[:1], strict=True)))
 
 
 class _Session:

@@ -22,6 +22,7 @@ mean RCCC with them as 0 is reported beside, so a model cannot score by failing 
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ def _summary(rows: Sequence[Scored]) -> dict[str, Any]:
         "rccc_mean": fmean(rcccs) if rcccs else None,
         "rccc_best": fmean(max(v) for v in by_scenario.values()) if by_scenario else None,
         "rccc_worst": fmean(min(v) for v in by_scenario.values()) if by_scenario else None,
-        "rccc_mean_unparsable_as_zero": sum(rcccs) / len(feasible) if feasible else None,
+        "rccc_mean_unparsable_as_zero": math.fsum(rcccs) / len(feasible) if feasible else None,
         "eta_init": _rate(sum(g.eta_init for g in gates), len(gates)),
         "eta_trg": _rate(sum(g.eta_trg for g in gates), len(gates)),
         "f_st": _rate(sum(g.strict for g in gates), len(gates)),
