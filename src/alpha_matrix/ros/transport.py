@@ -7,12 +7,12 @@ port and builds a new one while its owner goes on reading the removed one: every
 path is lost, reliable QoS included. (A node deaf for 30 s with every process idle, seen in CI,
 was first put down to this; it was seen once more over UDP: README, "Status".) config/dds/fastdds_localhost_udp.xml keeps
 LOCALHOST's scope over UDP alone; it needs the range SYSTEM_DEFAULT, the one range rmw_fastrtps
-does not rewrite. Measured cost: benchmarks/bench_episode.py, README "Measured".
+does not rewrite. Measured cost: benchmarks/bench_episode.py, docs/measurements.md.
 
 Publishing is synchronous unless the user says otherwise: asynchronous publishing queues each
 message for Fast DDS's sending thread, which has to be woken. On two shared cores the default
 graph ran at 1.36x bare physics synchronous against 1.42 with the variable unset and 1.62
-asynchronous (README, "Measured"). Reliability and ordering are the same either way.
+asynchronous (docs/measurements.md). Reliability and ordering are the same either way.
 """
 
 from __future__ import annotations

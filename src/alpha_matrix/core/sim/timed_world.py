@@ -1,7 +1,7 @@
 """A World that keeps the thread CPU time of its physics steps.
 
 For benchmarks: the same ``World.step`` timed in the benchmark's own process and inside the
-bridge node shows how much slower the physics itself runs in the graph (README, "Measured").
+bridge node shows how much slower the physics itself runs in the graph (docs/measurements.md).
 Thread CPU time, not wall time: a step the scheduler pre-empts is not charged for the wait.
 The first step after the caller did other work (``resume``: the bridge published a batch or
 waited on the gate) is also counted apart: it runs on caches the other work has cooled.
