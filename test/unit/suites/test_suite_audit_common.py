@@ -3,8 +3,10 @@ context (never today's config), and the verdict table."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from alpha_matrix.core.bag import SplitBagWriter
 from alpha_matrix.core.records import provenance
@@ -15,6 +17,7 @@ from alpha_matrix.core.suites.audit_common import (
     bag_suite,
     first_difference,
     format_suite_table,
+    into,
     not_replayable,
     request_context,
 )
@@ -102,3 +105,20 @@ def test_every_episode_is_audited_in_order_and_held_against_the_run_records(tmp_
         f"no JSONL record in {tmp_path / 'run'}",
     )
     assert by_id["z"].problems == (UNBACKED,)
+
+
+def test_into_appends_keys_by_decision_or_sets_the_last() -> None:
+    @dataclasses.dataclass
+    class Ep:
+        request: Any = None
+        alerts: list[Any] = dataclasses.field(default_factory=list)
+        decisions: dict[int, Any] = dataclasses.field(default_factory=dict)
+
+    ep = Ep()
+    msg = SimpleNamespace
+    for m in (msg(decision_index=1, v="a"), msg(decision_index=0, v="b"), msg(decision_index=1, v="c")):
+        into("decisions")(ep, m)
+        into("alerts", lambda m: None if m.v == "b" else m.v)(ep, m)  # a conversion's None drops one
+        into("request")(ep, m)
+    assert [ep.decisions[i].v for i in sorted(ep.decisions)] == ["b", "c"]  # by index, a repeat replaces
+    assert ep.alerts == ["a", "c"] and ep.request.v == "c"

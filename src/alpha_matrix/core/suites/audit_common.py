@@ -206,6 +206,46 @@ def episode_attempts(
     return out
 
 
+Put = Callable[[Any, Any], None]  # (episode, message): where one topic's messages go
+
+
+def into(name: str, convert: Callable[[Any], Any] | None = None) -> Put:
+    """Messages that go into the episode's field ``name``, after ``convert`` (None drops one):
+    appended to a list, kept by their ``decision_index`` in a dict, else set (the last one wins)."""
+
+    def put(ep: Any, msg: Any) -> None:
+        value = msg if convert is None else convert(msg)
+        if value is None:
+            return
+        field = getattr(ep, name)
+        if isinstance(field, list):
+            field.append(value)
+        elif isinstance(field, dict):
+            field[int(msg.decision_index)] = value
+        else:
+            setattr(ep, name, value)
+
+    return put
+
+
+def load_episodes(
+    bag_dir: Path,
+    episode_of: Callable[[str, Any], str | None],
+    new: Callable[[int], E],
+    topics: Mapping[str, Put],
+    steps: bool = False,
+) -> dict[str, E]:
+    """episode id -> its episode: ``new(other attempts)`` filled from the audited attempt's
+    messages, each put where ``topics`` says for its topic (``episode_attempts`` for the rest)."""
+    out = {}
+    for ep_id, (msgs, others) in episode_attempts(bag_dir, episode_of, steps).items():
+        ep = out[ep_id] = new(others)
+        for topic, _ts, msg in msgs:
+            if (put := topics.get(topic)) is not None:
+                put(ep, msg)
+    return out
+
+
 def request_context(suite: str, request: Any, needs: str | None) -> tuple[SuiteContext | None, str, str | None]:
     """(context, where it came from, problem) for one episode's recorded request.
 

@@ -41,8 +41,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     not_replayable,
     request_context,
 )
@@ -74,23 +75,15 @@ def _episode_of(topic: str, msg: Any) -> str | None:
     return None
 
 
+_INTO = {
+    "/suite/request": into("request"), "/robot/alerts": into("alerts"), "/robot/status": into("statuses"),
+    "/suite/result": into("result"), "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),
+}  # fmt: skip
+
+
 def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
-    out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
-        ep = out[ep_id] = AlertEpisode(interrupted=others)
-        for topic, _ts, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/robot/alerts":
-                ep.alerts.append(msg)
-            elif topic == "/robot/status":
-                ep.statuses.append(msg)
-            elif topic == "/suite/result":
-                ep.result = msg
-            elif topic == "/agent/observations":
-                ep.observations.append(msg)
-            elif topic == "/agent/decisions":
-                ep.decisions.append(msg)
+    out = load_episodes(bag_dir, _episode_of, lambda others: AlertEpisode(interrupted=others), _INTO)
+    for ep in out.values():
         # Statuses by step (one writer: strictly increasing). Alerts by step, stable: same-step
         # alerts keep their publication order (one writer, in order), which the guard also sees.
         ep.statuses.sort(key=lambda m: int(m.step))

@@ -38,8 +38,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     not_replayable,
     request_context,
 )
@@ -91,6 +92,12 @@ def _neutral_name(request: Any) -> str | None:
         return None  # the episode's audit reports the unreadable item
 
 
+_INTO = {
+    "/suite/request": into("request"), "/suite/result": into("result"), DIALOGUE_TOPIC: into("turns"),
+    STEP_TOPIC: into("poses", pose_sample),
+}  # fmt: skip
+
+
 def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
     """The bag read once: the runner's and the executive's messages by attempt; the agent's
     (named by ``episode.episode_id``) joined to the episode whose request holds their item. Of an
@@ -106,18 +113,7 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
             agent_msgs.append((topic, msg))
         return None
 
-    out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, of, steps=True).items():
-        ep = out[ep_id] = AmbiguityEpisode(interrupted=others)
-        for topic, _ts, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/suite/result":
-                ep.result = msg
-            elif topic == DIALOGUE_TOPIC:
-                ep.turns.append(msg)
-            elif topic == STEP_TOPIC:
-                ep.poses.append(pose_sample(msg))
+    out = load_episodes(bag_dir, of, lambda others: AmbiguityEpisode(interrupted=others), _INTO, steps=True)
     neutral = {_neutral_name(e.request): e for e in out.values() if e.request is not None}
     for topic, msg in agent_msgs:
         if (owner := neutral.get(msg.episode_id)) is not None:

@@ -31,8 +31,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     not_replayable,
     request_context,
 )
@@ -79,22 +80,14 @@ def _episode_of(topic: str, msg: Any) -> str | None:
     return None
 
 
+_INTO = {
+    "/suite/request": into("request"), "/skill/queries": into("queries"), "/agent/decisions": into("decisions"),
+    "/robot/command_status": into("statuses"), "/suite/result": into("result"),
+}  # fmt: skip
+
+
 def load_confidence(bag_dir: Path) -> dict[str, ConfidenceEpisode]:
-    out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
-        ep = out[ep_id] = ConfidenceEpisode(interrupted=others)
-        for topic, _ts, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/skill/queries":
-                ep.queries.append(msg)
-            elif topic == "/agent/decisions":
-                ep.decisions.append(msg)
-            elif topic == "/robot/command_status":
-                ep.statuses.append(msg)
-            elif topic == "/suite/result":
-                ep.result = msg
-    return out
+    return load_episodes(bag_dir, _episode_of, lambda others: ConfidenceEpisode(interrupted=others), _INTO)
 
 
 def _positions(objects: Any) -> dict[str, tuple[float, float, float]]:

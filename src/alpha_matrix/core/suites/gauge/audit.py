@@ -28,8 +28,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     request_context,
 )
 from alpha_matrix.core.suites.context import GaugeContext
@@ -99,22 +100,14 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
     return problems, where
 
 
+_INTO = {
+    "/suite/request": into("request"), "/suite/result": into("result"), OBS_TOPIC: into("observations"),
+    READ_TOPIC: into("readings"), AGENT_TOPIC: into("agent_decisions"),
+}  # fmt: skip
+
+
 def load_gauge(bag_dir: Path) -> dict[str, _Episode]:
-    out = {}
-    for ep_id, (msgs, interrupted) in episode_attempts(bag_dir, _episode_of).items():
-        ep = out[ep_id] = _Episode(interrupted=interrupted)
-        for topic, _t, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/suite/result":
-                ep.result = msg
-            elif topic == OBS_TOPIC:
-                ep.observations.append(msg)
-            elif topic == READ_TOPIC:
-                ep.readings.append(msg)
-            elif topic == AGENT_TOPIC:
-                ep.agent_decisions.append(msg)
-    return out
+    return load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
 
 
 def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:

@@ -31,8 +31,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     request_context,
 )
 from alpha_matrix.core.suites.context import HazardsContext
@@ -148,25 +149,21 @@ def audit_episode(ep: _Episode) -> tuple[list[str], str]:
     return problems, where
 
 
+def _put_trace(ep: _Episode, msg: Any) -> None:
+    try:
+        ep.traces.append(Trace.model_validate_json(msg.data))
+    except ValidationError:
+        ep.bad_traces += 1
+
+
+_INTO = {
+    "/suite/request": into("request"), "/suite/result": into("result"), PHYSICS_TOPIC: _put_trace,
+    OBS_TOPIC: into("observations"), AGENT_TOPIC: into("decisions"),
+}  # fmt: skip
+
+
 def load_hazards(bag_dir: Path) -> dict[str, _Episode]:
-    out = {}
-    for ep_id, (msgs, interrupted) in episode_attempts(bag_dir, _episode_of).items():
-        ep = out[ep_id] = _Episode(interrupted=interrupted)
-        for topic, _t, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/suite/result":
-                ep.result = msg
-            elif topic == PHYSICS_TOPIC:
-                try:
-                    ep.traces.append(Trace.model_validate_json(msg.data))
-                except ValidationError:
-                    ep.bad_traces += 1
-            elif topic == OBS_TOPIC:
-                ep.observations.append(msg)
-            elif topic == AGENT_TOPIC:
-                ep.decisions.append(msg)
-    return out
+    return load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
 
 
 def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:

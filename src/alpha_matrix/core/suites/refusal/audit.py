@@ -28,8 +28,9 @@ from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
     audit_episodes,
-    episode_attempts,
     first_difference,
+    into,
+    load_episodes,
     not_replayable,
     request_context,
 )
@@ -74,24 +75,15 @@ def _episode_of(topic: str, msg: Any) -> str | None:
     return None
 
 
+_INTO = {
+    "/suite/request": into("request"), "/suite/result": into("result"),
+    "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),  # by decision index
+    VERDICTS_TOPIC: into("verdicts", _verdict), STEP_TOPIC: into("poses", pose_sample),
+}  # fmt: skip
+
+
 def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
-    out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of, steps=True).items():
-        ep = out[ep_id] = RefusalEpisode(interrupted=others)
-        for topic, _ts, msg in msgs:
-            if topic == "/suite/request":
-                ep.request = msg
-            elif topic == "/suite/result":
-                ep.result = msg
-            elif topic == "/agent/observations":
-                ep.observations[int(msg.decision_index)] = msg
-            elif topic == "/agent/decisions":
-                ep.decisions[int(msg.decision_index)] = msg
-            elif topic == VERDICTS_TOPIC and (v := _verdict(msg)) is not None:
-                ep.verdicts.append(v)
-            elif topic == STEP_TOPIC:
-                ep.poses.append(pose_sample(msg))
-    return out
+    return load_episodes(bag_dir, _episode_of, lambda others: RefusalEpisode(interrupted=others), _INTO, steps=True)
 
 
 def _recorded_outcome(ep: RefusalEpisode, index: int) -> Any:
