@@ -13,6 +13,8 @@ VM's speed drifts by tens of percent within minutes: alternation puts both under
   CPU      - CPU seconds of each node process during the timed episodes (which one costs what)
   step     - thread CPU time of the same World.step here (bare) and inside the bridge node; in
              the bridge, the first step after other work (a publish, a wait, a request) apart
+  loop     - thread CPU time of the bridge loop's other work: publishing, waiting on the gate,
+             serving requests
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
 
 usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE ...]
@@ -39,6 +41,7 @@ from alpha_matrix.core.graph import Graph, resolve_graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
+from alpha_matrix.core.robot.loop_timing import PARTS, parse_loop
 from alpha_matrix.core.sim.timed_world import TimedWorld, Timing, parse_timing
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.nodes.episode_runner import EpisodeRunner
@@ -94,6 +97,7 @@ class Result:
     nodes: int = 0
     bare_step_us: float = 0.0  # thread CPU of World.step, here and in the bridge
     bridge: Timing | None = None  # the bridge's, summed over the timed episodes
+    loop: dict[str, tuple[int, int]] = field(default_factory=dict)  # the bridge loop's other work: calls, ns
 
 
 def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
@@ -174,6 +178,8 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             timed = found[1 : len(seeds) + 1]
             if len(timed) == len(seeds):
                 res.bridge = Timing(*(sum(column) for column in zip(*timed, strict=True)))
+            if len(loops := parse_loop(log.getvalue())[1 : len(seeds) + 1]) == len(seeds):
+                res.loop = {p: (sum(lp[p][0] for lp in loops), sum(lp[p][1] for lp in loops)) for p in PARTS}
 
         try:
             spin_behind(runner, episodes, context=ctx, interruptible=False)  # as the runner node spins
@@ -230,6 +236,14 @@ def main() -> int:
             )
     else:
         print("physics step   : the bridge's timing lines did not all arrive")
+    if r.loop:
+        what = {
+            "publish": "publishing {} batches",
+            "gate": "{} spins while the gate held",
+            "requests": "{} spins serving requests",
+        }
+        parts = ", ".join(f"{what[p].format(round(c / n))} {ns / n / 1e6:.1f}" for p, (c, ns) in r.loop.items())
+        print(f"bridge loop    : {parts} ms an episode (thread CPU, besides the physics)")
     print(f"graph RSS      : {r.rss_mb:.0f} MB over {r.nodes} node processes   (target <= 1024 MB)")
     return 0
 

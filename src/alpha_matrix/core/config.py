@@ -51,7 +51,9 @@ class SimBridgeParams(NodeParams):
     realtime: bool = Field(False, description="Pace stepping at wall-clock 240 Hz, like hardware.")
     ack_timeout_s: float = Field(30.0, gt=0.0, description="Give up when a gating consumer is silent.")
     time_physics: bool = Field(
-        False, description="Log each episode's physics steps and their thread CPU time at the next reset (benchmarks)."
+        False,
+        description="Log each episode's physics steps and the loop's other work, in thread CPU time, at the next reset "
+        "(benchmarks).",
     )
 
     @model_validator(mode="after")

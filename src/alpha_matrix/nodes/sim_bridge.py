@@ -19,6 +19,7 @@ from rclpy.node import Node
 from alpha_matrix.core.config import SimBridgeParams
 from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
 from alpha_matrix.core.robot.gate import LookaheadGate
+from alpha_matrix.core.robot.loop_timing import LoopTiming
 from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.timed_world import TimedWorld, timing_line
@@ -37,6 +38,7 @@ class SimBridge(Node):
         p = self.params = declare_params(self, SimBridgeParams)
         self.world = (TimedWorld if p.time_physics else World)(WorldConfig())
         self._timed = self.world if isinstance(self.world, TimedWorld) else None
+        self._loop = LoopTiming(p.time_physics)
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows())
@@ -72,6 +74,7 @@ class SimBridge(Node):
         self._flush()
         if self._timed is not None and self._timed.steps:
             self.get_logger().info(timing_line(self._timed.take_timing()))
+            self.get_logger().info(self._loop.take_line())
         reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
         self.gate.new_episode()
         self._body_names = names_by_id(self.world.body_names)  # block body ids change at every reset
@@ -113,8 +116,10 @@ class SimBridge(Node):
     def _flush(self) -> None:
         """Publish the buffered steps (the batch ends where core/robot/stepping.StepBuffer says)."""
         if samples := self.buffer.take():
+            t0 = self._loop.start()
             ack = bool(self.gate.consumers)
             self.pubs.steps(self.core.episode_id, samples, self.world, self._body_names, ack)
+            self._loop.add("publish", t0)
 
     def _publish_events(self, events: list[CommandEvent]) -> None:
         self.pubs.events(self.core.episode_id, events, self.world, self.buffer.last)
@@ -129,10 +134,14 @@ class SimBridge(Node):
             # when an ack is taken, so the gate holds the loop, and the executor spins, at least
             # every reaction-latency steps; requests and acks wait no longer than that.
             if not gated and not self.buffer.samples:
+                t0 = self._loop.start()
                 self.drain(executor)
+                self._loop.add("requests", t0)
             if not self.core.has_work():
                 self._flush()
+                t0 = self._loop.start()
                 executor.spin_once(timeout_sec=0.1)
+                self._loop.add("requests", t0)
                 pacer.idle(self.world.step_count)
                 continue
             nxt = self.world.step_count + 1
@@ -140,7 +149,9 @@ class SimBridge(Node):
                 self._ready = self._consumers_subscribed()
             if not self._ready or not self.gate.allows(nxt):
                 pacer.blocked(nxt, self.gate)
+                t0 = self._loop.start()
                 executor.spin_once(timeout_sec=0.05)
+                self._loop.add("gate", t0)
                 continue
             self._run_steps(pacer, self.gate.horizon())
 
