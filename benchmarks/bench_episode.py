@@ -23,12 +23,16 @@ usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
+import signal
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +52,7 @@ from alpha_matrix.nodes.episode_runner import EpisodeRunner
 from alpha_matrix.ros.spin import spin_behind
 
 DT = 1.0 / 240.0
+WATCH_S = 0.25  # how often the graph's processes are looked at while episodes run
 
 
 def rss_mb(pids: list[int]) -> float:
@@ -82,6 +87,36 @@ def check_nodes(launcher: Launcher, during: str) -> None:
             lines.append(f"node '{name}' {how} during {during}; its last lines:")
             lines += [f"  {ln}" for ln in launcher.last_lines(name)] or ["  (none)"]
         raise NodeDied("\n".join(lines))
+
+
+@contextlib.contextmanager
+def deaths_interrupt(launcher: Launcher) -> Iterator[None]:
+    """A node that dies interrupts the main thread within WATCH_S, named (NodeDied): else its
+    episode would wait out the bridge's ack timeout (30 s) for a gating consumer that is gone."""
+    armed, done = threading.Event(), threading.Event()
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        if armed.is_set():
+            armed.clear()
+            check_nodes(launcher, "the episodes")
+
+    def watch() -> None:
+        while not done.wait(WATCH_S):
+            if launcher.exited():
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGUSR1)
+                return
+
+    previous = signal.signal(signal.SIGUSR1, interrupt)
+    armed.set()
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        armed.clear()
+        done.set()
+        thread.join()
+        signal.signal(signal.SIGUSR1, previous)
 
 
 @dataclass
@@ -138,6 +173,10 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
                 check_nodes(launcher, f"episode {index}")
 
         def episodes() -> None:
+            with deaths_interrupt(launcher):
+                timed_episodes()
+
+        def timed_episodes() -> None:
             runner.wait_for_graph()
             prov = provenance("bench")
             episode(0, prov)  # warm-up
