@@ -211,13 +211,17 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
             # The bridge logs an episode's timing at the next reset: one more episode brings the
             # last timed one's; the first line is the warm-up's.
             episode(len(seeds), prov)
+            # Both lines of the last episode: the loop's is logged just after the physics'.
             deadline = time.monotonic() + 10.0
-            while len(found := parse_timing(log.getvalue())) < len(seeds) + 1 and time.monotonic() < deadline:
+            while True:
+                text = log.getvalue()
+                timed, loops = parse_timing(text)[1 : len(seeds) + 1], parse_loop(text)[1 : len(seeds) + 1]
+                if min(len(timed), len(loops)) == len(seeds) or time.monotonic() >= deadline:
+                    break
                 time.sleep(0.05)  # the launcher forwards node output from its own threads
-            timed = found[1 : len(seeds) + 1]
             if len(timed) == len(seeds):
                 res.bridge = Timing(*(sum(column) for column in zip(*timed, strict=True)))
-            if len(loops := parse_loop(log.getvalue())[1 : len(seeds) + 1]) == len(seeds):
+            if len(loops) == len(seeds):
                 res.loop = {p: (sum(lp[p][0] for lp in loops), sum(lp[p][1] for lp in loops)) for p in PARTS}
 
         try:
@@ -283,6 +287,8 @@ def main() -> int:
         }
         parts = ", ".join(f"{what[p].format(round(c / n))} {ns / n / 1e6:.1f}" for p, (c, ns) in r.loop.items())
         print(f"bridge loop    : {parts} ms an episode (thread CPU, besides the physics)")
+    else:
+        print("bridge loop    : the bridge's loop timing lines did not all arrive")
     print(f"graph RSS      : {r.rss_mb:.0f} MB over {r.nodes} node processes   (target <= 1024 MB)")
     return 0
 
