@@ -49,16 +49,31 @@ def test_the_recorder_knows_the_nodes_it_must_discover_before_it_is_ready():
 
 def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
     g = resolve_graph(CONFIG)
-    assert g.node("recorder").parameters["ack_every_steps"] == 48  # flow window 192, batches of 16
-    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64}})
-    assert wide.node("recorder").parameters["ack_every_steps"] == 16
+    assert g.node("recorder").parameters["ack_every_steps"] == 96  # flow window 384, batches up to 96
+    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 192}})
+    assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 192 - 2 * 96 + 2: every batch
+    unscreened = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64, "screened_consumers": []}})
+    assert unscreened.node("recorder").parameters["ack_every_steps"] == 16  # batches of 16
     held = resolve_graph(CONFIG, {"sim_bridge": {"flow_consumers": []}})  # gated within L: every batch
     assert held.node("recorder").parameters["ack_every_steps"] == 1
     # set from the bridge's hashed parameters, never by hand: it does not change the hash
     assert (
-        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 48
+        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 96
     )
     assert resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).config_hash == g.config_hash
+
+
+def test_the_bridge_screens_with_the_monitors_own_contact_threshold():
+    bridge = resolve_graph(CONFIG, {"safety_monitor": {"contact_threshold": 12.5}}).node("sim_bridge").parameters
+    assert bridge["screened_consumers"] == ["safety_monitor"] and bridge["screen_contact_threshold"] == 12.5
+    # set from the monitor's parameter, never by hand
+    forced = resolve_graph(CONFIG, {"sim_bridge": {"screen_contact_threshold": 500.0}}).node("sim_bridge")
+    assert forced.parameters["screen_contact_threshold"] == 47.5
+    # a monitor out of the graph, or running on its own (its threshold unknown here), is not screened
+    for other in (resolve_graph(CONFIG, exclude=("safety_monitor",)), resolve_graph(CONFIG, external=("safety_monitor",))):
+        assert other.node("sim_bridge").parameters["screened_consumers"] == []
+    with pytest.raises(ConfigError, match="recorder is not a safety monitor"):
+        resolve_graph(CONFIG, {"sim_bridge": {"screened_consumers": ["recorder"], "flow_consumers": []}})
 
 
 def test_chaos_intercepts_only_while_present():

@@ -222,8 +222,30 @@ def _ack_every(consumer: str, specs: list[NodeSpec]) -> int:
         p = s.parameters
         if consumer in p.get("gating_consumers", ()):
             flow = consumer in p.get("flow_consumers", ())
-            every.append(flow_ack_every(p["flow_window_steps"], p["batch_steps"]) if flow else 1)
+            every.append(flow_ack_every(p["flow_window_steps"], _max_batch(s)) if flow else 1)
     return min(every, default=1)
+
+
+def _max_batch(bridge: NodeSpec) -> int:
+    return int(validate_params(bridge.executable, bridge.parameters, bridge.name).max_batch_steps())
+
+
+def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
+    """The contact threshold of the monitors the bridge screens for (the lowest, if several),
+    taken from their own parameters: the bridge's screen must flag whatever theirs does. None when
+    it screens for none; an external monitor is not screened (its threshold is not known here)."""
+    by_name = {s.name: s for s in specs}
+    screened = [by_name[n] for n in bridge.parameters.get("screened_consumers", ()) if n in by_name]
+    screened = [m for m in screened if m.name in bridge.parameters["gating_consumers"]]
+    if not screened:
+        return None
+    for m in screened:
+        if "contact_threshold" not in m.parameters:
+            raise ConfigError(
+                f"{bridge.name}: screened_consumers: {m.name} is not a safety monitor (no contact_threshold): "
+                "only a consumer that decides where the safety screen flags can be screened"
+            )
+    return min(float(m.parameters["contact_threshold"]) for m in screened)
 
 
 def resolve_graph(
@@ -363,5 +385,12 @@ def resolve_graph(
             extra["graph_nodes"] = [n.name for n in specs if n.name != s.name]
         if "ack_every_steps" in s.parameters:  # a flow consumer acks as sparsely as its bridge allows
             extra["ack_every_steps"] = _ack_every(s.name, specs)
+        if "screened_consumers" in s.parameters:
+            live = [m for m in specs if not m.external]  # an external monitor's screen is not known here
+            threshold = _screen_threshold(s, live)
+            if threshold is None:
+                extra["screened_consumers"] = []
+            else:
+                extra["screen_contact_threshold"] = threshold
         final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))
     return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)

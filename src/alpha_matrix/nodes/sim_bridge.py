@@ -3,7 +3,9 @@
 A real robot driver replaces this node by serving the same topics and services (README,
 "Driver contract"). The loop below owns the physics: it drains requests, then steps while
 a command runs and the lookahead gate allows, publishing every step in StepBatch messages.
-The driver's decisions are core/robot/driver.py's, the loop's core/robot/stepping.py's.
+The driver's decisions are core/robot/driver.py's, the loop's core/robot/stepping.py's. With a
+screened monitor (core/robot/gate.py), it screens each step as the monitor does and waits for
+the monitor only from a flagged step on.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from alpha_matrix_interfaces.srv import Disturb, Gripper, Hold, MoveTo, Observe,
 from rclpy.node import Node
 
 from alpha_matrix.core.config import SimBridgeParams
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
 from alpha_matrix.core.robot.gate import LookaheadGate
 from alpha_matrix.core.robot.loop_timing import LoopTiming
 from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
+from alpha_matrix.core.safety.engine import SafetyConfig
+from alpha_matrix.core.safety.stream import StepScreen
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.timed_world import TimedWorld, timing_line
 from alpha_matrix.core.sim.world import World, WorldConfig
@@ -41,8 +46,11 @@ class SimBridge(Node):
         self._loop = LoopTiming(p.time_physics)
         self.dt = self.world.config.timestep
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
-        self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows())
-        self.buffer = StepBuffer(p.batch_steps)
+        self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows(), p.screened())
+        self.buffer = StepBuffer(p.batch_steps, p.calm_steps())
+        screen = StepScreen(self.world.joint_names, SafetyConfig(contact_threshold=p.screen_contact_threshold))
+        self._screen = screen if self.gate.screening else None
+        self._fault = ""  # set in a callback, raised by the loop: the lookahead guarantee is broken
         self._ready = not p.gating_consumers
         self._body_names = names_by_id(self.world.body_names)
         self.pubs = BridgePublishers(self, self.dt)
@@ -59,6 +67,12 @@ class SimBridge(Node):
             f"ready: batch {p.batch_steps} steps, reaction latency {p.reaction_latency_steps} steps, "
             f"gating consumers {p.gating_consumers or 'none'}"
             + (f" ({', '.join(p.flow_consumers)} within {p.flow_window_steps} steps)" if p.flow_consumers else "")
+            + (
+                f"; screened for {', '.join(p.screened())} (contact threshold {p.screen_contact_threshold:g} N), "
+                f"{p.calm_steps() or p.batch_steps} steps a batch while the screen flags nothing"
+                if p.screened()
+                else ""
+            )
         )
 
     def _consumers_subscribed(self) -> bool:
@@ -77,6 +91,7 @@ class SimBridge(Node):
             self.get_logger().info(self._loop.take_line())
         reply, events = self.core.reset(req.episode_id, req.seed, req.settle_steps)
         self.gate.new_episode()
+        self.buffer.new_episode()
         self._body_names = names_by_id(self.world.body_names)  # block body ids change at every reset
         self._publish_events(events)
         return copy_fields(res, reply, "accepted", "command_id", "message")
@@ -94,7 +109,14 @@ class SimBridge(Node):
         return copy_fields(res, self.core.hold(req.steps), "accepted", "command_id", "message")
 
     def _on_stop(self, req: ProtectiveStop.Request, res: ProtectiveStop.Response) -> ProtectiveStop.Response:
-        self.gate.request_received(req.requester.split(":", 1)[0])  # <consumer>:<source> counts as the consumer's
+        consumer = req.requester.split(":", 1)[0]  # <consumer>:<source> counts as the consumer's
+        self.gate.request_received(consumer)
+        if req.episode_id == self.core.episode_id and not self.gate.decided_where_flagged(consumer, req.decision_step):
+            self._fault = (
+                f"{consumer} decided at step {req.decision_step}, a step this bridge's safety screen had cleared "
+                f"(contact threshold {self.params.screen_contact_threshold:g} N): the screens disagree, and a stop "
+                "could land late; set the same contact_threshold for both"
+            )
         r = self.core.protective_stop(req.episode_id, req.engage, req.decision_step, req.requester, req.reason)
         if not r.accepted:
             self.get_logger().warning(f"protective stop request from {req.requester!r} refused: {r.message}")
@@ -129,6 +151,8 @@ class SimBridge(Node):
         pacer = StepPacer(self.dt, self.params.realtime, self.params.ack_timeout_s)
         gated = bool(self.gate.consumers)
         while rclpy.ok():  # once per batch, not per step: it takes a lock in rclpy's context
+            if self._fault:
+                raise AlphaMatrixError(self._fault)
             # Ungated, the loop drains callbacks once per batch (draining costs as much as a few
             # physics steps; an empty spin ~85 us). Gated, it never does: the horizon moves only
             # when an ack is taken, so the gate holds the loop, and the executor spins, at least
@@ -162,18 +186,25 @@ class SimBridge(Node):
         last = math.inf if horizon is None else horizon
         if self._timed is not None:  # the loop published, waited or served requests since the last step
             self._timed.resume()
+        screen = self._screen
         while True:
             nxt = self.world.step_count + 1
             if (delay := pacer.delay_before(nxt)) > 0:
                 time.sleep(delay)
             sample, events = self.core.step()
             self._after_step(sample)
-            if self.buffer.add(sample, events):
+            clean = True
+            if screen is not None:
+                clean = screen.clean(sample)
+                self.gate.screen(nxt, clean)
+            if self.buffer.add(sample, events, clean):
                 self._flush()
                 self._publish_events(events)
                 return
-            if nxt >= last or not self.core.has_work():
+            if not self.core.has_work():
                 return
+            if nxt >= last and (screen is None or nxt >= (last := self.gate.horizon() or 0)):
+                return  # screened steps may have moved the horizon on
 
     def _after_step(self, sample: StepSample) -> None:
         """Hook for subclasses (scene add-ons: a camera, a person), after each physics step and

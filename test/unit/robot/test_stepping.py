@@ -92,3 +92,29 @@ def test_a_batch_ends_when_full_or_when_a_command_ends() -> None:
 
 def test_body_names_are_indexed_by_id() -> None:
     assert names_by_id({0: "plane", 2: "red"}) == ["plane", "", "red"]
+
+
+def test_with_a_screened_monitor_batches_are_long_while_calm_and_short_from_a_flag_on() -> None:
+    buf = StepBuffer(4, calm_steps=10)
+    ends = [s for s in range(1, 11) if buf.add(sample(s), [])]
+    assert ends == [10] and len(buf.take()) == 10
+    assert not buf.add(sample(11), []) and not buf.add(sample(12), [])
+    assert buf.add(sample(13), [], clean=False)  # the first flagged step ends the batch at once
+    assert [s.step for s in buf.take()] == [11, 12, 13]
+    # then batches of batch_steps, flagged steps or not, until one is clean throughout
+    assert [s for s in range(14, 18) if buf.add(sample(s), [], clean=s != 15)] == [17]
+    buf.take()
+    assert [s for s in range(18, 22) if buf.add(sample(s), [])] == [21]
+    buf.take()
+    assert [s for s in range(22, 32) if buf.add(sample(s), [])] == [31]  # calm again
+    buf.take()
+    assert buf.add(sample(32), [], clean=False)
+    buf.take()
+    buf.new_episode()  # steps restart: calm
+    assert not buf.add(sample(1), []) and not any(buf.add(sample(s), []) for s in range(2, 10))
+    assert buf.add(sample(10), [])
+
+
+def test_without_calm_batches_the_screen_changes_no_boundary() -> None:
+    buf = StepBuffer(3)
+    assert [s for s in range(1, 8) if buf.add(sample(s), [], clean=s % 2 == 0) and buf.take()] == [3, 6]

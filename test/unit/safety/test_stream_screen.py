@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from alpha_matrix.core.safety.engine import PANDA_JOINT_LIMITS, SafetyConfig, SafetyEngine
-from alpha_matrix.core.safety.stream import clean_steps, process_batch, steps_from_batch
+from alpha_matrix.core.safety.stream import StepScreen, clean_steps, process_batch, steps_from_batch
 
 JOINTS = [*PANDA_JOINT_LIMITS, "unlimited_joint"]
 READY = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02, 5.0]
@@ -110,3 +110,48 @@ def test_a_malformed_batch_is_not_screened_and_fails_as_before() -> None:
     assert not clean_steps(msg, CONFIG).any()
     with pytest.raises(ValueError, match="mismatched state arrays"):
         list(process_batch(SafetyEngine(CONFIG), msg))
+
+
+def samples_of(msg: SimpleNamespace) -> list[SimpleNamespace]:
+    """The bridge's samples behind a batch (sim.sample.StepSample's fields)."""
+    n, k = msg.num_steps, len(msg.joint_names)
+    jp, jv, gp = (np.asarray(a).reshape(n, -1) for a in (msg.joint_positions, msg.joint_velocities, msg.grasp_positions))
+    steps, force = np.asarray(msg.contact_step), np.asarray(msg.contact_force)
+    assert jp.shape[1] == k
+    return [
+        SimpleNamespace(
+            step=msg.first_step + i,
+            joint_positions=jp[i],
+            joint_velocities=jv[i],
+            grasp_position=gp[i],
+            contact_force=force[steps == msg.first_step + i],
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_bridge_screen_flags_exactly_the_steps_the_monitor_screen_does_not_clear(seed: int) -> None:
+    msg = batch(1, 300, np.random.default_rng(seed), 0.4)
+    screen = StepScreen(JOINTS, CONFIG)
+    flags = [not screen.clean(s) for s in samples_of(msg)]
+    assert flags == (~clean_steps(msg, CONFIG)).tolist()
+    assert 20 < sum(flags) < 280
+
+
+def test_the_bridge_screen_flags_on_the_edges_as_the_monitor_screen() -> None:
+    msg = batch(1, 8, np.random.default_rng(0), 0.0)
+    jp = np.asarray(msg.joint_positions).reshape(8, -1)
+    jp[0, 3] = -0.0698 + 0.02  # joint 4 exactly at limit + tolerance: clean
+    jp[1, 3] = np.nextafter(-0.0698 + 0.02, 1.0)  # just past it
+    msg.joint_positions = array.array("d", jp.ravel().tolist())
+    msg.contact_force[2] = 47.5  # at the threshold: clean ("strictly above")
+    msg.contact_force[3] = np.nextafter(47.5, 100.0)
+    msg.contact_force[4] = np.nan  # neither screen flags a NaN force (the scan never sees it either)
+    gp = np.asarray(msg.grasp_positions).reshape(8, 3)
+    gp[5] = CONFIG.workspace_max  # on the box: clean
+    gp[6, 2] = -np.inf
+    msg.grasp_positions = array.array("d", gp.ravel().tolist())
+    screen = StepScreen(JOINTS, CONFIG)
+    flags = [not screen.clean(s) for s in samples_of(msg)]
+    assert flags == (~clean_steps(msg, CONFIG)).tolist() == [False, True, False, True, False, False, True, False]

@@ -1,9 +1,9 @@
 """What the bridge's physics loop decides besides the physics: when the next step may run (the
 lookahead gate, real-time pacing, giving up on a silent consumer) and where a batch of steps ends.
 
-Batch boundaries depend on the commands alone (every ``batch_steps`` steps and at each
-command's end), never on timing, so consumers that use batch-end data (object poses) see the
-same stream in every run.
+Batch boundaries depend on the commands and the steps alone (every ``batch_steps`` steps and at
+each command's end; with a screened monitor, see ``StepBuffer``), never on timing, so consumers
+that use batch-end data (object poses) see the same stream in every run.
 """
 
 from __future__ import annotations
@@ -58,22 +58,41 @@ class StepPacer:
 
 
 class StepBuffer:
-    """The steps not yet published, and the last one taken (its joints go with command statuses)."""
+    """The steps not yet published, and the last one taken (its joints go with command statuses).
 
-    def __init__(self, batch_steps: int) -> None:
-        self.batch_steps = batch_steps
+    With ``calm_steps`` (every decider that gates is screened, ``robot.gate``), batches are
+    ``calm_steps`` long while the screen flags nothing, and end at the first flagged step, so
+    the monitor gets it at once; then they are ``batch_steps`` long (<= L: the monitor's ack of
+    each comes back before the bridge reaches the horizon) until one has no flagged step."""
+
+    def __init__(self, batch_steps: int, calm_steps: int | None = None) -> None:
+        self.batch_steps, self.calm_steps = batch_steps, calm_steps
         self.samples: list[StepSample] = []
         self.last: StepSample | None = None
+        self._alert = False  # this batch follows one with a flagged step
+        self._flagged = False  # this batch has a flagged step
 
-    def add(self, sample: StepSample, events: list[CommandEvent]) -> bool:
-        """Buffer a step; True when the batch ends here (a command ended, or the batch is full)."""
+    def add(self, sample: StepSample, events: list[CommandEvent], clean: bool = True) -> bool:
+        """Buffer a step; True when the batch ends here (a command ended, the batch is full, or
+        the first flagged step after calm ones)."""
         self.last = sample
         self.samples.append(sample)
-        return bool(events) or len(self.samples) >= self.batch_steps
+        if self.calm_steps is None:
+            return bool(events) or len(self.samples) >= self.batch_steps
+        first_flag = not clean and not self._flagged
+        self._flagged |= not clean
+        if self._alert:
+            return bool(events) or len(self.samples) >= self.batch_steps
+        return bool(events) or first_flag or len(self.samples) >= self.calm_steps
 
     def take(self) -> list[StepSample]:
         samples, self.samples = self.samples, []
+        self._alert, self._flagged = self._flagged, False
         return samples
+
+    def new_episode(self) -> None:
+        """Steps restart: calm again (call after taking the last episode's steps)."""
+        self._alert = self._flagged = False
 
 
 def names_by_id(body_names: dict[int, str]) -> list[str]:

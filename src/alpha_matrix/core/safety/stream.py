@@ -9,7 +9,8 @@ not clear is scanned in full, and the audit re-checks every step without it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,6 +78,38 @@ def clean_steps(batch: Any, config: SafetyConfig) -> np.ndarray:
         hot = np.asarray(batch.contact_step, dtype=np.int64)[force > config.contact_threshold] - int(batch.first_step)
         ok[hot[(hot >= 0) & (hot < n)]] = False
     return ok
+
+
+class StepScreen:
+    """``clean_steps`` one step at a time, on the bridge's own samples (``sim.sample.StepSample``,
+    duck-typed): the bridge waits for a screened monitor only from a step this flags on
+    (``robot.gate``), because the monitor can decide nothing at a step its screen clears.
+
+    Flags every step ``clean_steps`` does not clear (a unit test compares them), and may flag more
+    (a sum of finite values that overflows): a flag only makes the bridge wait."""
+
+    def __init__(self, joint_names: Sequence[str], config: SafetyConfig) -> None:
+        tol = config.joint_tolerance
+        self._limits = [
+            (i, config.joint_limits[n][0] - tol, config.joint_limits[n][1] + tol)
+            for i, n in enumerate(joint_names)
+            if n in config.joint_limits
+        ]
+        self._box = tuple(zip(config.workspace_min, config.workspace_max, strict=True))
+        self._threshold = config.contact_threshold
+
+    def clean(self, sample: Any) -> bool:
+        jp = sample.joint_positions.tolist()
+        if not (math.isfinite(sum(jp)) and math.isfinite(sum(sample.joint_velocities.tolist()))):
+            return False  # NaN or inf somewhere (or an overflow: flagged, conservatively)
+        for i, lo, hi in self._limits:
+            if not lo <= jp[i] <= hi:
+                return False
+        for v, (lo, hi) in zip(sample.grasp_position.tolist(), self._box, strict=True):
+            if not lo <= v <= hi:  # NaN and inf fail too
+                return False
+        threshold = self._threshold
+        return not any(f > threshold for f in sample.contact_force.tolist())
 
 
 def process_batch(engine: SafetyEngine, batch: Any) -> Iterator[tuple[int, list[SafetyEvent]]]:
