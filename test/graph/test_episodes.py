@@ -79,6 +79,24 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
     assert [deterministic(x) for x in a] == [deterministic(x) for x in b]
 
 
+def test_screening_for_the_monitor_changes_no_record(tmp_path):
+    """The bridge screening steps for the safety monitor (the default: long batches, no wait while
+    the screen flags nothing) and waiting for the monitor's ack of every batch give the same
+    records, a protective stop included (F3 at 0.5 drives a finger into a block in episode 5)."""
+    runs = {}
+    for name, sets in (("screened", []), ("unscreened", ["--set", "sim_bridge.screened_consumers=[]"])):
+        args = ["run", "--episodes", "6", "--fault", "F3", "--intensity", "0.5"]
+        r = run_cli([*sets, *args, "--runs-dir", str(tmp_path), "--run-id", name], tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        runs[name] = [
+            {k: v for k, v in x.items() if k not in ("timing", "run_id", "provenance")}
+            for x in records(tmp_path / name)
+        ]
+    assert len(runs["screened"]) == 6 and runs["screened"] == runs["unscreened"]
+    stops = [x["abort_reason"] for x in runs["screened"] if "protective stop" in x["abort_reason"]]
+    assert stops and "(safety_monitor: violent_contact" in stops[0]
+
+
 @pytest.mark.long
 def test_nominal_oracle_success_over_40_seeded_episodes(tmp_path):
     r = run_cli(["run", "--episodes", "40", "--runs-dir", str(tmp_path), "--run-id", "n40"], tmp_path)

@@ -70,7 +70,10 @@ def test_the_bridge_screens_with_the_monitors_own_contact_threshold():
     forced = resolve_graph(CONFIG, {"sim_bridge": {"screen_contact_threshold": 500.0}}).node("sim_bridge")
     assert forced.parameters["screen_contact_threshold"] == 47.5
     # a monitor out of the graph, or running on its own (its threshold unknown here), is not screened
-    for other in (resolve_graph(CONFIG, exclude=("safety_monitor",)), resolve_graph(CONFIG, external=("safety_monitor",))):
+    for other in (
+        resolve_graph(CONFIG, exclude=("safety_monitor",)),
+        resolve_graph(CONFIG, external=("safety_monitor",)),
+    ):
         assert other.node("sim_bridge").parameters["screened_consumers"] == []
     with pytest.raises(ConfigError, match="recorder is not a safety monitor"):
         resolve_graph(CONFIG, {"sim_bridge": {"screened_consumers": ["recorder"], "flow_consumers": []}})

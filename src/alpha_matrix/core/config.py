@@ -52,11 +52,16 @@ class SimBridgeParams(NodeParams):
         "gating, the bridge screens each step as they do and waits on them only from a flagged step on.",
     )
     calm_batch_steps: int = Field(
-        96, ge=1, le=240, description="Steps per StepBatch while the screen flags nothing, when every decider that "
+        96,
+        ge=1,
+        le=240,
+        description="Steps per StepBatch while the screen flags nothing, when every decider that "
         "gates is screened (else batch_steps).",
     )
     screen_contact_threshold: float = Field(
-        0.0, ge=0.0, description="The screened monitor's contact_threshold, N: set by the graph resolver from the "
+        0.0,
+        ge=0.0,
+        description="The screened monitor's contact_threshold, N: set by the graph resolver from the "
         "monitor's own parameter (0 flags every contact).",
     )
     max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, load_yaml, validate_params
+from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, SimBridgeParams, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import arm_family, default_run_id
 from alpha_matrix.core.planning.prompt import load_prompt
@@ -227,7 +227,8 @@ def _ack_every(consumer: str, specs: list[NodeSpec]) -> int:
 
 
 def _max_batch(bridge: NodeSpec) -> int:
-    return int(validate_params(bridge.executable, bridge.parameters, bridge.name).max_batch_steps())
+    params = validate_params(bridge.executable, bridge.parameters, bridge.name)
+    return params.max_batch_steps() if isinstance(params, SimBridgeParams) else int(bridge.parameters["batch_steps"])
 
 
 def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:

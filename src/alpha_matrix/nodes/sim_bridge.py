@@ -114,8 +114,8 @@ class SimBridge(Node):
         if req.episode_id == self.core.episode_id and not self.gate.decided_where_flagged(consumer, req.decision_step):
             self._fault = (
                 f"{consumer} decided at step {req.decision_step}, a step this bridge's safety screen had cleared "
-                f"(contact threshold {self.params.screen_contact_threshold:g} N): the screens disagree, and a stop "
-                "could land late; set the same contact_threshold for both"
+                f"(contact threshold {self.params.screen_contact_threshold:g} N): the screens disagree, so a stop "
+                "could land late; --set sim_bridge.screened_consumers=[] waits for the monitor's ack of every batch"
             )
         r = self.core.protective_stop(req.episode_id, req.engage, req.decision_step, req.requester, req.reason)
         if not r.accepted:

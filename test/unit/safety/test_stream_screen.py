@@ -115,7 +115,9 @@ def test_a_malformed_batch_is_not_screened_and_fails_as_before() -> None:
 def samples_of(msg: SimpleNamespace) -> list[SimpleNamespace]:
     """The bridge's samples behind a batch (sim.sample.StepSample's fields)."""
     n, k = msg.num_steps, len(msg.joint_names)
-    jp, jv, gp = (np.asarray(a).reshape(n, -1) for a in (msg.joint_positions, msg.joint_velocities, msg.grasp_positions))
+    jp, jv, gp = (
+        np.asarray(a).reshape(n, -1) for a in (msg.joint_positions, msg.joint_velocities, msg.grasp_positions)
+    )
     steps, force = np.asarray(msg.contact_step), np.asarray(msg.contact_force)
     assert jp.shape[1] == k
     return [
