@@ -49,16 +49,16 @@ def test_the_recorder_knows_the_nodes_it_must_discover_before_it_is_ready():
 
 def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
     g = resolve_graph(CONFIG)
-    assert g.node("recorder").parameters["ack_every_steps"] == 96  # flow window 384, batches up to 96
-    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 192}})
-    assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 192 - 2 * 96 + 2: every batch
+    assert g.node("recorder").parameters["ack_every_steps"] == 192  # flow window 768, batches up to 192
+    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}})
+    assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 384 - 2 * 192 + 2: every batch
     unscreened = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64, "screened_consumers": []}})
     assert unscreened.node("recorder").parameters["ack_every_steps"] == 16  # batches of 16
     held = resolve_graph(CONFIG, {"sim_bridge": {"flow_consumers": []}})  # gated within L: every batch
     assert held.node("recorder").parameters["ack_every_steps"] == 1
     # set from the bridge's hashed parameters, never by hand: it does not change the hash
     assert (
-        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 96
+        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 192
     )
     assert resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).config_hash == g.config_hash
 
@@ -90,7 +90,7 @@ def test_chaos_intercepts_only_while_present():
 def test_hash_ignores_bookkeeping_but_not_behaviour():
     base = resolve_graph(CONFIG).config_hash
     assert resolve_graph(CONFIG, {"episode_runner": {"episodes": 3, "run_id": "x"}}).config_hash == base
-    assert resolve_graph(CONFIG, {"sim_bridge": {"batch_steps": 4}}).config_hash != base
+    assert resolve_graph(CONFIG, {"sim_bridge": {"batch_steps": 8}}).config_hash != base
 
 
 def test_unknown_param_key(cfg):
