@@ -39,7 +39,7 @@ def crash_into_table(g, seed: int, run: int) -> tuple[list[SafetyEvent], Command
 def test_arm_driven_into_the_table_opens_a_critical_event_and_stops(start_graph):
     g = start_graph(
         {"sim_bridge": {"gating_consumers": ["safety_monitor"]}},
-        exclude=("oracle", "executive", "episode_runner", "recorder"),
+        exclude=("oracle", "executive", "episode_runner", "recorder", "chaos"),  # calm batches of 192 until the crash
     )
     runs = []
     for run in range(2):  # the same seed twice: same steps

@@ -50,17 +50,32 @@ def test_the_recorder_knows_the_nodes_it_must_discover_before_it_is_ready():
 def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
     g = resolve_graph(CONFIG)
     assert g.node("recorder").parameters["ack_every_steps"] == 192  # flow window 768, batches up to 192
-    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}})
-    assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 384 - 2 * 192 + 2: every batch
+    wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}}, exclude=("chaos",))
+    assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 384 - 2 * 192 + 2: every calm batch
+    with_chaos = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}})
+    assert with_chaos.node("recorder").parameters["ack_every_steps"] == 96  # batches of 16 while chaos reads
     unscreened = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64, "screened_consumers": []}})
     assert unscreened.node("recorder").parameters["ack_every_steps"] == 16  # batches of 16
     held = resolve_graph(CONFIG, {"sim_bridge": {"flow_consumers": []}})  # gated within L: every batch
     assert held.node("recorder").parameters["ack_every_steps"] == 1
     # set from the bridge's hashed parameters, never by hand: it does not change the hash
     assert (
-        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"] == 192
+        resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).node("recorder").parameters["ack_every_steps"]
+        == 192
     )
     assert resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).config_hash == g.config_hash
+
+
+def test_batches_stay_short_while_the_chaos_node_keeps_its_pose_history():
+    from alpha_matrix.core.config import SimBridgeParams
+
+    def calm(graph) -> int | None:  # noqa: ANN001
+        return SimBridgeParams.model_validate(graph.node("sim_bridge").parameters).calm_steps()
+
+    assert resolve_graph(CONFIG).node("sim_bridge").parameters["history_consumers"] == ["chaos"]
+    assert calm(resolve_graph(CONFIG)) is None  # F1 serves observations from batch-end poses
+    assert calm(resolve_graph(CONFIG, exclude=("chaos",))) == 192  # --no-faults, the benchmark's graph
+    assert calm(resolve_graph(CONFIG, exclude=("chaos", "safety_monitor"))) is None  # nothing screened
 
 
 def test_the_bridge_screens_with_the_monitors_own_contact_threshold():

@@ -58,6 +58,11 @@ class SimBridgeParams(NodeParams):
         description="Steps per StepBatch while the screen flags nothing, when every decider that "
         "gates is screened (else batch_steps).",
     )
+    history_consumers: list[str] = Field(
+        default_factory=list,
+        description="Consumers that keep the batch-end object poses as a time series (the chaos node's F1 delay "
+        "line): while one is in the graph, batches stay batch_steps long, calm or not.",
+    )
     screen_contact_threshold: float = Field(
         0.0,
         ge=0.0,
@@ -112,9 +117,9 @@ class SimBridgeParams(NodeParams):
 
     def calm_steps(self) -> int | None:
         """Batch length while the screen flags nothing; None (always batch_steps) unless a screened
-        consumer gates and every other gating consumer is a flow consumer."""
+        consumer gates, every other gating consumer is a flow consumer and no history consumer reads."""
         others = set(self.gating_consumers) - set(self.screened()) - set(self.gate_windows())
-        return self.calm_batch_steps if self.screened() and not others else None
+        return self.calm_batch_steps if self.screened() and not others and not self.history_consumers else None
 
     def max_batch_steps(self) -> int:
         return max(self.batch_steps, self.calm_steps() or 0)

@@ -231,6 +231,21 @@ def _max_batch(bridge: NodeSpec) -> int:
     return params.max_batch_steps() if isinstance(params, SimBridgeParams) else int(bridge.parameters["batch_steps"])
 
 
+def _bridge_in_graph(spec: NodeSpec, specs: list[NodeSpec]) -> NodeSpec:
+    """A bridge's parameters that follow from the graph: history consumers out of it read nothing;
+    the screen takes the screened monitors' threshold (none screened: an empty list)."""
+    if "screened_consumers" not in spec.parameters:
+        return spec
+    present = {s.name for s in specs}
+    extra: dict[str, Any] = {"history_consumers": [n for n in spec.parameters["history_consumers"] if n in present]}
+    threshold = _screen_threshold(spec, [m for m in specs if not m.external])  # an external one's is not known
+    if threshold is None:
+        extra["screened_consumers"] = []
+    else:
+        extra["screen_contact_threshold"] = threshold
+    return dataclasses.replace(spec, parameters={**spec.parameters, **extra})
+
+
 def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
     """The contact threshold of the monitors the bridge screens for (the lowest, if several),
     taken from their own parameters: the bridge's screen must flag whatever theirs does. None when
@@ -373,6 +388,7 @@ def resolve_graph(
     if not run_id:
         run_id = default_run_id(runners[0].parameters["arms"] if runners else ["graph"], digest)
     recorder = next((s.name for s in specs if s.executable == "recorder"), "")
+    specs = [_bridge_in_graph(s, specs) for s in specs]  # first: the consumers' acks follow from the bridges'
     final = []
     for s in specs:
         extra: dict[str, Any] = {}
@@ -386,12 +402,5 @@ def resolve_graph(
             extra["graph_nodes"] = [n.name for n in specs if n.name != s.name]
         if "ack_every_steps" in s.parameters:  # a flow consumer acks as sparsely as its bridge allows
             extra["ack_every_steps"] = _ack_every(s.name, specs)
-        if "screened_consumers" in s.parameters:
-            live = [m for m in specs if not m.external]  # an external monitor's screen is not known here
-            threshold = _screen_threshold(s, live)
-            if threshold is None:
-                extra["screened_consumers"] = []
-            else:
-                extra["screen_contact_threshold"] = threshold
         final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))
     return Graph(nodes=tuple(final), config_hash=digest, run_id=run_id)
