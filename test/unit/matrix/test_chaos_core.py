@@ -85,3 +85,12 @@ def test_f1_holds_statuses_until_the_stream_reaches_them_and_serves_the_past() -
     (rec,) = c.logs["ep"].report()
     assert rec.fault == "F1" and rec.step == 100 and rec.delivered["position_error"] == pytest.approx(0.1)
     assert rec.delivered["saturated"] == 1.0
+
+
+def test_f1_history_restarts_with_the_steps_of_an_episode_reset_under_the_same_id() -> None:
+    c = core("F1", 1.0)
+    c.on_batch("ep", 1260, {"red": obj("red", 0.40)})
+    c.on_batch("ep", 16, {"red": obj("red", 0.30)})  # steps restarted: no "older than the newest" error
+    assert not c.stream_reached(100)
+    c.on_batch("ep", 32, {"red": obj("red", 0.35)})
+    assert c.delayed(32, [obj("red", 0.35)])[0].position[0] == 0.30  # only the new history is served

@@ -152,7 +152,7 @@ class ChaosCore:
     # -- F1: observations from the past ------------------------------------------------------
     def on_batch(self, episode_id: str, last_step: int, objects: dict[str, Any]) -> list[Any]:
         """The stream reached ``last_step``: kept for F1; the held statuses it releases."""
-        if episode_id != self.batch_episode:
+        if episode_id != self.batch_episode or last_step <= self.last_batch_step:  # or a reset with the same id
             self.delay.clear()
             self.batch_episode = episode_id  # history starts at this episode's first batch
         self.delay.push(last_step * DT, objects)
