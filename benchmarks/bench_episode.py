@@ -17,7 +17,11 @@ VM's speed drifts by tens of percent within minutes: alternation puts both under
              serving requests
   RSS      - resident memory of the graph's node processes (target <= 1 GB)
 
-usage: python benchmarks/bench_episode.py [--episodes N] [--set NODE.PARAM=VALUE ...]
+The graph is the default one without the chaos node (faults are bench_matrix.py's); --chaos keeps
+it in, with no fault set: the matrix's graph, whose batches stay batch_steps long (its F1 delay
+line reads batch-end poses).
+
+usage: python benchmarks/bench_episode.py [--safety] [--chaos] [--episodes N] [--set NODE.PARAM=VALUE ...]
 """
 
 from __future__ import annotations
@@ -135,8 +139,8 @@ class Result:
     loop: dict[str, tuple[int, int]] = field(default_factory=dict)  # the bridge loop's other work: calls, ns
 
 
-def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Result:
-    exclude: tuple[str, ...] = ("episode_runner", "chaos")  # faults are benchmarked by bench_matrix.py
+def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool, chaos: bool = False) -> Result:
+    exclude: tuple[str, ...] = ("episode_runner",) if chaos else ("episode_runner", "chaos")
     bridge = {**overrides.get("sim_bridge", {}), "time_physics": True}
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
@@ -145,10 +149,10 @@ def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool) -> Re
     with tempfile.TemporaryDirectory(prefix="bench_episode_") as tmp:
         if safety:
             overrides = {**overrides, "recorder": {"bags_dir": str(Path(tmp) / "bags")}}
-        return _bench_graph(seeds, resolve_graph(None, overrides, exclude=exclude), domain_id, safety, tmp)
+        return _bench_graph(seeds, resolve_graph(None, overrides, exclude=exclude), domain_id, safety, chaos, tmp)
 
 
-def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, tmp: str) -> Result:
+def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, chaos: bool, tmp: str) -> Result:
     log = io.StringIO()  # the nodes' output: the bridge's physics timing lines
     with Launcher(graph, graph_env(domain_id), out=log) as launcher:
         ctx = Context()
@@ -159,6 +163,7 @@ def _bench_graph(seeds: list[int], graph: Graph, domain_id: int, safety: bool, t
                 Parameter("runs_dir", value=tmp),
                 Parameter("run_id", value="bench"),
                 Parameter("safety_monitor", value=safety),
+                Parameter("chaos", value=chaos),  # then it configures each episode's fault: none
             ],
         )
         res = Result(nodes=len(graph.nodes))
@@ -238,15 +243,17 @@ def main() -> int:
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--domain-id", type=int, default=97)
     ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
+    ap.add_argument("--chaos", action="store_true", help="keep the chaos node in, no fault set (the matrix's graph)")
     args = ap.parse_args()
     seeds = [episode_seed(42, i) for i in range(args.episodes)]
     try:
-        r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety)
+        r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety, args.chaos)
     except NodeDied as err:
         print(f"bench_episode: the graph broke, no result: {err}", file=sys.stderr)
         return 1
     b, g, c = statistics.mean(r.bare), statistics.mean(r.graph), statistics.mean(r.reach)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
+    what += ", with the chaos node (no fault)" if args.chaos else ""
     n = args.episodes
     print(f"graph: {what}; episodes: {n} (same seeds both ways, alternating), graph successes {r.successes}/{n}")
     print(f"bare physics   : {b * 1000:7.1f} ms/episode  ({r.bare_steps / sum(r.bare):8.0f} steps/s)")
