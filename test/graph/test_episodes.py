@@ -82,36 +82,32 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
 
 def test_screening_for_the_monitor_changes_no_record(tmp_path):
     """The bridge screening steps for the safety monitor (the default) and waiting for the monitor's
-    ack of every batch give the same records: with the chaos node in the graph (batches of 16 for
-    its F1 history; F3 at 0.5 drives a finger into a block in episode 5: a protective stop), and
-    without it (--no-faults: batches of 192 while the screen flags nothing), whose bag audits clean."""
+    ack of every batch give the same records: without F1 in the run (batches of 192 while the
+    screen flags nothing; F3 at 0.5 drives a finger into a block in episode 5: a protective stop),
+    whose bag audits clean, and with F1 (batches of 16: the chaos node's delay line)."""
     unscreened = ["--set", "sim_bridge.screened_consumers=[]"]
-    cases = {
-        "f3": ["--episodes", "6", "--fault", "F3", "--intensity", "0.5"],
-        "nominal": ["--episodes", "3", "--no-faults"],
-    }
+    cases = {"f3": ("6", "F3", "0.5"), "f1": ("3", "F1", "1")}
     runs: dict[str, list[dict]] = {}
-    for case, opts in cases.items():
+    for case, (episodes, fault, intensity) in cases.items():
         for name, sets in (("screened", []), ("unscreened", unscreened)):
             run_id = f"{case}-{name}"
-            r = run_cli([*sets, "run", *opts, "--runs-dir", str(tmp_path), "--run-id", run_id], tmp_path)
+            args = ["run", "--episodes", episodes, "--fault", fault, "--intensity", intensity]
+            r = run_cli([*sets, *args, "--runs-dir", str(tmp_path), "--run-id", run_id], tmp_path)
             assert r.returncode == 0, r.stdout + r.stderr
             runs[run_id] = [
                 {k: v for k, v in x.items() if k not in ("timing", "run_id", "provenance")}
                 for x in records(tmp_path / run_id)
             ]
         assert runs[f"{case}-screened"] == runs[f"{case}-unscreened"]
-    assert len(runs["f3-screened"]) == 6 and len(runs["nominal-screened"]) == 3
+    assert len(runs["f3-screened"]) == 6 and len(runs["f1-screened"]) == 3
     stops = [x["abort_reason"] for x in runs["f3-screened"] if "protective stop" in x["abort_reason"]]
     assert stops and "(safety_monitor: violent_contact" in stops[0]
+    assert any(f["fault"] == "F1" for x in runs["f1-screened"] for f in x["faults"])
     sizes = {run_id: {m.num_steps for t, _, m in read_bag(tmp_path / "bags" / run_id) if t == "/robot/step_batch"}
-             for run_id in ("f3-screened", "nominal-screened")}  # fmt: skip
-    assert max(sizes["f3-screened"]) == 16 and max(sizes["nominal-screened"]) == 192
-    r = run_cli(
-        ["audit", str(tmp_path / "bags" / "nominal-screened"), "--run-dir", str(tmp_path / "nominal-screened")],
-        tmp_path,
-    )
-    assert r.returncode == 0 and "3/3 episodes match" in r.stdout, r.stdout + r.stderr
+             for run_id in ("f3-screened", "f1-screened")}  # fmt: skip
+    assert max(sizes["f3-screened"]) == 192 and max(sizes["f1-screened"]) == 16
+    r = run_cli(["audit", str(tmp_path / "bags" / "f3-screened"), "--run-dir", str(tmp_path / "f3-screened")], tmp_path)
+    assert r.returncode == 0 and "6/6 episodes match" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.mark.long

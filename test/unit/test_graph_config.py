@@ -52,8 +52,8 @@ def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
     assert g.node("recorder").parameters["ack_every_steps"] == 192  # flow window 768, batches up to 192
     wide = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}}, exclude=("chaos",))
     assert wide.node("recorder").parameters["ack_every_steps"] == 2  # 384 - 2 * 192 + 2: every calm batch
-    with_chaos = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}})
-    assert with_chaos.node("recorder").parameters["ack_every_steps"] == 96  # batches of 16 while chaos reads
+    matrix = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 384}, "episode_runner": {"matrix": True}})
+    assert matrix.node("recorder").parameters["ack_every_steps"] == 96  # batches of 16 while chaos serves F1
     unscreened = resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 64, "screened_consumers": []}})
     assert unscreened.node("recorder").parameters["ack_every_steps"] == 16  # batches of 16
     held = resolve_graph(CONFIG, {"sim_bridge": {"flow_consumers": []}})  # gated within L: every batch
@@ -66,16 +66,27 @@ def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
     assert resolve_graph(CONFIG, {"recorder": {"ack_every_steps": 5}}).config_hash == g.config_hash
 
 
-def test_batches_stay_short_while_the_chaos_node_keeps_its_pose_history():
+def test_batches_stay_short_while_the_chaos_node_may_serve_f1_from_its_pose_history():
     from alpha_matrix.core.config import SimBridgeParams
 
-    def calm(graph) -> int | None:  # noqa: ANN001
+    def calm(overrides: dict | None = None, exclude: tuple[str, ...] = ()) -> int | None:
+        graph = resolve_graph(CONFIG, overrides, exclude=exclude)
         return SimBridgeParams.model_validate(graph.node("sim_bridge").parameters).calm_steps()
 
-    assert resolve_graph(CONFIG).node("sim_bridge").parameters["history_consumers"] == ["chaos"]
-    assert calm(resolve_graph(CONFIG)) is None  # F1 serves observations from batch-end poses
-    assert calm(resolve_graph(CONFIG, exclude=("chaos",))) == 192  # --no-faults, the benchmark's graph
-    assert calm(resolve_graph(CONFIG, exclude=("chaos", "safety_monitor"))) is None  # nothing screened
+    # F1 serves observations from batch-end poses: the matrix has F1 cells, and so may a graph
+    # without a runner (whoever drives it may configure the chaos node)
+    for overrides, exclude in (
+        ({"episode_runner": {"matrix": True}}, ()),
+        ({"episode_runner": {"fault": "F1+F2"}}, ()),
+        (None, ("episode_runner",)),
+    ):
+        assert calm(overrides, exclude) is None
+    assert resolve_graph(CONFIG, exclude=("episode_runner",)).node("sim_bridge").parameters["history_consumers"] == [
+        "chaos"
+    ]
+    assert calm() == 192 and calm({"episode_runner": {"fault": "F3"}}) == 192  # no F1 in the run
+    assert calm(exclude=("chaos", "episode_runner")) == 192  # --no-faults, the benchmark's graph
+    assert calm(exclude=("chaos", "safety_monitor")) is None  # nothing screened
 
 
 def test_the_bridge_screens_with_the_monitors_own_contact_threshold():

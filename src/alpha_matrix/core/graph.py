@@ -231,13 +231,24 @@ def _max_batch(bridge: NodeSpec) -> int:
     return params.max_batch_steps() if isinstance(params, SimBridgeParams) else int(bridge.parameters["batch_steps"])
 
 
+def _f1_possible(specs: list[NodeSpec]) -> bool:
+    """Whether an episode of this graph may have F1 (observations from the past): the runner's
+    cells say; without a runner, whoever drives the graph may configure it."""
+    runner = next((s.parameters for s in specs if s.executable == "episode_runner"), None)
+    return runner is None or (bool(runner["chaos"]) and (bool(runner["matrix"]) or "F1" in str(runner["fault"])))
+
+
 def _bridge_in_graph(spec: NodeSpec, specs: list[NodeSpec]) -> NodeSpec:
-    """A bridge's parameters that follow from the graph: history consumers out of it read nothing;
-    the screen takes the screened monitors' threshold (none screened: an empty list)."""
+    """A bridge's parameters that follow from the graph: history consumers out of it read nothing,
+    nor does the chaos node when no episode has F1 (its delay line serves only F1); the screen
+    takes the screened monitors' threshold (none screened: an empty list)."""
     if "screened_consumers" not in spec.parameters:
         return spec
-    present = {s.name for s in specs}
-    extra: dict[str, Any] = {"history_consumers": [n for n in spec.parameters["history_consumers"] if n in present]}
+    by_name, f1 = {s.name: s for s in specs}, _f1_possible(specs)
+    history = [
+        n for n in spec.parameters["history_consumers"] if n in by_name and (f1 or by_name[n].executable != "chaos")
+    ]
+    extra: dict[str, Any] = {"history_consumers": history}
     threshold = _screen_threshold(spec, [m for m in specs if not m.external])  # an external one's is not known
     if threshold is None:
         extra["screened_consumers"] = []
