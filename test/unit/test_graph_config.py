@@ -87,6 +87,10 @@ def test_batches_stay_short_while_the_chaos_node_may_serve_f1_from_its_pose_hist
     assert calm() == 192 and calm({"episode_runner": {"fault": "F3"}}) == 192  # no F1 in the run
     assert calm(exclude=("chaos", "episode_runner")) == 192  # --no-faults, the benchmark's graph
     assert calm(exclude=("chaos", "safety_monitor")) is None  # nothing screened
+    # a flow window too short for calm batches fails when the graph is resolved, not at the bridge's start
+    with pytest.raises(ConfigError, match="2 \\* calm_batch_steps - 1"):
+        resolve_graph(CONFIG, {"sim_bridge": {"flow_window_steps": 300}}, exclude=("chaos",))
+    assert calm({"sim_bridge": {"flow_window_steps": 300}, "episode_runner": {"matrix": True}}) is None
 
 
 def test_the_bridge_screens_with_the_monitors_own_contact_threshold():

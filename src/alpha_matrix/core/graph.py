@@ -254,7 +254,9 @@ def _bridge_in_graph(spec: NodeSpec, specs: list[NodeSpec]) -> NodeSpec:
         extra["screened_consumers"] = []
     else:
         extra["screen_contact_threshold"] = threshold
-    return dataclasses.replace(spec, parameters={**spec.parameters, **extra})
+    parameters = {**spec.parameters, **extra}
+    validate_params(spec.executable, parameters, spec.name)  # calm batches may now apply: checked here, not at start
+    return dataclasses.replace(spec, parameters=parameters)
 
 
 def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
