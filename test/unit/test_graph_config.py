@@ -327,3 +327,20 @@ def test_flow_window_params_are_checked():
         SimBridgeParams(gating_consumers=["recorder"], flow_consumers=["recorder"], flow_window_steps=8)
     with pytest.raises(ValueError, match="spans more than 127 batches of 1 steps"):
         SimBridgeParams(gating_consumers=["recorder"], flow_consumers=["recorder"], batch_steps=1)
+
+
+def test_ros2_launch_gets_every_parameter_but_the_empty_lists_it_cannot_type():
+    import dataclasses
+
+    from alpha_matrix.core.graph import launch_parameters
+
+    bridge = resolve_graph(CONFIG).node("sim_bridge")  # no F1 in the run: no history consumer
+    assert bridge.parameters["history_consumers"] == []
+    params = launch_parameters(bridge)
+    assert "history_consumers" not in params and params["screened_consumers"] == ["safety_monitor"]
+    assert {k: v for k, v in bridge.parameters.items() if v != []} == params
+    runner = resolve_graph(CONFIG).node("episode_runner")
+    with pytest.raises(ConfigError, match="arms: an empty list cannot go through ros2 launch"):
+        launch_parameters(dataclasses.replace(runner, parameters={**runner.parameters, "arms": []}))
+    other = dataclasses.replace(bridge, package="my_robot")  # another package's node: passed as it is
+    assert launch_parameters(other) == bridge.parameters

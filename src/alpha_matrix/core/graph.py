@@ -238,6 +238,23 @@ def _f1_possible(specs: list[NodeSpec]) -> bool:
     return runner is None or (bool(runner["chaos"]) and (bool(runner["matrix"]) or "F1" in str(runner["fault"])))
 
 
+def launch_parameters(spec: NodeSpec) -> dict[str, Any]:
+    """A node's parameters as launch_ros takes them: without empty lists, which it cannot type
+    (the plain launcher's YAML file carries them). The node declares each list typed with its
+    default, so dropping one whose default is empty changes nothing; any other is refused."""
+    model = PARAM_MODELS.get(spec.executable) if spec.package == PACKAGE else None
+    out = {}
+    for key, value in spec.parameters.items():
+        if value == [] and model is not None and key in model.model_fields:
+            if model.model_fields[key].get_default(call_default_factory=True) != []:
+                raise ConfigError(
+                    f"{spec.name}: {key}: an empty list cannot go through ros2 launch (its default is not)"
+                )
+            continue
+        out[key] = value
+    return out
+
+
 def _bridge_in_graph(spec: NodeSpec, specs: list[NodeSpec]) -> NodeSpec:
     """A bridge's parameters that follow from the graph: history consumers out of it read nothing,
     nor does the chaos node when no episode has F1 (its delay line serves only F1); the screen

@@ -13,7 +13,7 @@ from typing import Any
 from launch.actions import Shutdown
 from launch_ros.actions import Node
 
-from alpha_matrix.core.graph import Graph
+from alpha_matrix.core.graph import Graph, launch_parameters
 from alpha_matrix.ros.shm import clean_stale_shm
 from alpha_matrix.ros.transport import VARIABLES, localhost_udp
 
@@ -39,7 +39,7 @@ def graph_nodes(graph: Graph) -> list[Node]:
             package=spec.package,
             executable=spec.executable,
             name=spec.name,
-            parameters=[spec.parameters],
+            parameters=[launch_parameters(spec)],
             remappings=list(spec.remappings),
             output="screen",
             emulate_tty=False,
