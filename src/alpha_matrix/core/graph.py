@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, SimBridgeParams, load_yaml, validate_params
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.matrix.cells import arm_family, default_run_id
+from alpha_matrix.core.matrix.cells import Cell, arm_family, default_run_id, matrix_cells
 from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.robot.gate import flow_ack_every
@@ -235,7 +235,10 @@ def _f1_possible(specs: list[NodeSpec]) -> bool:
     """Whether an episode of this graph may have F1 (observations from the past): the runner's
     cells say; without a runner, whoever drives the graph may configure it."""
     runner = next((s.parameters for s in specs if s.executable == "episode_runner"), None)
-    return runner is None or (bool(runner["chaos"]) and (bool(runner["matrix"]) or "F1" in str(runner["fault"])))
+    if runner is None:
+        return True
+    cells = matrix_cells() if runner["matrix"] else [Cell(str(runner["fault"]), 0.0, 0)]
+    return bool(runner["chaos"]) and any("F1" in c.faults for c in cells)
 
 
 def launch_parameters(spec: NodeSpec) -> dict[str, Any]:
@@ -280,9 +283,9 @@ def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
     """The contact threshold of the monitors the bridge screens for (the lowest, if several),
     taken from their own parameters: the bridge's screen must flag whatever theirs does. None when
     it screens for none; an external monitor is not screened (its threshold is not known here)."""
+    params = validate_params(bridge.executable, bridge.parameters, bridge.name)
     by_name = {s.name: s for s in specs}
-    screened = [by_name[n] for n in bridge.parameters.get("screened_consumers", ()) if n in by_name]
-    screened = [m for m in screened if m.name in bridge.parameters["gating_consumers"]]
+    screened = [by_name[n] for n in params.screened() if n in by_name] if isinstance(params, SimBridgeParams) else []
     if not screened:
         return None
     for m in screened:

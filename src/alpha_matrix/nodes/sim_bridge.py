@@ -48,8 +48,11 @@ class SimBridge(Node):
         self.core = DriverCore(self.world, p.reaction_latency_steps, p.max_episode_steps, p.reach_tolerance)
         self.gate = LookaheadGate(p.gating_consumers, p.reaction_latency_steps, p.gate_windows(), p.screened())
         self.buffer = StepBuffer(p.batch_steps, p.calm_steps())
-        screen = StepScreen(self.world.joint_names, SafetyConfig(contact_threshold=p.screen_contact_threshold))
-        self._screen = screen if self.gate.screening else None
+        self._screen = (
+            StepScreen(self.world.joint_names, SafetyConfig(contact_threshold=p.screen_contact_threshold))
+            if self.gate.screening
+            else None
+        )
         self._fault = ""  # set in a callback, raised by the loop: the lookahead guarantee is broken
         self._ready = not p.gating_consumers
         self._body_names = names_by_id(self.world.body_names)
