@@ -344,3 +344,30 @@ def test_ros2_launch_gets_every_parameter_but_the_empty_lists_it_cannot_type():
         launch_parameters(dataclasses.replace(runner, parameters={**runner.parameters, "arms": []}))
     other = dataclasses.replace(bridge, package="my_robot")  # another package's node: passed as it is
     assert launch_parameters(other) == bridge.parameters
+
+
+def test_every_wait_behind_a_decision_follows_from_the_agents_deadline():
+    from alpha_matrix.core.config import DECIDE_MARGIN_S
+
+    g = resolve_graph(
+        graph_file="graph_alerts.yaml",
+        overrides={"/**": {"agent": "openai:m"}, "agent": {"decide_timeout_s": 90.0}},
+    )
+    wait = 90.0 + DECIDE_MARGIN_S
+    assert g.node("agent").parameters["decide_timeout_s"] == 90.0
+    assert g.node("alert_guard").parameters["decide_timeout_s"] == wait  # asks the agent itself
+    assert g.node("alert_executive").parameters["agent_wait_s"] == wait  # its commands wait behind the guard
+    assert g.node("suite_runner").parameters["agent_wait_s"] == wait
+    for suite in ("proximity", "refusal", "hazards", "gauge", "ambiguity", "confidence"):
+        graph = resolve_graph(graph_file=f"graph_{suite}.yaml", overrides={"/**": {"agent": "reference"}})
+        waits = {n.name: n.parameters.get("decide_timeout_s", n.parameters.get("agent_wait_s")) for n in graph.nodes}
+        deadline = graph.node("agent").parameters["decide_timeout_s"]
+        assert {v for k, v in waits.items() if v is not None and k != "agent"} == {deadline + DECIDE_MARGIN_S}, suite
+    plain = resolve_graph(graph_file="graph_alerts.yaml")  # no agent: nothing waits on one
+    assert plain.node("alert_executive").parameters["agent_wait_s"] == 0.0
+
+
+def test_a_wait_derived_from_the_agent_is_not_set_by_hand():
+    for node, key in (("alert_guard", "decide_timeout_s"), ("suite_runner", "agent_wait_s")):
+        with pytest.raises(ConfigError, match=f"{node}.{key} follows from the agent's deadline: set agent.decide"):
+            resolve_graph(graph_file="graph_alerts.yaml", overrides={"/**": {"agent": "reference"}, node: {key: 5.0}})

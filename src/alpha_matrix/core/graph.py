@@ -15,7 +15,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from alpha_matrix.core.config import PARAM_MODELS, LLMPlannerParams, SimBridgeParams, load_yaml, validate_params
+from alpha_matrix.core.config import (
+    DECIDE_MARGIN_S,
+    PARAM_MODELS,
+    LLMPlannerParams,
+    SimBridgeParams,
+    load_yaml,
+    validate_params,
+)
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import Cell, arm_family, default_run_id, matrix_cells
 from alpha_matrix.core.planning.prompt import load_prompt
@@ -279,6 +286,21 @@ def _bridge_in_graph(spec: NodeSpec, specs: list[NodeSpec]) -> NodeSpec:
     return dataclasses.replace(spec, parameters=parameters)
 
 
+# Waits behind a decision of the agent under test: derived from its deadline, never set by hand.
+AGENT_DERIVED = ("decide_timeout_s", "agent_wait_s")
+
+
+def _agent_waits(specs: list[NodeSpec]) -> dict[str, float]:
+    """What every node waiting behind an agent's decision waits: the agent's own deadline
+    (agent.decide_timeout_s) plus a margin, so the agent's abort at its deadline always arrives
+    first. Without an agent in the graph, nothing waits on one (agent_wait_s 0)."""
+    agent = next((s for s in specs if s.executable == "agent" and s.package == PACKAGE), None)
+    if agent is None:
+        return {"agent_wait_s": 0.0}
+    wait = float(agent.parameters["decide_timeout_s"]) + DECIDE_MARGIN_S
+    return {"decide_timeout_s": wait, "agent_wait_s": wait}
+
+
 def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
     """The contact threshold of the monitors the bridge screens for (the lowest, if several),
     taken from their own parameters: the bridge's screen must flag whatever theirs does. None when
@@ -372,6 +394,10 @@ def resolve_graph(
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
         values.update(overrides.get(entry.name, {}))
+        if entry.executable != "agent" and (derived := [k for k in AGENT_DERIVED if k in values]):
+            raise ConfigError(
+                f"{entry.name}.{derived[0]} follows from the agent's deadline: set agent.decide_timeout_s instead"
+            )
         values.update({k: v for k, v in shared.items() if _takes(entry, k)})
         if entry.name in gated:
             consumers = values.get("gating_consumers") or []
@@ -422,9 +448,10 @@ def resolve_graph(
         run_id = default_run_id(runners[0].parameters["arms"] if runners else ["graph"], digest)
     recorder = next((s.name for s in specs if s.executable == "recorder"), "")
     specs = [_bridge_in_graph(s, specs) for s in specs]  # first: the consumers' acks follow from the bridges'
+    waits = _agent_waits(specs)
     final = []
     for s in specs:
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {k: v for k, v in waits.items() if k in s.parameters and s.executable != "agent"}
         if s.role == "job" and "recorder" in s.parameters:  # the graph says whether a bag backs the records
             extra["recorder"] = recorder
         if "config_hash" in s.parameters:

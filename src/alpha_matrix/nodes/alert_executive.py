@@ -2,7 +2,9 @@
 
 For each alerts scenario on suite/request: reset, plan the oracle pick-and-place from the
 settled observation, and execute it command by command through robot/move_to and
-robot/gripper -- which the graph routes through alert_guard. A refused command (typed reason
+robot/gripper -- which the graph routes through alert_guard. With an agent under test the guard
+holds each command while the agent decides: every robot wait runs from its last decision
+(``agent_wait_s``, set by the graph from agent.decide_timeout_s). A refused command (typed reason
 code) is retried after a hold of ``retry_every`` steps; a command cut by a stop is re-issued.
 After the task the robot holds until every scheduled clear has landed (last event + L). The
 guard's account and the outcome go out on suite/result.
@@ -39,7 +41,7 @@ class AlertExecutive(SuiteExecutive):
     def __init__(self) -> None:
         super().__init__("alert_executive")
         self.params = declare_params(self, AlertExecutiveParams)
-        self.robot = RobotClient(self, self.params.service_timeout_s)
+        self.robot = RobotClient(self, self.params.service_timeout_s, self.params.agent_wait_s)
         self.report_cli = self.create_client(Trigger, "alert_guard/report")
 
     def run_request(self, req: SuiteRequest) -> dict:
@@ -66,7 +68,7 @@ class AlertExecutive(SuiteExecutive):
         while step < until:  # every scheduled clear lands before the episode is judged
             last = self.robot.hold(until - step)
             step = int(last.end_step) + (last.state == CommandStatus.CANCELLED)
-        guard = call_service(self.report_cli, Trigger.Request(), p.service_timeout_s)
+        guard = call_service(self.report_cli, Trigger.Request(), p.service_timeout_s, self.robot.progress)
         if not guard.success:
             raise AlphaMatrixError(f"alert_guard report: {guard.message}")
         account = json.loads(guard.message)

@@ -11,13 +11,14 @@ may read ground truth; the detector never does) and answers on suite/result.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
 from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
 
-from alpha_matrix.core.config import PLAN_WAIT_S, ProximityExecutiveParams
+from alpha_matrix.core.config import ProximityExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
@@ -39,6 +40,7 @@ from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.robot_client import RobotClient
 from alpha_matrix.ros.services import call_service
+from alpha_matrix.ros.stop import STOP
 from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
 
 ZONE = WorldConfig().zone
@@ -50,7 +52,7 @@ class ProximityExecutive(SuiteExecutive):
     def __init__(self) -> None:
         super().__init__("proximity_executive")
         self.params = declare_params(self, ProximityExecutiveParams)
-        self.robot = RobotClient(self, self.params.service_timeout_s)
+        self.robot = RobotClient(self, self.params.service_timeout_s, self.params.agent_wait_s)
         self.human_cli = self.create_client(SetHuman, "sim/set_human")
         self.truth: ListBox[str, ProximityTruth] = ListBox()
         self.estimates: ListBox[str, ProximityEstimate] = ListBox()
@@ -103,17 +105,21 @@ class ProximityExecutive(SuiteExecutive):
             steps = [s for s in decision_steps((int(e.step) for e in estimates), p.decision_every_frames) if s <= frame]
             last = max(steps, default=-1)
             decisions = self._wait(self.decisions, req.episode_id, lambda m: any(int(d.step) >= last for d in m),
-                                   f"agent/decisions up to the frame of step {last}", PLAN_WAIT_S) if steps else []  # fmt: skip
+                                   f"agent/decisions up to the frame of step {last}") if steps else []  # fmt: skip
             result["agent"] = agent_part(decisions, gt, stopped, sc, p.agent, p.guards, p.decision_every_frames)
         return result
 
     def _wait(
         self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str, timeout: float | None = None
     ) -> list:
-        """The episode's messages once ``ready``; the last decision may still be a model's thought away."""
-        timeout = timeout or self.params.result_timeout_s
-        if (msgs := box.wait_until(ready, episode, timeout)) is None:
-            raise AlphaMatrixError(f"{what} did not arrive within {timeout:.0f} s")
+        """The episode's messages once ``ready``; the last decision may still be a model's thought
+        away (with an agent, the wait runs from its last decision: ros/agent_progress.py)."""
+        timeout, start = timeout or self.params.result_timeout_s, time.monotonic()
+        progress = self.robot.progress
+        while (msgs := box.wait_until(ready, episode, 1.0)) is None:
+            end = progress.deadline(start, timeout) if progress else start + timeout
+            if time.monotonic() >= end or STOP.signal is not None:
+                raise AlphaMatrixError(f"{what} did not arrive within {time.monotonic() - start:.0f} s")
         return msgs
 
 

@@ -3,8 +3,9 @@
 For each scenario of the file not yet in the run directory: publish it on suite/request (the
 suite's executive and helper nodes pick it up), wait for suite/result, append one record
 (core/suites/records.SuiteStore: append-only, idempotent, resumable), print one progress line.
-A scenario in which the agent under test got no answer at all (an infrastructure abort: the
-model server down, timeouts, 429/5xx beyond the retries) is not recorded: the run goes on, exits
+A scenario the graph could not run (an executive's error: its result says why) or in which the
+agent under test got no answer at all (an infrastructure abort: the model server down, the
+decision's deadline passed, 429/5xx beyond the retries) is not recorded: the run goes on, exits
 1 naming it, and the same command runs it again (its attempt stays in the bag, for the audit).
 Every request carries the suite's context (core/suites/context.py, computed by the CLI from the
 resolved graph): the bag then holds what its audit needs. Exits 0 when every scenario is recorded.
@@ -32,6 +33,7 @@ from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import context_json, parse_context
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
+from alpha_matrix.ros.agent_progress import AgentProgress
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
@@ -57,15 +59,20 @@ class SuiteRunner(Node):
         self.request_pub = self.create_publisher(SuiteRequest, "suite/request", EVENTS)
         self.create_subscription(SuiteResult, "suite/result", self.results.put, EVENTS)
         self.recorder = RecorderLink(self, self.params.recorder, self.params.scenario_timeout_s)
+        self.progress = AgentProgress(self, self.params.agent_wait_s)
 
     def _wait_result(self, eid: str) -> SuiteResult:
-        deadline = time.monotonic() + self.params.scenario_timeout_s
+        """The scenario's result; given up after scenario_timeout_s without it (counted from the
+        agent's last decision, plus its deadline, when an agent is in the graph)."""
+        start = time.monotonic()
         while rclpy.ok():
+            deadline = self.progress.deadline(start, self.params.scenario_timeout_s)
             try:
                 res = self.results.get(timeout=max(0.0, min(0.5, deadline - time.monotonic())))
             except queue.Empty:
                 if time.monotonic() > deadline:
-                    raise AlphaMatrixError(f"{eid}: no result within {self.params.scenario_timeout_s:.0f} s") from None
+                    waited = time.monotonic() - start
+                    raise AlphaMatrixError(f"{eid}: no result within {waited:.0f} s") from None
                 continue
             if res.episode_id == eid:
                 return res
@@ -75,7 +82,8 @@ class SuiteRunner(Node):
         p, total = self.params, len(self.scenarios)
         # The executive subscribes late at start-up; transient-local requests still reach it.
         self.recorder.wait_ready()
-        held: list[str] = []
+        held: list[str] = []  # infrastructure aborts
+        not_run: list[str] = []  # the graph gave no result (an executive's error)
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):
             if not in_share(index, p.shard_index, p.shard_count):  # another share's (--shard K/N)
                 continue
@@ -110,6 +118,10 @@ class SuiteRunner(Node):
                 timing=SuiteTiming(started_at=started, wall_s=round(wall, 3)),
             )
             self.recorder.committed(eid)  # the bag holds the scenario: now the record
+            if not record.ok:  # no result to record: the attempt stays in the bag, the scenario is re-run
+                not_run.append(name)
+                print(f"[{index + 1}/{total}] {name}: NOT RUN: {record.message} ({wall:.1f} s)", flush=True)
+                continue
             if aborts := infrastructure_aborts(record.result):
                 held.append(name)
                 print(
@@ -121,11 +133,8 @@ class SuiteRunner(Node):
             self.store.append(record)
             print(f"[{index + 1}/{total}] {name}: {self._line(record)} ({wall:.1f} s)", flush=True)
         self._delivered()
-        if held:
-            raise AlphaMatrixError(
-                f"{len(held)} scenario(s) not recorded after infrastructure aborts ({', '.join(held[:5])}"
-                f"{f' and {len(held) - 5} more' if len(held) > 5 else ''}): run the same command again to re-run them"
-            )
+        if failed := _unrecorded(not_run, "not run") + _unrecorded(held, "not recorded after infrastructure aborts"):
+            raise AlphaMatrixError(f"{'; '.join(failed)}: run the same command again to re-run them")
 
     def _delivered(self) -> None:
         """Transient-local history dies with this process: before it exits, the recorder must have
@@ -144,9 +153,15 @@ class SuiteRunner(Node):
 
     @staticmethod
     def _line(r: SuiteRecord) -> str:
-        if not r.ok:
-            return f"NOT RUN: {r.message}"
         return registry.progress_line(r.suite, r.result)
+
+
+def _unrecorded(names: list[str], why: str) -> list[str]:
+    """One clause naming the scenarios (the first five), or none."""
+    if not names:
+        return []
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return [f"{len(names)} scenario(s) {why} ({', '.join(names[:5])}{more})"]
 
 
 def main(args: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ the one spinning the node (``spin_behind``)."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from alpha_matrix_interfaces.msg import CommandStatus
@@ -14,6 +15,7 @@ from rclpy.node import Node
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, SkillState, infer_holding
+from alpha_matrix.ros.agent_progress import AgentProgress
 from alpha_matrix.ros.convert import point, poses_of, vec3
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.services import call_service, handshake
@@ -22,8 +24,12 @@ TERMINAL = (CommandStatus.DONE, CommandStatus.CANCELLED)
 
 
 class RobotClient:
-    def __init__(self, node: Node, timeout_s: float) -> None:
+    """``agent_wait_s`` > 0: the robot may be held while the agent under test decides (a guard or
+    link between them); every wait then runs from the agent's last decision (ros/agent_progress.py)."""
+
+    def __init__(self, node: Node, timeout_s: float, agent_wait_s: float = 0.0) -> None:
         self.node, self.timeout = node, timeout_s
+        self.progress = AgentProgress(node, agent_wait_s) if agent_wait_s > 0 else None
         self.reset_cli = node.create_client(Reset, "robot/reset")
         self.move_cli = node.create_client(MoveTo, "robot/move_to")
         self.grip_cli = node.create_client(Gripper, "robot/gripper")
@@ -41,10 +47,16 @@ class RobotClient:
                 self._cond.notify_all()
 
     def wait(self, command_id: int) -> CommandStatus:
-        key = (self.episode, command_id)
+        key, start = (self.episode, command_id), time.monotonic()
         with self._cond:
-            if not self._cond.wait_for(lambda: key in self._status, timeout=self.timeout):
-                raise AlphaMatrixError(f"command {command_id} did not finish within {self.timeout:.0f} s")
+            while key not in self._status:
+                left = (self.progress.deadline(start, self.timeout) if self.progress else start + self.timeout) - (
+                    time.monotonic()
+                )
+                if left <= 0:
+                    waited = time.monotonic() - start
+                    raise AlphaMatrixError(f"command {command_id} did not finish within {waited:.0f} s")
+                self._cond.wait(min(left, 1.0))
             return self._status.pop(key)
 
     def handshake(self) -> None:
@@ -63,10 +75,12 @@ class RobotClient:
 
     def send(self, cmd: Command):  # noqa: ANN201 - MoveTo or Gripper response
         """Queue one motion command; the reply (accepted, command_id, message, reason_code)."""
-        return call_service(*command_call(cmd, self.move_cli, self.grip_cli, self.hold_cli), self.timeout)
+        return call_service(
+            *command_call(cmd, self.move_cli, self.grip_cli, self.hold_cli), self.timeout, self.progress
+        )
 
     def hold(self, steps: int) -> CommandStatus:
-        reply = call_service(self.hold_cli, Hold.Request(steps=steps), self.timeout)
+        reply = call_service(self.hold_cli, Hold.Request(steps=steps), self.timeout, self.progress)
         if not reply.accepted:
             raise AlphaMatrixError(f"hold refused: {reply.message}")
         return self.wait(reply.command_id)

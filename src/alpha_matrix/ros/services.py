@@ -12,6 +12,9 @@ from rclpy.node import Node
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.ros.stop import STOP, STOP_POLL_S
 
+SERVER_CHECK_S = 1.0  # how often a waiting call looks whether its server is still there
+SERVER_GONE_S = 3.0  # gone this long: its reply will not come
+
 
 def _stopping(client: Any) -> bool:
     """This process got its stop signal, or the client's context is shut down (no reply can come)."""
@@ -57,10 +60,11 @@ def service_view(client: Any) -> str:
     return view
 
 
-def call_service(client: Any, request: Any, timeout_s: float) -> Any:
-    """Blocking service call for threads other than the one spinning the client's node."""
+def call_service(client: Any, request: Any, timeout_s: float, progress: Any = None) -> Any:
+    """Blocking service call for threads other than the one spinning the client's node.
+    ``progress`` (ros/agent_progress.AgentProgress): the reply may sit behind the agent's decisions."""
     await_service(client, timeout_s)
-    return wait_reply(client, client.call_async(request), timeout_s)
+    return wait_reply(client, client.call_async(request), timeout_s, progress)
 
 
 def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.0) -> Any:
@@ -87,21 +91,36 @@ def handshake(client: Any, request: Any, timeout_s: float, attempt_s: float = 2.
             raise AlphaMatrixError(f"no reply from {client.srv_name} to {sent} handshakes within {timeout_s:.0f} s")
 
 
-def wait_reply(client: Any, future: Any, timeout_s: float) -> Any:
-    """The reply, or AlphaMatrixError at the timeout or once this process is stopping.
+def wait_reply(client: Any, future: Any, timeout_s: float, progress: Any = None) -> Any:
+    """The reply, or AlphaMatrixError at the timeout, once this process is stopping, or once the
+    server has been gone for ``SERVER_GONE_S`` (a long wait still finds a dead server in seconds).
 
     A stop signal reaches every node of a graph at once (``ros2 launch`` sends them together): the
     server may be gone for good, and a callback that waited out its timeout for it kept a proxy
-    node deaf to SIGINT and SIGTERM until the launch killed it (chaos, seen in CI).
+    node deaf to SIGINT and SIGTERM until the launch killed it (chaos, seen in CI). With
+    ``progress`` the timeout runs from the agent's last decision, plus its deadline.
     """
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
-    deadline = time.monotonic() + timeout_s
-    while not done.wait(max(0.0, min(STOP_POLL_S, deadline - time.monotonic()))):
+    start = time.monotonic()
+
+    def deadline() -> float:
+        return start + timeout_s if progress is None else progress.deadline(start, timeout_s)
+
+    gone_since: float | None = None
+    next_check = start + SERVER_CHECK_S
+    while not done.wait(max(0.0, min(STOP_POLL_S, deadline() - time.monotonic()))):
+        now = time.monotonic()
         if _stopping(client):
             raise AlphaMatrixError(f"stopping: the reply of {client.srv_name} is no longer awaited")
-        if time.monotonic() >= deadline:
-            raise AlphaMatrixError(f"no reply from {client.srv_name} within {timeout_s:.0f} s")
+        if now >= deadline():
+            waited = f"{now - start:.0f} s" + (" (the agent's last decision included)" if progress else "")
+            raise AlphaMatrixError(f"no reply from {client.srv_name} within {waited}")
+        if now >= next_check:
+            next_check = now + SERVER_CHECK_S
+            gone_since = None if client.service_is_ready() else (gone_since or now)
+            if gone_since is not None and now - gone_since >= SERVER_GONE_S:
+                raise AlphaMatrixError(f"{client.srv_name}: its server went away while its reply was awaited")
     return future.result()
 
 

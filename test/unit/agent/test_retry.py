@@ -37,7 +37,7 @@ def fake() -> FakeTime:
 def _get(url: str, fake: FakeTime, policy: RetryPolicy | None = None, timeout_s: float = 5.0, **kw):
     with httpx.Client(timeout=timeout_s) as client:
         return exchange(
-            lambda: client.get(url),
+            lambda _left: client.get(url),
             lambda payload: payload["answer"],
             what="double: /x",
             policy=policy or RetryPolicy(),

@@ -21,6 +21,7 @@ from alpha_matrix.core.agent.protocol import (
     InfrastructureAbort,
     Observation,
 )
+from alpha_matrix.core.agent.retry import RetryPolicy
 from alpha_matrix.core.agent.spec import AgentSpec
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.lazy import load
@@ -89,11 +90,13 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
     options: dict[str, Any] = {}
     if spec.backend == "llamacpp":
         options = {"model_path": params.gguf_path, "n_threads": params.n_threads, "n_ctx": params.n_ctx}
-    elif spec.backend == "ollama":
-        options = {"model": spec.model, "host": params.ollama_host or None, "timeout_s": params.timeout_s}
-    elif spec.backend == "openai":
-        options = {"model": spec.model, "base_url": params.openai_base_url,
-                   "api_key_env": params.openai_api_key_env, "timeout_s": params.timeout_s}  # fmt: skip
+    elif spec.backend in ("ollama", "openai"):
+        options = {"model": spec.model, "timeout_s": params.timeout_s, "max_tokens": params.max_tokens,
+                   "extra_body": params.extra_body, "policy": RetryPolicy(deadline_s=params.decide_timeout_s)}  # fmt: skip
+        if spec.backend == "ollama":
+            options["host"] = params.ollama_host or None
+        else:
+            options.update(base_url=params.openai_base_url, api_key_env=params.openai_api_key_env)
     elif spec.backend == "always":
         options = {"tool": spec.model}
     elif spec.backend in ("always_execute", "always_ask"):

@@ -8,6 +8,8 @@ a tool offered twice, or a tool schema that is not a JSON schema).
 
 Rules, in order:
 
+0. An answer the server cut at the completion cap (finish_reason "length") is ``truncated``,
+   whatever it holds so far: it is not the model's whole answer.
 1. Native tool calls win over text (APIs often send both; the text is then commentary).
    Exactly one is allowed: several calls in one answer are ``bad_arguments`` (the bench asks
    for one action per decision point, and picking one would act on a choice the model never
@@ -224,6 +226,10 @@ def decide(tools: Iterable[Tool], raw: RawAnswer) -> Decision:
     """The one Decision the raw answer amounts to, judged against the offered tools."""
     by_name = offered(tools)
     try:
+        if raw.truncated:  # whatever came before the cap is not the model's whole answer
+            cap = f"max_tokens={raw.max_tokens}" if raw.max_tokens else "the server's completion cap"
+            raise _Invalid("truncated", f"the answer was cut at {cap} ({len(raw.text)} characters, "
+                           f"{len(raw.tool_calls)} tool call(s) so far); raise agent.max_tokens or ask for less")  # fmt: skip
         if raw.tool_calls:
             result: ToolCall | str = _native(by_name, raw.tool_calls)
         elif not raw.text.strip():

@@ -15,7 +15,7 @@ from typing import Any
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
 from alpha_matrix.core.agent.retry import ModelNotFoundError, RetryPolicy, exchange
-from alpha_matrix.core.agent.served import ServedAgent, ServedReply, count, function_tools
+from alpha_matrix.core.agent.served import ServedAgent, ServedReply, attempt_timeout, count, function_tools
 from alpha_matrix.core.planning.llm import DEFAULT_OLLAMA_HOST
 
 
@@ -55,6 +55,7 @@ def decode_chat(payload: Any) -> ServedReply:
         # Ollama omits prompt_eval_count when the whole prompt came from its cache.
         prompt_tokens=count(payload.get("prompt_eval_count")),
         completion_tokens=count(payload.get("eval_count")),
+        truncated=payload.get("done_reason") == "length",
     )
 
 
@@ -71,8 +72,10 @@ class OllamaAgent(ServedAgent):
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
+        max_tokens: int = 0,
+        extra_body: str = "",
     ) -> None:
-        super().__init__(model, timeout_s, policy, sleep, clock)
+        super().__init__(model, timeout_s, policy, sleep, clock, max_tokens, extra_body)
         self.host = ollama_host(host)
         self._digest: str | None = None
 
@@ -84,7 +87,7 @@ class OllamaAgent(ServedAgent):
         InfrastructureAbort when Ollama does not answer; ModelNotFoundError when the model is not there."""
         if self._digest is None:
             got = exchange(
-                lambda: self._client.get(f"{self.host}/api/tags"),
+                lambda left: self._client.get(f"{self.host}/api/tags", timeout=attempt_timeout(self.timeout_s, left)),
                 lambda payload: [
                     (m.get("model") or m.get("name") or "", m.get("digest") or "") for m in payload["models"]
                 ],
@@ -113,14 +116,18 @@ class OllamaAgent(ServedAgent):
             "messages": messages,
             "tools": function_tools(obs.tools),
             "stream": False,
-            "options": {"temperature": 0, "seed": int(seed)},
+            # Ollama's server-specific settings are options (num_ctx, think, ...): extra_body goes there.
+            "options": {**self.extra, "temperature": 0, "seed": int(seed)}
+            | ({"num_predict": self.max_tokens} if self.max_tokens else {}),
         }
 
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
         digest = self.digest()
         body = self.request(obs, prompt, seed)
         got = exchange(
-            lambda: self._client.post(f"{self.host}/api/chat", json=body),
+            lambda left: self._client.post(
+                f"{self.host}/api/chat", json=body, timeout=attempt_timeout(self.timeout_s, left)
+            ),
             decode_chat,
             what=f"Ollama at {self.host}: /api/chat",
             policy=self.policy,

@@ -20,7 +20,7 @@ import httpx
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
 from alpha_matrix.core.agent.retry import Exchanged, RetryPolicy, exchange
-from alpha_matrix.core.agent.served import ServedAgent, ServedReply, count, function_tools
+from alpha_matrix.core.agent.served import ServedAgent, ServedReply, attempt_timeout, count, function_tools
 from alpha_matrix.core.errors import ConfigError
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -62,7 +62,8 @@ def _tool_call(entry: Any) -> RawToolCall:
 
 def decode_completion(payload: Any) -> ServedReply:
     """A chat-completions answer (first choice); a body of another shape raises (no answer)."""
-    message = payload["choices"][0]["message"]
+    choice = payload["choices"][0]
+    message = choice["message"]
     if not isinstance(message, dict):
         raise TypeError("choices[0].message is not an object")
     usage = payload.get("usage") or {}
@@ -75,6 +76,7 @@ def decode_completion(payload: Any) -> ServedReply:
         digest=fingerprint if isinstance(fingerprint, str) else "",
         prompt_tokens=count(usage.get("prompt_tokens") if isinstance(usage, dict) else None),
         completion_tokens=count(usage.get("completion_tokens") if isinstance(usage, dict) else None),
+        truncated=isinstance(choice, dict) and choice.get("finish_reason") == "length",
     )
 
 
@@ -107,10 +109,14 @@ class ChatCompletions:
     def redact(self, text: str) -> str:
         return text.replace(self.__key, REDACTED) if self.__key else text
 
-    def post(self, body: dict[str, Any], model: str) -> Exchanged[ServedReply]:
+    def post(self, body: dict[str, Any], model: str, timeout_s: float | None = None) -> Exchanged[ServedReply]:
+        """POST ``body``; ``timeout_s`` (per attempt) is cut to what is left of the policy's deadline."""
         headers = {"Authorization": f"Bearer {self.__key}"} if self.__key else {}
+        per_attempt = self._client.timeout.read if timeout_s is None else timeout_s
         return exchange(
-            lambda: self._client.post(self.url, json=body, headers=headers),
+            lambda left: self._client.post(
+                self.url, json=body, headers=headers, timeout=attempt_timeout(per_attempt or 600.0, left)
+            ),
             decode_completion,
             what=f"OpenAI-compatible server at {self.base_url}: /chat/completions",
             policy=self.policy,
@@ -136,13 +142,9 @@ class OpenAIAgent(ServedAgent):
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
+        extra_body: str = "",
     ) -> None:
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
-            raise ConfigError(
-                f"openai agent: max_tokens must be an integer >= 0 (0 = server default), got {max_tokens!r}"
-            )
-        super().__init__(model, timeout_s, policy, sleep, clock)
-        self.max_tokens = max_tokens
+        super().__init__(model, timeout_s, policy, sleep, clock, max_tokens, extra_body)
         try:
             self.endpoint = ChatCompletions(
                 base_url, api_key_env, self._client, self.policy, self.sleep, self.clock, "openai agent"
@@ -164,6 +166,7 @@ class OpenAIAgent(ServedAgent):
             {"role": "user", "content": content}
         ]
         body: dict[str, Any] = {
+            **self.extra,  # server-specific settings first: the project's own keys are never among them
             "model": self.model,
             "messages": messages,
             "tools": function_tools(obs.tools),
@@ -176,4 +179,5 @@ class OpenAIAgent(ServedAgent):
         return body
 
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
-        return self._answer(self.endpoint.post(self.request(obs, prompt, seed), self.model), prompt, seed)
+        got = self.endpoint.post(self.request(obs, prompt, seed), self.model, self.timeout_s)
+        return self._answer(got, prompt, seed)

@@ -60,7 +60,7 @@ class ToolCall(_Strict):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-InvalidKind = Literal["no_json", "unknown_tool", "bad_arguments", "no_decision"]
+InvalidKind = Literal["no_json", "unknown_tool", "bad_arguments", "no_decision", "truncated"]
 
 
 class AgentProvenance(_Strict):
@@ -130,6 +130,8 @@ class RawAnswer(_Strict):
     tool_calls: tuple[RawToolCall, ...] = ()
     provenance: AgentProvenance
     attempts: tuple[AttemptRecord, ...] = ()
+    truncated: bool = False  # the server stopped at the completion cap: not a whole answer
+    max_tokens: int = 0  # the cap that was sent (0 = the server's default)
 
 
 class InfrastructureAbort(AlphaMatrixError):

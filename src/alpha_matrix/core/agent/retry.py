@@ -4,7 +4,9 @@ A live backend can fail to answer for reasons that say nothing about the model: 
 down (refused), slow (timeout), rate limited (429) or broken (5xx), or the connection dropped
 (transport). Those attempts are retried with capped exponential backoff (``Retry-After`` is
 honoured, capped too) and, when the attempts run out, raise ``InfrastructureAbort`` carrying
-every attempt: counted apart from the model's failures and re-run on resume. An HTTP answer
+every attempt: counted apart from the model's failures and re-run on resume. So does an
+exchange that outlives its deadline (``RetryPolicy.deadline_s``: one decision's whole budget, the
+agent's ``decide_timeout_s``): each attempt gets at most what is left of it. An HTTP answer
 that retrying cannot change (400, 401, 404, a 200 whose body is not the API's shape) is a
 one-line ``BackendError`` at once: a configuration problem that stops the run.
 
@@ -55,6 +57,7 @@ class RetryPolicy:
     backoff_factor: float = 2.0
     max_backoff_s: float = 8.0
     max_retry_after_s: float = 30.0
+    deadline_s: float | None = None  # the whole exchange, waits included (agent.decide_timeout_s); None = unbounded
 
     def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
@@ -63,6 +66,10 @@ class RetryPolicy:
             value = getattr(self, key)
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
                 raise ConfigError(f"retry policy: {key} must be a finite number >= 0, got {value!r}")
+        if self.deadline_s is not None and not (
+            isinstance(self.deadline_s, int | float) and math.isfinite(self.deadline_s) and self.deadline_s > 0
+        ):
+            raise ConfigError(f"retry policy: deadline_s must be a finite number > 0, got {self.deadline_s!r}")
         if not (math.isfinite(self.backoff_factor) and self.backoff_factor >= 1):
             raise ConfigError(f"retry policy: backoff_factor must be >= 1, got {self.backoff_factor!r}")
 
@@ -159,7 +166,7 @@ def error_text(response: httpx.Response) -> str:
 
 
 def exchange(
-    send: Callable[[], httpx.Response],
+    send: Callable[[float | None], httpx.Response],
     decode: Callable[[Any], T],
     *,
     what: str,
@@ -169,9 +176,11 @@ def exchange(
     not_found: str = "",
     redact: Callable[[str], str] = lambda s: s,
 ) -> Exchanged[T]:
-    """Send until an answer decodes, a non-retryable answer comes, or the attempts run out.
+    """Send until an answer decodes, a non-retryable answer comes, or the attempts or the
+    policy's deadline run out.
 
-    ``send`` makes one request; ``decode`` turns the JSON body of a 2xx into the value and
+    ``send(left)`` makes one request, bounded by ``left`` seconds (what remains of the deadline;
+    None without one); ``decode`` turns the JSON body of a 2xx into the value and
     raises ValueError/KeyError/TypeError when it is not the API's shape. ``what`` names the
     server and endpoint in messages; ``not_found`` opens the message of a 404 (a ModelNotFoundError);
     ``redact`` scrubs every detail and message (a secret never reaches a record).
@@ -193,12 +202,16 @@ def exchange(
         )
 
     start = clock()
+
+    def left() -> float | None:
+        return None if policy.deadline_s is None else policy.deadline_s - (clock() - start)
+
     for n in range(1, policy.max_attempts + 1):
         t0 = clock()
         retry_after: float | None = None
         status = 0
         try:
-            response = send()
+            response = send(left())
         except httpx.TransportError as err:
             outcome = classify_error(err)
             detail = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
@@ -226,10 +239,19 @@ def exchange(
                 message = f"{redact(not_found)} ({attempts[-1].detail})"
                 raise ModelNotFoundError(one_line(message, 240), status, tuple(attempts))
             raise BackendError(f"{what}: {one_line(attempts[-1].detail, 160)}", status, tuple(attempts))
+        remaining = left()
+        if remaining is not None and (remaining <= 0 or outcome == "timeout" and remaining < 1.0):
+            break  # the decision's deadline has passed: no attempt would be answered within it
         if n < policy.max_attempts:
-            sleep(policy.delay(n, retry_after))
+            wait = policy.delay(n, retry_after)
+            if remaining is not None and wait >= remaining:
+                break  # the next attempt would start after the deadline
+            sleep(wait)
     tally = ", ".join(a.outcome + (f" {a.status}" if a.status else "") for a in attempts)
+    why = f"no answer after {len(attempts)} attempts"
+    if policy.deadline_s is not None and (len(attempts) < policy.max_attempts or (left() or 0.0) <= 0):
+        why = f"no answer within the deadline of {policy.deadline_s:.0f} s ({len(attempts)} attempts)"
     raise InfrastructureAbort(
-        f"{what}: no answer after {len(attempts)} attempts ({tally}); last: {one_line(attempts[-1].detail, 120)}",
+        f"{what}: {why} ({tally}); last: {one_line(attempts[-1].detail, 120)}",
         tuple(attempts),
     )

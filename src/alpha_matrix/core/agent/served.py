@@ -30,6 +30,7 @@ class ServedReply:
     digest: str
     prompt_tokens: int
     completion_tokens: int
+    truncated: bool = False  # the server stopped at the completion cap (finish_reason / done_reason "length")
 
 
 def function_tools(tools: tuple[Tool, ...]) -> list[dict[str, Any]]:
@@ -38,6 +39,39 @@ def function_tools(tools: tuple[Tool, ...]) -> list[dict[str, Any]]:
         {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
         for t in tools
     ]
+
+
+# What the project sets in every request body: extra_body may not change these (the record's own terms).
+RESERVED_KEYS = frozenset(
+    {"model", "messages", "tools", "tool_choice", "temperature", "seed", "max_tokens", "stream", "num_predict",
+     "options", "format", "response_format"}
+)  # fmt: skip
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_extra_body(text: str) -> dict[str, Any]:
+    """``agent.extra_body``: a JSON object of server-specific settings ({} when empty). Keys the
+    project sets itself are refused (a record's seed, temperature and cap must mean what they say)."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except ValueError as err:
+        raise ConfigError(f"extra_body is not JSON ({' '.join(str(err).split())[:120]})") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"extra_body must be a JSON object, got a {type(value).__name__}")
+    if taken := sorted(RESERVED_KEYS & set(value)):
+        raise ConfigError(f"extra_body: {', '.join(taken)} set by alpha_matrix itself (use its own parameter)")
+    return value
+
+
+def attempt_timeout(timeout_s: float, remaining_s: float | None) -> httpx.Timeout:
+    """One attempt's timeout: the configured one, or what is left of the decision's deadline."""
+    t = float(timeout_s) if remaining_s is None else max(0.001, min(float(timeout_s), remaining_s))
+    return httpx.Timeout(t, connect=min(t, CONNECT_TIMEOUT_S))
 
 
 def as_json(value: Any) -> str:
@@ -63,11 +97,19 @@ class ServedAgent:
         policy: RetryPolicy | None,
         sleep: Callable[[float], None] | None,
         clock: Callable[[], float] | None,
+        max_tokens: int = 0,
+        extra_body: str = "",
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ConfigError(f"{self.name} agent: model name is empty")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+            raise ConfigError(
+                f"{self.name} agent: max_tokens must be an integer >= 0 (0 = server default), got {max_tokens!r}"
+            )
         self.model = model
         self.timeout_s = float(timeout_s)
+        self.max_tokens = max_tokens
+        self.extra = parse_extra_body(extra_body)
         self.policy = policy or RetryPolicy()
         self.sleep = sleep or time.sleep
         self.clock = clock or time.perf_counter
@@ -87,6 +129,8 @@ class ServedAgent:
         return RawAnswer(
             text=reply.text,
             tool_calls=reply.tool_calls,
+            truncated=reply.truncated,
+            max_tokens=self.max_tokens,
             provenance=AgentProvenance(
                 backend=self.name,
                 model=reply.model or self.model,

@@ -100,7 +100,9 @@ class OllamaBackend:
 
     name = "ollama"
 
-    def __init__(self, host: str | None = None, model: str = DEFAULT_OLLAMA_MODEL, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, host: str | None = None, model: str = DEFAULT_OLLAMA_MODEL, timeout_s: float = 60.0, max_tokens: int = 0
+    ) -> None:
         try:
             import httpx
             import ollama
@@ -113,6 +115,7 @@ class OllamaBackend:
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
         self.model = model
         self.timeout_s = float(timeout_s)
+        self.max_tokens = int(max_tokens)  # num_predict; 0 = Ollama's default
         self._ollama = ollama
         self._httpx = httpx
         self._client = ollama.Client(host=self.host, timeout=self.timeout_s)
@@ -172,7 +175,8 @@ class OllamaBackend:
                 model=self.model,
                 messages=messages,
                 format=schema,
-                options={"temperature": 0, "seed": int(seed)},
+                options={"temperature": 0, "seed": int(seed)}
+                | ({"num_predict": self.max_tokens} if self.max_tokens else {}),
                 stream=False,
             ),
         )

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
+from alpha_matrix.core.agent.retry import RetryPolicy
 from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import MODEL_NAME
@@ -64,7 +65,10 @@ def build_backend(params: LLMPlannerParams, model: str = "", name: str = "") -> 
         )
     if name == "ollama":
         backend = OllamaBackend(
-            host=params.ollama_host or None, model=model or params.ollama_model, timeout_s=params.timeout_s
+            host=params.ollama_host or None,
+            model=model or params.ollama_model,
+            timeout_s=params.timeout_s,
+            max_tokens=params.max_tokens,
         )
         backend.digest()  # reachable and pulled, or a one-line error before the first episode
         return backend
@@ -84,6 +88,8 @@ def build_backend(params: LLMPlannerParams, model: str = "", name: str = "") -> 
             api_key_env=params.openai_api_key_env,
             timeout_s=params.timeout_s,
             response_format=params.openai_response_format,
+            max_tokens=params.max_tokens,
+            policy=RetryPolicy(deadline_s=params.timeout_s),  # one generation, retries included, within timeout_s
         )
     if not params.replay_from:
         raise ConfigError("llm_planner: backend replay needs replay_from (a run directory or a bag)")

@@ -57,6 +57,7 @@ class OpenAIBackend:
         api_key_env: str = DEFAULT_API_KEY_ENV,
         timeout_s: float = 120.0,
         response_format: str = "json_schema",
+        max_tokens: int = 0,
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
@@ -67,7 +68,11 @@ class OpenAIBackend:
             raise ConfigError(
                 f"openai backend: response_format must be one of {', '.join(RESPONSE_FORMATS)}, got {response_format!r}"
             )
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+            raise ConfigError(f"openai backend: max_tokens must be an integer >= 0, got {max_tokens!r}")
         self.model = model
+        self.max_tokens = max_tokens
+        self.timeout_s = float(timeout_s)
         self.response_format = response_format
         self._client = http_client(timeout_s, "openai backend")
         try:
@@ -98,8 +103,10 @@ class OpenAIBackend:
         fmt = response_format(self.response_format, schema)
         if fmt is not None:
             body["response_format"] = fmt
+        if self.max_tokens:
+            body["max_tokens"] = self.max_tokens
         try:
-            got = self.endpoint.post(body, self.model)
+            got = self.endpoint.post(body, self.model, self.timeout_s)
         except InfrastructureAbort as err:
             raise LLMInfrastructureAbort(str(err), err.attempts) from None
         except ModelNotFoundError as err:

@@ -112,6 +112,8 @@ def compare_records(ep_id: str, result: Any, records: dict[str, Any], run_dir: P
     if rec is None:
         if result is not None and result.ok and (n := infrastructure_aborts(json.loads(result.result_json))):
             return [f"not recorded: {n} decision(s) got no answer (infrastructure abort; the run re-runs it)"]
+        if result is not None and not result.ok:
+            return [f"not recorded: not run ({' '.join(str(result.message).split())[:160]}; the run re-runs it)"]
         return [f"no JSONL record in {run_dir}"]
     if result is None:
         return []
