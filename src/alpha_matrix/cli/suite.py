@@ -21,6 +21,7 @@ from alpha_matrix.cli.common import (
     add_external,
     add_scale_options,
     check_environment,
+    check_set_names,
     config_dir_problem,
     external_nodes,
     first_domain,
@@ -31,6 +32,7 @@ from alpha_matrix.cli.common import (
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.matrix.run_options import parse_shard
+from alpha_matrix.core.names import RULE as RUN_ID_RULE
 from alpha_matrix.core.names import name_part
 from alpha_matrix.core.suites import registry
 
@@ -131,6 +133,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
+    check_set_names(list(args.set), config, f"graph_{args.suite}.yaml")
     overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
     _agent_overrides(args, overrides)
     probe = getattr(args, "probe", None)  # a Namespace built elsewhere may lack it
@@ -146,9 +149,17 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
         args.suite, resolve_graph(config, overrides, graph_file=graph_file, external=external), config, overrides
     )
     graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
-    registry.scenario_requests(
-        args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
-    )
+    try:
+        registry.scenario_requests(
+            args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
+        )
+    except ConfigError:
+        if (other := _suite_of_file(args.suite, scenarios)) is None:
+            raise
+        raise ConfigError(
+            f"{scenarios}: a scenario file of the {other} suite, not of {args.suite} "
+            f"(alpha-matrix suite {other} --scenarios {scenarios})"
+        ) from None
     ctx = registry.graph_context(args.suite, graph)
     runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
@@ -168,6 +179,19 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     overrides.setdefault("recorder", {})["run_id"] = run_id
     graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
     return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
+
+
+def _suite_of_file(suite: str, scenarios: Path) -> str | None:
+    """The other suite whose loader takes this scenario file (a file given to the wrong suite), or None."""
+    for other in registry.SUITE_NAMES:
+        if other == suite:
+            continue
+        try:
+            registry.scenario_requests(other, scenarios, None)
+        except Exception:  # noqa: BLE001 - any failure: not that suite's file either
+            continue
+        return other
+    return None
 
 
 def suite_launch_graph(values: dict[str, str]) -> Graph:
@@ -249,9 +273,11 @@ def _study(args: argparse.Namespace, specs: list[str]) -> int:
         )
         for spec in specs
     ]
-    for one in runs:  # every agent reachable before the first run starts
+    for one in runs:  # every agent reachable, every reused run id of this config, before the first run starts
+        graph, run_dir = suite_graph(one)
+        _same_config(graph, run_dir)
         try:
-            preflight_agent(suite_graph(one)[0])
+            preflight_agent(graph)
         except AgentUnavailable as err:
             print(f"alpha-matrix: error: {err}", file=sys.stderr)
             return 1
@@ -276,10 +302,12 @@ def _study(args: argparse.Namespace, specs: list[str]) -> int:
 
 
 def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
+    from alpha_matrix.core.run_plan import config_view, record_request
     from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graph, unmade_dirs
 
     graph, run_dir = suite_graph(args)
     check_environment()
+    _same_config(graph, run_dir)  # a reused run id with another config: before anything starts
     if _finished(args.suite, graph, run_dir):
         _summary(args.suite, graph, run_dir)
         return 0, run_dir
@@ -288,16 +316,19 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     except AgentUnavailable as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 1, run_dir
+    params = graph.node("suite_runner").parameters
+    request = (str(params.get("config_hash", "")), config_view(graph), list(_requested(args.suite, graph).values()))
     if getattr(args, "ray", None) is not None:
         from alpha_matrix.core.suites.records import SuiteStore
 
-        code = shards_on_ray(args, graph, run_dir, SuiteStore, "suite")
+        code = shards_on_ray(args, graph, run_dir, SuiteStore, "suite", request)
         if code == 0 or (run_dir / "episodes.jsonl").exists():
             code = max(code, _summary(args.suite, graph, run_dir))
         return code, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     made = unmade_dirs(graph)
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
+        record_request(run_dir, *request)  # the run's size, known from its first moment (alpha-matrix runs)
         code = run_graph(graph, graph_env(domains[0]))
         if code != 0:
             discard_unrecorded(made, run_dir)
@@ -306,6 +337,13 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
             return code, run_dir
         code = _summary(args.suite, graph, run_dir)
     return code, run_dir
+
+
+def _same_config(graph: Graph, run_dir: Path) -> None:
+    """A run directory made with another config: one line naming what differs (exit 2)."""
+    from alpha_matrix.core.run_plan import check_same_config, config_view
+
+    check_same_config(run_dir, str(graph.node("suite_runner").parameters.get("config_hash", "")), config_view(graph))
 
 
 def _finished(suite: str, graph: Graph, run_dir: Path) -> bool:
@@ -340,7 +378,8 @@ def _summary(suite: str, graph: Graph, run_dir: Path) -> int:
 
     store = SuiteStore.read_only(run_dir)
     requested = _requested(suite, graph)
-    missing = [name for name, eid in requested.items() if eid not in store]
+    recorded = {r.episode_id for r in store}
+    missing = [name for name, eid in requested.items() if eid not in recorded]
     summary = summarize_records(suite, store)
     path = run_dir / "summary.json"  # derived from the records, rewritten with the report
     path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
@@ -365,7 +404,7 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--run-id",
         default=None,
-        help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: suite, file and config hash)",
+        help=f"run directory name: {RUN_ID_RULE} (default: suite, file and config hash)",
     )
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     add_external(p)
