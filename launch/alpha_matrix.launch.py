@@ -34,7 +34,7 @@ ARGUMENTS = {
     "episodes": "number of episodes",
     "first": "index of the first episode",
     "seed": "master seed",
-    "run_id": "run and bag directory name ([A-Za-z0-9._-])",
+    "run_id": "run and bag directory name ([A-Za-z0-9._+-], starting with a letter or digit)",
     "runs_dir": "where run directories go (default runs/)",
     "bags_dir": "where bags go (default bags/)",
     "arms": "comma-separated planner arms: oracle, oracle-text, llm",

@@ -18,7 +18,7 @@ from alpha_matrix.ros.launch_nodes import graph_nodes
 ARGUMENTS = {
     "suite": "proximity, confidence or alerts",
     "scenarios": "scenario file (default: config/scenarios/<suite>.yaml)",
-    "run_id": "run and bag directory name ([A-Za-z0-9._-])",
+    "run_id": "run and bag directory name ([A-Za-z0-9._+-], starting with a letter or digit)",
     "runs_dir": "where run directories go (default runs/)",
     "bags_dir": "where bags go (default bags/)",
     "agent": "the agent under test: reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | ...",

@@ -4,13 +4,17 @@
 speaking the two Ollama API endpoints the backend uses (/api/tags, /api/chat). It is a test
 double for the *transport* (request shape, provenance, error mapping) and returns a canned
 reply; it is not a model and says nothing about planning quality.
+
+``model_server`` is the opposite: ``model_server("tools")`` / ``model_server("text")`` is a real
+``llama_cpp.server`` serving the embedded Gemma 3 270M over the OpenAI API on 127.0.0.1
+(test/model_server.py), started on first use and stopped when the session ends.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -18,6 +22,7 @@ from typing import Any
 import pytest
 
 from alpha_matrix.ros.transport import use_localhost_udp
+from model_server import ModelServer, ModelServers
 
 use_localhost_udp()  # the test process's own participants (probes) on the graphs' transport
 
@@ -115,3 +120,14 @@ def ollama_server() -> Iterator[OllamaTransportDouble]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5.0)
+
+
+@pytest.fixture(scope="session")
+def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], ModelServer]]:
+    """``model_server(form)``: the session's real OpenAI-compatible server of that form (one model
+    load per form; its log under the session's tmp dir, ``ModelServer.log``)."""
+    servers = ModelServers(tmp_path_factory.mktemp("model-server"))
+    try:
+        yield servers
+    finally:
+        servers.stop_all()

@@ -9,14 +9,14 @@ tqdm bar; in a CI log (no terminal) lines stay plain.
 
 from __future__ import annotations
 
-import ctypes
-import os
 import re
 import sys
 import threading
 from typing import IO
 
 from tqdm import tqdm
+
+from alpha_matrix.core.quiet import native_output
 
 FORMAT_ENV = "RCUTILS_CONSOLE_OUTPUT_FORMAT"
 NODE_FORMAT = "{severity} {message}"
@@ -36,24 +36,13 @@ def clean(line: str) -> str | None:
 
 def import_pybullet_quietly() -> None:
     """Import pybullet with its C banner kept out of this command's output (a one-line error stays
-    one line). The banner may wait in a C stdio buffer (a pipe): flushed while fds 1 and 2 are
-    /dev/null. Nothing else runs meanwhile (the import, in the main thread, before any node)."""
+    one line): captured around the import (core/quiet.py; the banner may wait in a C stdio buffer
+    on a pipe, flushed inside the capture). Nothing else runs meanwhile (the import, in the main
+    thread, before any node)."""
     if "pybullet" in sys.modules:
         return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved, devnull = (os.dup(1), os.dup(2)), os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
+    with native_output("import pybullet"):
         import pybullet  # noqa: F401 - the import is the point
-
-        ctypes.CDLL(None).fflush(None)
-    finally:
-        for fd, copy in zip((1, 2), saved, strict=True):
-            os.dup2(copy, fd)
-            os.close(copy)
-        os.close(devnull)
 
 
 def progress(text: str) -> tuple[int, int] | None:

@@ -141,19 +141,20 @@ def unmade_dirs(graph: Graph) -> list[Path]:
     return [d for d in graph_dirs(graph) if not d.exists()]
 
 
-def discard_unrecorded(made: Iterable[Path], run_dir: Path) -> list[Path]:
-    """After a failed run: the directories it made, removed when they hold nothing to keep (no
-    record in ``run_dir`` and no robot step in a bag: a failed start), so a failed start leaves no
-    empty bag behind. A bag of steps is evidence (an audit names what happened) and stays; so does
-    a directory that was there before (a resumed run's). Names what it removed on stderr (never
-    silently) and returns it."""
+def discard_unrecorded(made: Iterable[Path], run_dir: Path, interrupted: bool = False) -> list[Path]:
+    """After a failed or interrupted run: the directories it made, removed when they hold nothing
+    to keep (no record in ``run_dir`` and no robot step in a bag: a failed start), so a failed
+    start leaves no empty bag behind. A bag of steps is evidence (an audit names what happened)
+    and stays; so does a directory that was there before (a resumed run's). Names what it removed
+    on stderr after a failure (never silently); after a Ctrl-C (``interrupted``) the command's
+    own line says how far the run got. Returns what it removed."""
     records = run_dir / "episodes.jsonl"
     gone = [d for d in made if d.is_dir()]
     if (records.exists() and records.stat().st_size > 0) or any(holds_steps(d) for d in gone):
         return []
     for d in gone:
         shutil.rmtree(d, ignore_errors=True)
-    if gone:
+    if gone and not interrupted:
         print(
             f"alpha-matrix: removed {', '.join(map(str, gone))}: the run recorded no episode and no robot step "
             "(its error is above)",
@@ -186,7 +187,7 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
         yield ids
     finally:
         release(leases)
-        lock.release()
+        lock.discard()  # and the parent directories made for the locks (runs/, bags/) if still empty
 
 
 def require_external(domains: list[int], names: list[str], timeout_s: float = EXTERNAL_S) -> None:
@@ -229,6 +230,27 @@ def foreign_executable(spec: NodeSpec) -> str:
     return str(path)
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def held_stop_signals(hold: bool = True) -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread while a node of ours is started: the child
+    inherits the mask through exec, so a stop sent while its interpreter starts stays pending
+    until alpha_matrix.nodes installs the handler that ends a starting node quietly (exit 0) and
+    unblocks them. Python's own handler would have turned it into a KeyboardInterrupt traceback
+    from whatever module was importing, and a death by signal 2. Here a signal is only deferred
+    (the mask is this thread's, for the Popen call)."""
+    if not hold:
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def exit_text(code: int) -> str:
     """How a process ended, from its return code (negative: the signal that killed it)."""
     return f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
@@ -253,6 +275,7 @@ class Launcher:
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self._threads: list[threading.Thread] = []
         self._exits: queue.Queue[tuple[str, int]] = queue.Queue()
+        self._stopping = False  # stop() began: a node's exit from now on is the stop's, not news
         self._out_lock = threading.Lock()
         # The graph's output, kept only for a failure log ($ALPHA_MATRIX_FAILURE_DIR).
         self._failure_dir = os.environ.get(FAILURE_DIR_ENV, "")
@@ -308,15 +331,16 @@ class Launcher:
             if spec.external:  # brought up on its own: neither started nor stopped here
                 continue
             try:
-                proc = subprocess.Popen(
-                    node_command(spec, self.params_file),
-                    env=self._node_env(spec),
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                    bufsize=1,
-                    start_new_session=True,
-                )
+                with held_stop_signals(bool(spec.module)):
+                    proc = subprocess.Popen(
+                        node_command(spec, self.params_file),
+                        env=self._node_env(spec),
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        text=True,
+                        bufsize=1,
+                        start_new_session=True,
+                    )
             except OSError as err:
                 self.stop()
                 raise GraphError(f"node '{spec.name}' failed to start: {err.strerror}") from None
@@ -351,13 +375,19 @@ class Launcher:
         self._exits.put((name, proc.wait()))
 
     def wait(self) -> int:
-        """Block until a job finishes (0) or any node exits otherwise (1). Stops the graph."""
+        """Block until a job finishes (0) or any node exits otherwise (1). Stops the graph.
+
+        Once the graph is being stopped from outside (``stop()``: the user's Ctrl-C, another
+        worker's failure), the nodes' exits are that stop's: 1 (the jobs did not finish), nothing
+        said, no node reported as failed or killed."""
         roles = {n.name: n.role for n in self.graph.nodes}
         jobs = [n for n, r in roles.items() if r == "job"]
         failed: tuple[str, str] | None = None
         try:
             while True:
                 name, code = self._exits.get()
+                if self._stopping:
+                    return 1
                 if roles[name] == "job" and code == 0 and not self._done_file(name).exists():
                     self._print(f"alpha-matrix: job '{name}' was stopped before it finished; stopping the graph\n")
                     return 1
@@ -396,6 +426,7 @@ class Launcher:
         self._print(f"alpha-matrix: node '{self.tag}{name}' {what}; its last lines:\n{lines}")
 
     def stop(self) -> None:
+        self._stopping = True
         last = {n.name for n in self.graph.nodes if n.stop_last}
         self._stop([p for name, p in self.procs.items() if name not in last])
         self._stop([p for name, p in self.procs.items() if name in last])
@@ -435,7 +466,8 @@ def run_graph(graph: Graph, env: dict[str, str] | None = None) -> int:
 def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
     """Several graphs side by side (graph, env with its own ROS_DOMAIN_ID, log tag).
 
-    Returns 0 when every graph's jobs finished; the first failure stops them all.
+    Returns 0 when every graph's jobs finished; the first failure stops them all. Ctrl-C (or
+    SIGTERM) stops them all and returns 130, saying nothing: the command says how far it got.
     """
     console = Console(sys.stdout)
     launchers = [Launcher(g, env, tag=tag, console=console) for g, env, tag in runs]
@@ -459,7 +491,6 @@ def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
                     launcher.stop()
         return worst
     except KeyboardInterrupt:
-        console.write("alpha-matrix: interrupted; stopping the graph\n")
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -75,6 +75,14 @@ class Captured:
         with self._lock:
             return any(needle in line for line in self.lines)
 
+    def tracebacks(self, context: int = 12) -> str:
+        """Every Python traceback the graph printed, each with the lines after it ("" if none): a
+        node stopping (signal, teardown, a peer gone) or failing says so in one line, never so."""
+        with self._lock:
+            lines = list(self.lines)
+        hits = [i for i, line in enumerate(lines) if "Traceback" in line]
+        return "\n---\n".join("\n".join(lines[i : i + context]) for i in hits)
+
 
 class RunningGraph:
     def __init__(self, graph: Graph, domain_id: int) -> None:
@@ -124,6 +132,10 @@ def start_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[.
     yield _start
     for rg in started:
         rg.stop()
+    # Checked once every graph is stopped: no node printed a Python traceback, at teardown or
+    # before (graphs made to fail on purpose fail in one line: "<node>: error: ...").
+    for rg in started:
+        assert not (found := rg.log.tracebacks()), f"a node printed a traceback:\n{found}"
 
 
 def start_cli(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:

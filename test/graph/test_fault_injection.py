@@ -58,14 +58,18 @@ def _signal_all(launcher: Launcher, first: int, second: int | None = None) -> di
     return codes
 
 
+# What a node stopped mid-work must never print: a traceback, a callback's failure logged as fatal,
+# a log line or message sent on a context the stop already shut down, a failed flush.
+UNCLEAN = ("Traceback", "fatal:", "Failed to publish", "error while stopping")
+
+
 def _check_clean(codes: dict[str, int], log: Captured) -> None:
+    """Every node exited 0 (its own handler ran: a node killed by the signal would be negative),
+    quietly: a stop is said at debug level only (ros/lifecycle.py)."""
     assert codes and all(c == 0 for c in codes.values()), f"{codes}\n" + "\n".join(log.lines[-150:])
-    tracebacks = [line for line in log.lines if "Traceback" in line or "error while stopping" in line]
-    assert not tracebacks, "\n".join(log.lines[-80:])
-    # "stopped by SIGINT" - or "stopped (rclpy was shut down)" when rclpy's handler shut the node
-    # down before Python ran ours
-    stopped = {n for n in codes if any(line.startswith(f"[{n}] {n}: stopped") for line in log.lines)}
-    assert stopped == set(codes), f"nodes that did not report the stop: {set(codes) - stopped}"
+    unclean = [line for line in log.lines if any(word in line for word in UNCLEAN)]
+    assert not unclean, "\n".join(log.lines[-80:])
+    assert not any(": stopped by SIG" in line for line in log.lines)  # not one line per node
 
 
 def _matrix_graph(tmp_path: Path, arms: list[str], **runner):  # noqa: ANN003, ANN202

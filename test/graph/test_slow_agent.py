@@ -42,6 +42,14 @@ class _SlowHandler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name; /v1/models: what it serves
+        data = json.dumps({"object": "list", "data": [{"id": "slow", "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)
@@ -94,7 +102,9 @@ def test_a_slow_agent_completes_the_scenario_and_a_missed_deadline_is_an_abort(
     impatient = _suite(tmp_path, url, "slow", "agent.decide_timeout_s=1.0")
     out = impatient.stdout + impatient.stderr
     assert impatient.returncode == 1, out[-3000:]
-    assert "estop_short: NOT RECORDED" in out and "not recorded after infrastructure aborts (estop_short)" in out, out[-3000:]
+    assert "estop_short: NOT RECORDED" in out and "not recorded after infrastructure aborts (estop_short)" in out, out[
+        -3000:
+    ]
     assert not (tmp_path / "runs" / "slow" / "episodes.jsonl").exists() or not list(
         SuiteStore.read_only(tmp_path / "runs" / "slow")
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import signal
 import subprocess
@@ -53,6 +54,42 @@ def test_a_run_ends_with_0_and_every_process_clean(tmp_path: Path) -> None:
     log = _log(tmp_path)
     assert "success: 3/3" in log and _finished_cleanly(log) == set(NODES), log[-3000:]
     assert (tmp_path / "runs" / "ok" / "episodes.jsonl").exists() and (tmp_path / "bags" / "ok").is_dir()
+    _check_quiet(log)
+
+
+def _check_quiet(log: str) -> None:
+    """No traceback, no C chatter (pybullet's banner: to the node's log), no line per node stopping."""
+    for word in ("Traceback", "pybullet build time", "b3Warning", ": stopped by SIG", "Failed to publish", "fatal"):
+        assert word not in log, log[-3000:]
+
+
+def test_ctrl_c_on_an_idle_launch_is_quiet_and_leaves_no_empty_bag(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C (SIGINT to the launch and its nodes, one process group) on a graph that
+    recorded nothing: every node stops cleanly and no empty bags/<run id> is left behind."""
+    cmd = [str(ROS2), "launch", "alpha_matrix", "alpha_matrix.launch.py", "external:=episode_runner", "run_id:=idle"]
+    with open(tmp_path / "launch.log", "wb") as out:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            env=graph_env(lease_domain()),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120  # the graph is up: the recorder records, the bridge is ready
+        while not ("recording" in _log(tmp_path) and "[sim_bridge" in _log(tmp_path) and "ready:" in _log(tmp_path)):
+            assert proc.poll() is None and time.monotonic() < deadline, _log(tmp_path)[-3000:]
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    log = _log(tmp_path)
+    _check_quiet(log)
+    assert _finished_cleanly(log) == set(NODES) - {"episode_runner"}, log[-3000:]
+    assert not (tmp_path / "bags" / "idle").exists() and not (tmp_path / "bags").exists(), log[-3000:]
 
 
 def test_a_node_killed_mid_run_ends_the_launch_non_zero_naming_it(tmp_path: Path) -> None:

@@ -1,9 +1,11 @@
 """Every report kind looked at as a person does: rendered in headless Chromium.
 
-For the matrix report, each suite's report and the comparison page (built from synthetic
-records): the screenshot is written and not blank, the rendered DOM holds every image of the
-page, every image file decodes (here in full, and in the browser with a size: a check page loads them
-and writes ``naturalWidth``), every relative link and ``#anchor`` resolves, and nothing points off the machine.
+For the matrix report, each of the seven suites' reports and the comparison page (built from
+synthetic records): the screenshot is written and not blank, the rendered DOM holds every image of
+the page, every image file decodes (here in full, and in the browser with a size: a check page loads
+them and writes ``naturalWidth``), every relative link and ``#anchor`` resolves, and nothing points
+off the machine. A report (not the comparison) opens, as rendered, with its summary lines right under
+its title and ends with its glossary.
 
 No Chromium: skipped with the reason, unless ALPHA_MATRIX_REQUIRE_BROWSER=1 (CI: .ci/run installs
 it), then failed. Each launch has its own --user-data-dir and process group, killed afterwards.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,14 +26,14 @@ from typing import Any
 
 import pytest
 from matplotlib.image import imread
-from report_runs import SUITE_RUNS, compare_runs, matrix_run
+from report_runs import ALL_SUITE_RUNS, compare_runs, matrix_run
 
 from alpha_matrix.cli.compare import cmd_compare
 from alpha_matrix.core.matrix.report import write_report as write_matrix_report
 from alpha_matrix.core.suites.report import write_report as write_suite_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-KINDS = ("matrix", *sorted(SUITE_RUNS), "compare")
+KINDS = ("matrix", *sorted(ALL_SUITE_RUNS), "compare")
 LAUNCH_TIMEOUT_S = 60
 WINDOW = (1280, 2400)
 
@@ -52,7 +55,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("pages")
     out = {"matrix": root / "matrix" / "report.html"}
     write_matrix_report(matrix_run(root / "matrix"))
-    for suite, make in SUITE_RUNS.items():
+    for suite, make in ALL_SUITE_RUNS.items():
         write_suite_report(suite, make(root / suite))
         out[suite] = root / suite / "report.html"
     a, b = compare_runs(root / "compare")
@@ -158,8 +161,15 @@ def test_a_report_page_renders_with_its_images_and_links(chromium, pages, kind, 
     ink = (pixels[..., :3] < 0.9).any(axis=-1).mean()  # share of pixels that are not (near) white
     assert ink > 0.005 and len({tuple(p) for p in pixels[::16, ::16, :3].reshape(-1, 3)}) > 8, f"{kind}: blank page"
 
-    rendered = _parse(_browse(chromium, tmp_path, "--dump-dom", page.as_uri()))
+    dom = _browse(chromium, tmp_path, "--dump-dom", page.as_uri())
+    rendered = _parse(dom)
     assert rendered.images == source.images, f"{kind}: the rendered page lost images"
+    if kind != "compare":  # what was found first, the glossary last
+        assert re.search(r"</h1>\s*<ul><li>Tested: (?:(?!</li>).)+</li><li>Result: (?:(?!</li>).)*\d+/\d+ = ", dom), (
+            kind
+        )
+        assert re.search(r"<h2>Glossary</h2>\s*<table><thead><tr><th>term</th><th>meaning</th>", dom), kind
+        assert "<h2>" not in dom.split("<h2>Glossary</h2>", 1)[1], f"{kind}: the glossary is not the last section"
 
     loaded = _loaded_images(chromium, page, source.images, tmp_path) if source.images else {}
     for src in source.images:

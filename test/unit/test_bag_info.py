@@ -142,3 +142,17 @@ def test_cli_bag_info_user_errors_are_one_line_exit_2(
     assert len(captured.err.splitlines()) == 1
     with pytest.raises(BagError):
         bag_infos(Path("b"))
+
+
+def test_a_bag_of_many_splits_is_summed_up_and_names_no_distro_it_lacks(tmp_path: Path, capsys) -> None:
+    """Issue 47: a 150-episode bag listed all its splits and "ROS distro: rosbags"."""
+    bag = write_bag(tmp_path / "r", episodes=20, clocks=1)
+    bag_splits(bag)[9].write_bytes(b"not mcap")  # an unreadable split in the middle is still named
+    text = format_bag_info(bag_info(bag))
+    listed = [line for line in text.splitlines() if line.startswith("  r_")]
+    assert [line.split()[0] for line in listed] == ["r_0.mcap", "r_1.mcap", "r_2.mcap", "r_3.mcap", "r_4.mcap",
+                                                   "r_9.mcap", "r_17.mcap", "r_18.mcap", "r_19.mcap"]  # fmt: skip
+    assert "  ... 11 more splits (r_5.mcap .. r_16.mcap)" in text and "22 messages, all readable" in text
+    assert "ROS distro:        rosbags" not in text and "ROS distro:        none recorded" in text
+    assert main(["bag", "info", "--splits", str(bag)]) == 1  # the unreadable split: a finding
+    assert sum(line.startswith("  r_") for line in capsys.readouterr().out.splitlines()) == 20

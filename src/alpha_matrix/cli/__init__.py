@@ -24,7 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, bag, check_driver, compare, launch, merge, report, run, runs, suite
+from alpha_matrix.cli import audit, bag, check_driver, compare, interrupted, launch, merge, report, run, runs, suite
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
@@ -98,11 +98,19 @@ def main(argv: list[str] | None = None) -> int:
         from alpha_matrix.console import import_pybullet_quietly  # here: the console brings in tqdm
 
         import_pybullet_quietly()
+    interrupted.forget()
     try:
         _graph_options(args)
-        return args.func(args)
+        code = args.func(args)
     except AlphaMatrixError as err:
         print(f"alpha-matrix: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        code = 130
+    if code == 130:  # Ctrl-C at any moment: how far the run got, in one line (cli/interrupted.py)
+        try:
+            if (line := interrupted.interrupted_line()) is not None:
+                print(line, file=sys.stderr, flush=True)
+        except (KeyboardInterrupt, OSError):  # a second Ctrl-C, an unreadable run: the exit code says it
+            pass
+    return code

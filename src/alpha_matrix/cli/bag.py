@@ -18,7 +18,7 @@ def cmd_bag_info(args: argparse.Namespace) -> int:
     infos = bag_infos(bag)
     if len(infos) > 1 or infos[0].path != bag:
         print(f"{bag}: the bag folder of a --workers run, {len(infos)} worker bags\n")
-    print("\n\n".join(format_bag_info(info) for info in infos))
+    print("\n\n".join(format_bag_info(info, args.splits) for info in infos))
     return 1 if any(info.bad for info in infos) else 0
 
 
@@ -27,4 +27,7 @@ def register(sub: Any, _graph_opts: argparse.ArgumentParser) -> None:
     what = bag.add_subparsers(dest="bag_command", required=True)
     info = what.add_parser("info", help="splits, sizes, times, messages per topic, the run id, unreadable splits")
     info.add_argument("bag", help="bag directory, e.g. bags/<run_id> (a --workers run: all its worker-k bags)")
+    info.add_argument(
+        "--splits", action="store_true", help="list every split (a bag of many splits lists its first and last few)"
+    )
     info.set_defaults(func=cmd_bag_info)

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from alpha_matrix.cli.common import parse_sets
+from alpha_matrix.cli.common import check_set_names, parse_sets
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
 
@@ -22,6 +22,7 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
     # What the graph expects of its driver, from the same config the graph is started with.
+    check_set_names(list(args.set), args.config)
     bridge = resolve_graph(args.config or default_config_dir(), parse_sets(args.set)).node("sim_bridge").parameters
     latency = args.latency if args.latency is not None else int(bridge["reaction_latency_steps"])
     budget = args.budget if args.budget is not None else int(bridge["max_episode_steps"])

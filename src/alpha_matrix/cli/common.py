@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +37,45 @@ def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _near(word: str, names: list[str]) -> str:
+    """ " (did you mean X?)" for the closest of ``names`` (difflib), or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def check_set_names(items: list[str], config: Path | None, graph_file: str = "graph.yaml") -> None:
+    """Each ``--set NODE.PARAM`` names a node of the graph and a parameter that node has: otherwise
+    one line blaming the --set (not params.yaml), with the near name suggested. Nodes of another
+    package take any parameter; a graph file that does not read is left to the resolver to report."""
+    from alpha_matrix.core.config import PARAM_MODELS, load_yaml
+    from alpha_matrix.core.graph import PACKAGE, default_config_dir
+
+    try:
+        raw = load_yaml((config or default_config_dir()) / graph_file)
+        nodes = {str(n["name"]): (str(n["executable"]), str(n.get("package", PACKAGE))) for n in raw["nodes"]}
+    except (ConfigError, KeyError, TypeError):
+        return
+    for item in items:
+        key = item.partition("=")[0]
+        node, _, param = key.partition(".")
+        if node == SHARED or not param:
+            continue
+        if node not in nodes:
+            raise ConfigError(
+                f"--set {key}: no node {node!r} in {graph_file}{_near(node, list(nodes))} (nodes: {', '.join(nodes)})"
+            )
+        executable, package = nodes[node]
+        model = PARAM_MODELS.get(executable)
+        if package != PACKAGE or model is None or param in model.model_fields:
+            continue
+        raise ConfigError(
+            f"--set {key}: {node} has no parameter {param!r}{_near(param, list(model.model_fields))} "
+            "(`alpha-matrix graph` lists every node's parameters)"
+        )
+
+
 def check_environment() -> None:
     """Fail early, with the fix, when the ROS environment or the interface build is missing."""
     if importlib.util.find_spec("rclpy") is None:
@@ -49,6 +89,7 @@ def check_environment() -> None:
 def graph_for(
     args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()
 ) -> Graph:
+    check_set_names(list(args.set), args.config)
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
@@ -56,12 +97,14 @@ def graph_for(
     graph = resolve_graph(args.config, overrides, exclude=exclude, external=external)
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
+        refuse_unservable_models(graph)
         return graph
     # "auto" is decided here, once, so the config hash (and the run id) name the backend that
     # actually runs: a resumed run cannot silently switch models.
     for node in planners:
         chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
         args._auto_backend = chosen
+        refuse_unservable_models(graph, node.name, chosen, auto=True)
         why = ""
         if chosen == "llamacpp":  # the weak embedded model: say so where the user looks, with the way out
             host = node.parameters.get("ollama_host") or os.environ.get("OLLAMA_HOST") or "127.0.0.1:11434"
@@ -72,6 +115,65 @@ def graph_for(
         print(f"{node.name}: backend auto -> {chosen}{why}", file=sys.stderr, flush=True)
         overrides.setdefault(node.name, {})["backend"] = chosen
     return resolve_graph(args.config, overrides, exclude=exclude, external=external)
+
+
+def _model_arms(graph: Graph) -> list[str]:
+    """The episode runner's ``llm:<model>`` arms (a model named on the command line)."""
+    from alpha_matrix.core.matrix.cells import arm_family, arm_model
+
+    arms = [str(a) for n in graph.nodes if n.executable == "episode_runner" for a in n.parameters.get("arms", ())]
+    return [a for a in arms if arm_family(a) == "llm" and arm_model(a)]
+
+
+def _ollama_host(params: dict[str, Any]) -> str:
+    return str(params.get("ollama_host") or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434")
+
+
+def refuse_unservable_models(graph: Graph, planner: str = "", backend: str = "", auto: bool = False) -> None:
+    """An ``llm:<model>`` arm asks Ollama or an OpenAI-compatible server for that model: the
+    embedded model or a replay cannot serve it. One line before anything starts, never a silent
+    substitute (``auto`` fell back to the embedded model: no Ollama daemon answered)."""
+    nodes = [n for n in graph.nodes if n.executable == "llm_planner" and (not planner or n.name == planner)]
+    arms = _model_arms(graph)
+    for node in nodes:
+        chosen = backend or str(node.parameters["backend"])
+        if not arms or chosen not in ("llamacpp", "replay"):
+            continue
+        model = arms[0].partition(":")[2]
+        if auto:
+            raise ConfigError(
+                f"--arms {arms[0]}: no Ollama daemon answered at {_ollama_host(node.parameters)}, and the embedded "
+                f"model (--llm-backend auto's fallback) cannot serve {model}: start Ollama there and `ollama pull "
+                f"{model}`, or name the server (--llm-backend ollama|openai)"
+            )
+        raise ConfigError(
+            f"--arms {arms[0]}: --llm-backend {chosen} cannot serve a named model (an llm:<model> arm needs "
+            "--llm-backend ollama or openai; the embedded model and a replay are the plain `llm` arm)"
+        )
+
+
+def preflight_planner(graph: Graph) -> None:
+    """The llm arm's Ollama daemon answers and has every model the arms ask for: checked once,
+    before anything starts, one ConfigError line naming the arm (the planner node would otherwise
+    fail seconds into the run, once per attempt). Other backends are checked by their node."""
+    from alpha_matrix.core.matrix.cells import arm_family, arm_model
+    from alpha_matrix.core.planning.llm import LLMError, OllamaBackend
+
+    for node in (n for n in graph.nodes if n.executable == "llm_planner" and not n.external):
+        params = LLMPlannerParams(**node.parameters)
+        if params.backend != "ollama":
+            continue
+        arms = [str(a) for n in graph.nodes if n.executable == "episode_runner" for a in n.parameters["arms"]]
+        models: dict[str, str] = {}  # model -> the first arm that asks for it
+        for a in arms:
+            if arm_family(a) == "llm":
+                models.setdefault(arm_model(a) or params.ollama_model, a)
+        for model, arm in models.items():
+            backend = OllamaBackend(host=params.ollama_host or None, model=model, timeout_s=min(params.timeout_s, 10.0))
+            try:
+                backend.digest()
+            except LLMError as err:
+                raise ConfigError(f"arm {arm}: {err} (nothing was started)") from None
 
 
 def add_external(parser: argparse.ArgumentParser) -> None:
@@ -160,28 +262,42 @@ def rerun_argv(args: argparse.Namespace, drop: set[str]) -> list[str]:
 
 
 def shards_on_ray(
-    args: argparse.Namespace, graph: Graph, run_dir: Path, store: Callable[[Path, str], RunStore[Any]], what: str
+    args: argparse.Namespace,
+    graph: Graph,
+    run_dir: Path,
+    store: Callable[[Path, str], RunStore[Any]],
+    what: str,
+    request: tuple[str, dict[str, Any], list[str]] | None = None,
 ) -> int:
     """``run``'s or ``suite``'s ``--ray``: ``--workers`` shards of the same command line as Ray
     tasks, merged into ``run_dir`` (``store``: its kind of records), which this process alone
-    writes meanwhile (its run and bag directories held)."""
+    writes meanwhile (its run and bag directories held). ``request``: (config hash, config view,
+    episode ids) recorded as the run's size first (core/run_plan.py)."""
+    from alpha_matrix.core.run_plan import record_request
     from alpha_matrix.core.runlock import lock_dirs
     from alpha_matrix.launcher import graph_dirs
     from alpha_matrix.ray_run import run_on_ray
 
     run_id = run_dir.name  # a suite's run id is its runner's, not the default graph's
+    made = not run_dir.exists()
     with lock_dirs(graph_dirs(graph), what):
-        return run_on_ray(
-            None if args.ray == "auto" else args.ray,
-            rerun_argv(args, SHARD_SETS),
-            run_id,
-            graph.config_hash,
-            args.workers,
-            run_dir,
-            Path(graph.node("recorder").parameters["bags_dir"]) / run_id,
-            lambda line: print(line, file=sys.stderr, flush=True),
-            store,
-        )
+        if request is not None:
+            record_request(run_dir, *request)
+        try:
+            return run_on_ray(
+                None if args.ray == "auto" else args.ray,
+                rerun_argv(args, SHARD_SETS),
+                run_id,
+                graph.config_hash,
+                args.workers,
+                run_dir,
+                Path(graph.node("recorder").parameters["bags_dir"]) / run_id,
+                lambda line: print(line, file=sys.stderr, flush=True),
+                store,
+            )
+        finally:
+            if made and not (run_dir / "episodes.jsonl").exists():  # nothing merged: no run to list
+                shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def recorded_already(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from alpha_matrix.cli.common import check_environment, first_domain, graph_for
@@ -17,7 +18,10 @@ def cmd_launch(args: argparse.Namespace) -> int:
     graph = graph_for(args, exclude=tuple(args.exclude))
     check_environment()
     with guarded(graph, 1, first_domain(args), what="graph") as domains:
-        return run_graph(graph, graph_env(domains[0]))
+        code = run_graph(graph, graph_env(domains[0]))
+    if code == 130:  # Ctrl-C: the way this command ends
+        print("alpha-matrix: interrupted; the graph is stopped", file=sys.stderr, flush=True)
+    return code
 
 
 def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:

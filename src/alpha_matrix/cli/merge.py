@@ -15,6 +15,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from alpha_matrix.core.matrix.report import write_report
     from alpha_matrix.core.matrix.summary import summarize
     from alpha_matrix.core.records import RunStore
+    from alpha_matrix.core.run_plan import merge_requested
     from alpha_matrix.core.runlock import lock_dirs
     from alpha_matrix.core.shards import bag_dir_for, merge_records, shard_from_dir
 
@@ -40,6 +41,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
                     shutil.copytree(bag, dest)
                 where = f", bag -> {dest}" if dest is not None else ", bag already merged"
             print(f"{source}: {added} new record(s){where}")
+        merge_requested(run_dir, [Path(d) / "runs" / run_id for d in args.shard_dirs])  # the whole run's size
     records = RunStore.read_only(run_dir)
     print(f"\nrun {run_id} ({len(shards)} shards)\n" + summarize(records.values()))
     print(f"report: {write_report(run_dir)}")

@@ -11,12 +11,16 @@ from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 
 def cmd_report(args: argparse.Namespace) -> int:
     from alpha_matrix.core.matrix.report import write_report
+    from alpha_matrix.core.run_plan import incomplete_line
     from alpha_matrix.core.runs_index import suite_of_run
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "episodes.jsonl").exists():
         raise AlphaMatrixError(f"{run_dir}: no episodes.jsonl (not a run directory)")
-    if (suite := suite_of_run(run_dir)) is not None:  # a safety suite's run: its own report
+    suite = suite_of_run(run_dir)
+    if (incomplete := incomplete_line(run_dir, "episodes" if suite is None else "scenarios")) is not None:
+        print(incomplete)  # first, before anything else this command prints
+    if suite is not None:  # a safety suite's run: its own report
         from alpha_matrix.console import import_pybullet_quietly
 
         import_pybullet_quietly()  # a suite's report may load its scenes (a matrix report never does)

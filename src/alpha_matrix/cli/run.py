@@ -13,13 +13,16 @@ from alpha_matrix.cli.common import (
     check_environment,
     first_domain,
     graph_for,
+    preflight_planner,
     recorded_already,
     shards_on_ray,
 )
+from alpha_matrix.cli.interrupted import expect_interrupt
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.cells import ARMS, parse_arms
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
+from alpha_matrix.core.names import RULE as RUN_ID_RULE
 from alpha_matrix.core.records import RunStore
 
 
@@ -64,17 +67,22 @@ def planned_episodes(graphs: list[Graph]) -> list[str]:
     return ids
 
 
-def _finished(graph: Graph, graphs: list[Graph], run_dir: Path) -> bool:
-    """Every planned episode is recorded under this config: the run only reports (nothing starts)."""
+def run_config_hash(graph: Graph) -> str:
+    """The config hash the runner records the run under (its manifest's)."""
     from alpha_matrix.core.config import EpisodeRunnerParams
     from alpha_matrix.core.matrix.episode import config_hash
+
+    return config_hash(EpisodeRunnerParams.model_validate(graph.node("episode_runner").parameters))
+
+
+def _finished(graph: Graph, graphs: list[Graph], run_dir: Path) -> bool:
+    """Every planned episode is recorded under this config: the run only reports (nothing starts)."""
     from alpha_matrix.core.matrix.report import write_report
     from alpha_matrix.core.matrix.summary import summarize
     from alpha_matrix.core.records import EpisodeRecord
 
     ids = planned_episodes(graphs)
-    made_with = config_hash(EpisodeRunnerParams.model_validate(graph.node("episode_runner").parameters))
-    if not recorded_already(graph, run_dir, made_with, ids, EpisodeRecord, "run"):
+    if not recorded_already(graph, run_dir, run_config_hash(graph), ids, EpisodeRecord, "run"):
         return False
     records = RunStore.read_only(run_dir)
     print(f"run {graph.run_id}: all {len(ids)} episodes already recorded, nothing to start", file=sys.stderr)
@@ -84,19 +92,26 @@ def _finished(graph: Graph, graphs: list[Graph], run_dir: Path) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from alpha_matrix.core.run_plan import check_same_config, config_view, record_request
     from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graphs, unmade_dirs
 
     graph, graphs = planned_graphs(args)
     check_environment()
     run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
+    expect_interrupt(run_dir, lambda: planned_episodes(graphs))  # Ctrl-C from here: "interrupted at k/n"
+    made_with, view = run_config_hash(graph), config_view(graph)
+    check_same_config(run_dir, made_with, view)  # a reused run id with another config: before anything starts
     if _finished(graph, graphs, run_dir):
         return 0
+    preflight_planner(graph)  # the llm arm's model reachable and pulled: one line, before anything starts
+    request = (made_with, view, planned_episodes(graphs))
     if args.ray is not None:
-        return _run_on_ray(args, graph)
+        return _run_on_ray(args, graph, request)
     made = unmade_dirs(graph)
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
     # bags/<id>, or a domain, or while a graph is already up on one of our domains.
     with guarded(graph, args.workers, first_domain(args)) as domains:
+        record_request(run_dir, *request)  # the run's size, known from its first moment (alpha-matrix runs)
         if args.workers == 1:
             runs = [(graph, graph_env(domains[0]), "")]
         else:
@@ -104,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"workers on ROS domains {', '.join(map(str, domains))}", file=sys.stderr, flush=True)
         code = run_graphs(runs)
         if code != 0:
-            discard_unrecorded(made, run_dir)
+            discard_unrecorded(made, run_dir, interrupted=code == 130)
         else:
             from alpha_matrix.core.matrix.report import write_report
             from alpha_matrix.core.matrix.summary import summarize
@@ -117,13 +132,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
-def _run_on_ray(args: argparse.Namespace, graph: Graph) -> int:
+def _run_on_ray(args: argparse.Namespace, graph: Graph, request: tuple[str, dict[str, Any], list[str]]) -> int:
     """The run's episodes as ``--workers`` shards, one Ray task each, merged here into one run."""
     from alpha_matrix.core.matrix.report import write_report
     from alpha_matrix.core.matrix.summary import summarize
 
     run_dir = Path(graph.node("episode_runner").parameters["runs_dir"]) / graph.run_id
-    code = shards_on_ray(args, graph, run_dir, RunStore, "run")
+    code = shards_on_ray(args, graph, run_dir, RunStore, "run", request)
     records = RunStore.read_only(run_dir) if (run_dir / "episodes.jsonl").exists() else {}
     print(f"\nrun {graph.run_id} ({args.workers} Ray shards)\n" + summarize(records.values()))
     if records:
@@ -168,7 +183,7 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--run-id",
         default=None,
-        help="run directory name: [A-Za-z0-9._-], up to 128 characters (default: derived from the config hash)",
+        help=f"run directory name: {RUN_ID_RULE} (default: derived from the config hash)",
     )
     run.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     run.add_argument(

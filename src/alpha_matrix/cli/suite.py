@@ -29,6 +29,7 @@ from alpha_matrix.cli.common import (
     recorded_already,
     shards_on_ray,
 )
+from alpha_matrix.cli.interrupted import expect_interrupt
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.matrix.run_options import parse_shard
@@ -306,6 +307,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     from alpha_matrix.launcher import discard_unrecorded, graph_env, guarded, run_graph, unmade_dirs
 
     graph, run_dir = suite_graph(args)
+    expect_interrupt(run_dir, lambda: _requested(args.suite, graph).values())  # Ctrl-C from here: "interrupted at k/n"
     check_environment()
     _same_config(graph, run_dir)  # a reused run id with another config: before anything starts
     if _finished(args.suite, graph, run_dir):
@@ -330,6 +332,9 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         record_request(run_dir, *request)  # the run's size, known from its first moment (alpha-matrix runs)
         code = run_graph(graph, graph_env(domains[0]))
+        if code == 130:  # Ctrl-C: the command's one line says how far it got (cli/interrupted.py)
+            discard_unrecorded(made, run_dir, interrupted=True)
+            return code, run_dir
         if code != 0:
             discard_unrecorded(made, run_dir)
             if (run_dir / "episodes.jsonl").exists():
@@ -374,7 +379,7 @@ def _summary(suite: str, graph: Graph, run_dir: Path) -> int:
     """Write summary.json and the report from the records; 1 when a requested scenario is not
     recorded (named: the same command runs it again), else 0."""
     from alpha_matrix.core.suites.records import SuiteStore
-    from alpha_matrix.core.suites.report import summarize_records, write_report
+    from alpha_matrix.core.suites.report import headline, summarize_records, write_report
 
     store = SuiteStore.read_only(run_dir)
     requested = _requested(suite, graph)
@@ -390,6 +395,7 @@ def _summary(suite: str, graph: Graph, run_dir: Path) -> int:
     print(f"records: {run_dir / 'episodes.jsonl'}")
     print(f"summary: {path}")
     print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")
+    print(headline(suite, summary))
     return 1 if missing else 0
 
 

@@ -159,6 +159,9 @@ class SplitBagWriter:
         for name, msgtype in topics.items():
             if msgtype not in self.store.types:
                 raise BagError(f"topic {name}: unknown message type {msgtype}")
+        # Made now (a directory that cannot be made fails the start, not the first episode); the
+        # ones made here are removed again by close() when nothing was written (recorded_nothing).
+        self._made = [d for d in (bag_dir, *bag_dir.parents) if not d.exists()]
         bag_dir.mkdir(parents=True, exist_ok=True)
         meta = bag_dir / "metadata.yaml"
         self._meta = parse_metadata(meta.read_text()) if meta.exists() else None
@@ -207,8 +210,21 @@ class SplitBagWriter:
         self._index += 1
         return name
 
+    @property
+    def recorded_nothing(self) -> bool:
+        """No message was ever written to this bag (by this writer or an earlier one)."""
+        return self._meta is None and self._split is None
+
     def close(self) -> None:
+        """Close the last split; a bag that recorded nothing leaves no empty directory behind (a
+        graph stopped before its first message: Ctrl-C at start-up, an idle `launch`)."""
         self.rotate()
+        if self.recorded_nothing:
+            for d in self._made:  # innermost first; stops at one that is not empty
+                try:
+                    d.rmdir()
+                except OSError:
+                    break
 
 
 def parse_metadata(text: str) -> Any:

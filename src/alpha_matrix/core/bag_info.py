@@ -150,8 +150,50 @@ def _stamp(ns: int) -> str:
     return f"{t:%Y-%m-%d %H:%M:%S}.{ns % 1_000_000_000:09d} UTC ({ns // 1_000_000_000}.{ns % 1_000_000_000:09d})"
 
 
-def format_bag_info(info: BagInfo) -> str:
-    """The bag as ``ros2 bag info`` lays it out, then the splits one by one and alpha_matrix's notes."""
+SPLITS_SHOWN = 12  # a bag of more splits lists its first and last few and sums up the rest (--splits: all)
+HEAD_SPLITS, TAIL_SPLITS = 5, 3
+
+
+def _distro(distro: str) -> str:
+    """metadata.yaml's ros_distro; the rosbags library writes its own name there, not a distribution."""
+    if distro == "rosbags":
+        return "none recorded (the bag was written by the rosbags library)"
+    return distro or "none given"
+
+
+def _split_line(s: SplitInfo) -> str:
+    shown = human_size(s.size) if s.size is not None else "missing"
+    what = f"{s.messages} messages" if s.bad is None else "UNREADABLE"
+    if s.listed_messages is not None and s.listed_messages != s.messages:
+        what += f" (listed {s.listed_messages})"
+    return f"  {s.path.name}  {shown}  {what}"
+
+
+def _split_lines(splits: tuple[SplitInfo, ...], every: bool) -> list[str]:
+    """One line per split; beyond SPLITS_SHOWN the first and last few, the others summed up in one
+    line (an unreadable split is always listed)."""
+    if every or len(splits) <= SPLITS_SHOWN:
+        return [_split_line(s) for s in splits]
+    middle = splits[HEAD_SPLITS:-TAIL_SPLITS]
+    fine = [s for s in middle if s.bad is None]
+    size = sum(s.size or 0 for s in fine)
+    summary = (
+        f"  ... {len(fine)} more splits ({fine[0].path.name} .. {fine[-1].path.name}), {human_size(size)}, "
+        f"{sum(s.messages or 0 for s in fine)} messages, all readable (alpha-matrix bag info --splits lists each)"
+        if fine
+        else ""
+    )
+    return (
+        [_split_line(s) for s in splits[:HEAD_SPLITS]]
+        + ([summary] if summary else [])
+        + [_split_line(s) for s in middle if s.bad is not None]
+        + [_split_line(s) for s in splits[-TAIL_SPLITS:]]
+    )
+
+
+def format_bag_info(info: BagInfo, every_split: bool = False) -> str:
+    """The bag as ``ros2 bag info`` lays it out, then its splits (a long list summed up unless
+    ``every_split``) and alpha_matrix's notes."""
     sizes = [s.size for s in info.splits if s.size is not None]
     readable = sum(s.messages or 0 for s in info.splits)
     lines = [f"Bag:               {info.path}"]
@@ -162,7 +204,7 @@ def format_bag_info(info: BagInfo) -> str:
             f"Files:             {len(info.splits)} splits, {human_size(sum(sizes))}"
             + (f" ({len(info.bad)} unreadable)" if info.bad else ""),
             f"Storage id:        {info.storage}",
-            f"ROS distro:        {info.distro}",
+            f"ROS distro:        {_distro(info.distro)}",
         ]
         if info.duration_ns is not None and info.start_ns is not None:
             lines += [
@@ -187,12 +229,7 @@ def format_bag_info(info: BagInfo) -> str:
         lines.append(f"Kind:              {info.kind}")
     if info.splits or info.unlisted:
         lines.append("Splits:")
-        for s in info.splits:
-            shown = human_size(s.size) if s.size is not None else "missing"
-            what = f"{s.messages} messages" if s.bad is None else "UNREADABLE"
-            if s.listed_messages is not None and s.listed_messages != s.messages:
-                what += f" (listed {s.listed_messages})"
-            lines.append(f"  {s.path.name}  {shown}  {what}")
+        lines += _split_lines(info.splits, every_split)
     for path, size in info.unlisted:
         lines.append(
             f"  {path.name}  {human_size(size)}  not listed: being written, or its recorder stopped (not readable until closed)"

@@ -597,6 +597,19 @@ class AgentParams(NodeParams):
 
     _agent_is_a_spec = field_validator("agent")(_agent_spec_ok)
 
+    @field_validator("extra_body", mode="before")
+    @classmethod
+    def _extra_body_from_a_mapping(cls, value: Any) -> Any:
+        """A mapping (YAML in params.yaml, or ``--set 'agent.extra_body={...}'``) as canonical JSON."""
+        if isinstance(value, dict):
+            import json
+
+            try:
+                return json.dumps(value, sort_keys=True, allow_nan=False)
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"extra_body is not JSON ({err})") from None
+        return value
+
     @field_validator("extra_body")
     @classmethod
     def _extra_body_is_an_object(cls, value: str) -> str:

@@ -2,7 +2,9 @@
 
 Everything comes from what a run already wrote: its records (read with the stores' read-only
 readers, so nothing is created or repaired), the earliest record's ``timing.started_at`` as the
-run's date, the models in the records' provenance, and the last line of its audits.jsonl. A
+run's date, the models in the records' provenance, the episodes its commands asked for
+(core/run_plan.py: a run interrupted at 3 of 30 is "incomplete", never "ok"), and the last line
+of its audits.jsonl. A
 directory that is not a run, or whose records cannot be read, gets a row saying why: a listing
 that skips what it cannot read hides exactly the runs a user needs to look at.
 """
@@ -18,6 +20,7 @@ from typing import Any
 from alpha_matrix.core.audit_log import audit_status, last_audit
 from alpha_matrix.core.errors import AlphaMatrixError, RecordError
 from alpha_matrix.core.records import EpisodeRecord, RunStore
+from alpha_matrix.core.run_plan import REQUESTED_FILE, run_size
 from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 RECORDS_FILE = "episodes.jsonl"
@@ -31,11 +34,12 @@ class RunRow:
 
     run_id: str
     path: Path
-    status: str = "ok"  # "ok" | "study" | "unreadable: <reason>"
+    status: str = "ok"  # "ok" | "incomplete" (fewer recorded than requested) | "study" | "unreadable: <reason>"
     started_at: str | None = None  # the earliest record's start (ISO 8601), None without records
     kind: str = ""  # "matrix" | a suite's name | "study" | "" (unknown: no records yet)
     arms: tuple[str, ...] = ()  # matrix arms, or the suite's agents under test ("scripted": none)
     n: int = 0
+    requested: int | None = None  # episodes (scenarios) the run's commands asked for; None: not known (older runs)
     success: dict[str, tuple[int, int]] = field(default_factory=dict)  # arm -> (k, n); suites: "ran" -> (k, n)
     models: tuple[str, ...] = ()  # backend:model of every model that answered, in order of first use
     audit: str = ""  # audit_log.audit_status
@@ -50,6 +54,7 @@ class RunRow:
             "kind": self.kind,
             "arms": list(self.arms),
             "n": self.n,
+            "requested": self.requested,
             "success": {k: list(v) for k, v in self.success.items()},
             "models": list(self.models),
             "audit": self.audit,
@@ -132,6 +137,7 @@ def run_row(path: Path) -> RunRow:
     if not path.is_dir():
         return RunRow(path.name, path, status="unreadable: not a directory")
     has_records, has_manifest = (path / RECORDS_FILE).is_file(), (path / MANIFEST_FILE).is_file()
+    has_manifest = has_manifest or (path / REQUESTED_FILE).is_file()  # started: its graph is coming up
     if not has_records and not has_manifest:
         if (path / STUDY_FILE).is_file():
             return RunRow(path.name, path, status="study", kind="study")
@@ -152,7 +158,15 @@ def run_row(path: Path) -> RunRow:
         entry = last_audit(path)
     except RecordError:
         entry = None  # audit_status names the problem
-    return replace(row, audit=audit_status(path), last_audit=entry.model_dump() if entry else None)
+    _recorded, requested = run_size(path)
+    status = "incomplete" if requested is not None and row.n < requested else row.status
+    return replace(
+        row,
+        status=status,
+        requested=requested,
+        audit=audit_status(path),
+        last_audit=entry.model_dump() if entry else None,
+    )
 
 
 def list_runs(runs_dir: Path) -> list[RunRow]:
@@ -182,9 +196,21 @@ def _success(row: RunRow) -> str:
     return ", ".join(f"{k}/{n} {what}" for what, (k, n) in row.success.items())
 
 
+def _size(r: RunRow) -> str:
+    """n, or "3/30 (incomplete)" for a run with fewer records than its commands asked for."""
+    if r.requested is not None and r.n < r.requested:
+        return f"{r.n}/{r.requested} (incomplete)"
+    return str(r.n)
+
+
 def _columns(r: RunRow) -> tuple[str, ...]:
     arms, models = ",".join(r.arms) or "-", ", ".join(r.models) or "-"
-    return (r.run_id, _date(r.started_at), r.kind or "-", arms, str(r.n), _success(r) or "-", models, r.audit)
+    return (r.run_id, _date(r.started_at), r.kind or "-", arms, _size(r), _success(r) or "-", models, r.audit)
+
+
+def _listed(r: RunRow) -> bool:
+    """A readable run (complete or not): its columns are shown."""
+    return r.status in ("ok", "incomplete")
 
 
 def _note(r: RunRow) -> str:
@@ -201,7 +227,7 @@ def format_runs(rows: list[RunRow], runs_dir: Path) -> str:
     head = ("run id", "started (UTC)", "kind", "arms / agent", "n", "success", "model", "audit")
     cells = [_columns(r) for r in rows]
     widths = [
-        max([len(head[i])] + [len(c[i]) for r, c in zip(rows, cells, strict=True) if r.status == "ok" or i < 3])
+        max([len(head[i])] + [len(c[i]) for r, c in zip(rows, cells, strict=True) if _listed(r) or i < 3])
         for i in range(len(head))
     ]
 
@@ -210,5 +236,5 @@ def format_runs(rows: list[RunRow], runs_dir: Path) -> str:
 
     out = [line(head).rstrip()]
     for r, c in zip(rows, cells, strict=True):
-        out.append(line(c).rstrip() if r.status == "ok" else f"{line(c[:3])}  {_note(r)}")
+        out.append(line(c).rstrip() if _listed(r) else f"{line(c[:3])}  {_note(r)}")
     return "\n".join(out)

@@ -40,7 +40,9 @@ class AgentNode(Node):
         backend = ready_backend(spec, self.params)  # a served model: reachable and there, before the first decision
         self.agent = Agent(backend, self.params.seed, load_templates(self.params.prompts))
         self.create_service(Decide, "agent/decide", self._on_decide)
-        self.get_logger().info(f"agent {spec.label} ({backend.name}, model {getattr(backend, 'model', '')!s})")
+        model = str(getattr(backend, "model", "") or "")
+        about = [backend.name] * (backend.name != spec.label) + [f"model {model}"] * bool(model)  # no empty field
+        self.get_logger().info(f"agent {spec.label}" + (f" ({', '.join(about)})" if about else ""))
 
     def _on_decide(self, req: Decide.Request, res: Decide.Response) -> Decide.Response:
         try:

@@ -133,8 +133,9 @@ class Recorder(Node):
         return res
 
     def destroy_node(self) -> None:
-        self.bag.close()
-        print("recorder: bag closed: " + ", ".join(f"{t} {n}" for t, n in self.counts.items() if n), flush=True)
+        self.bag.close()  # a bag that recorded nothing is removed, and nothing is said
+        if counts := ", ".join(f"{t} {n}" for t, n in self.counts.items() if n):
+            print(f"recorder: bag closed: {counts}", flush=True)
         super().destroy_node()
 
 

@@ -12,14 +12,16 @@ from pathlib import Path
 
 import rclpy
 from rclpy.executors import ExternalShutdownException
+from rclpy.logging import get_logger
 from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.graph import DONE_FILE_ENV
 from alpha_matrix.orphans import die_with_parent
 from alpha_matrix.ros.exit_timer import ExitTimer
+from alpha_matrix.ros.logs import forward_python_logs
 from alpha_matrix.ros.spin import spin_events_until_stopped
-from alpha_matrix.ros.stop import STOP, ExecutorFailed, NodeStopped
+from alpha_matrix.ros.stop import STOP, ExecutorFailed, NodeStopped, quiet_at_stop
 
 TEARDOWN_S = 4.0  # within the launcher's 5 s grace before it escalates
 
@@ -62,23 +64,28 @@ def run_node(
     ``spin`` defaults to an EventsExecutor spun until a stop (ros/spin.py says why that executor).
 
     SIGINT and SIGTERM, at any moment (starting, idle, mid-episode, shutting down), end the node
-    with exit 0 after ``destroy_node`` has flushed what it owns. A job node that finished its work
-    says so in ``ALPHA_MATRIX_DONE_FILE`` (set by the plain launcher), so a job stopped by a signal
-    is not mistaken for a finished one.
+    with exit 0 after ``destroy_node`` has flushed what it owns, quietly: a stop is the normal end
+    of every node but a job's, so it is said at debug level only (``<node>.stop``), and a callback
+    caught by the stop mid-way ends in one debug line too (``quiet_at_stop``), never a traceback.
+    (Before this function, while the node still imports, nodes/__init__.py's handler ends it.) A
+    job node that finished its work says so in ``ALPHA_MATRIX_DONE_FILE`` (set by the plain
+    launcher), so a job stopped by a signal is not mistaken for a finished one.
     """
     faulthandler.enable()  # a crash in native code prints the Python stack, not just "signal 11"
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # a hung node: kill -USR1 prints its stacks
     STOP.install()  # before rclpy.init: rclpy's handlers chain to these
     die_with_parent()
-    preload_type_support()  # before rclpy.init: no DDS thread and no peer waits on this node yet
     node: Node | None = None
     code = 0
     name = os.path.basename(sys.argv[0]).removesuffix(".py")
+    logs = forward_python_logs(name)  # captured C output (core/quiet.py) into this node's log
+    preload_type_support()  # before rclpy.init: no DDS thread and no peer waits on this node yet
     try:
         rclpy.init(args=args)
         if STOP.signal is None:
             node = factory()
-            name = node.get_name()
+            name = logs.node = node.get_name()
+            quiet_at_stop(node)
         if STOP.signal is None:
             (spin or spin_events_until_stopped)(node)
         if not STOP.stopping() and (done := os.environ.get(DONE_FILE_ENV)):
@@ -98,7 +105,7 @@ def run_node(
         # signal may not have reached our handler yet (rclpy's shut the context down first).
         if STOP.stopping():
             how = f"by {signal.Signals(STOP.signal).name}" if STOP.signal is not None else "(rclpy was shut down)"
-            print(f"{name}: stopped {how}", file=sys.stderr, flush=True)
+            get_logger(f"{name}.stop").debug(f"{name}: stopped {how}")  # not on rosout: its context is gone
         code = _finish(node, name, code)
     # The node is done. Python's finalization resets a handler it ran to the default action, so a
     # late second signal would end this clean exit as "killed by SIGTERM": ignore them from here.

@@ -18,7 +18,7 @@ from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 
-from alpha_matrix.ros.stop import SPIN_POLL_S, STOP, ExecutorFailed
+from alpha_matrix.ros.stop import SPIN_POLL_S, STOP, ExecutorFailed, quiet_at_stop
 
 
 def spin_behind(
@@ -107,6 +107,7 @@ class ProxyNode(Node):
 
 def spin_proxy(node: ProxyNode) -> None:
     """Spin the node's own callbacks in the main thread, its ``io`` helper behind them."""
+    quiet_at_stop(node.io)  # the helper's callbacks too (run_node made the node's own quiet)
     main_ex = EventsExecutor()
     main_ex.add_node(node)
     try:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import rclpy
 from rclpy.context import Context
+from rclpy.logging import get_logger
+from rclpy.node import Node
 
 
 class NodeStopped(BaseException):
@@ -95,3 +99,46 @@ class _StopState:
 
 
 STOP = _StopState()
+
+
+def quiet_at_stop(node: Node) -> None:
+    """Every service, subscription and timer callback of ``node`` (those it has now): an exception
+    raised once this process is stopping ends that callback quietly, one debug line, and a service
+    answers with its response as it stands (a refusal: the default ``accepted`` is false).
+
+    At a stop, a proxy's callback still waiting on a peer (``the reply of agent/decide is no
+    longer awaited``) or a callback publishing on a context already shut down (``publisher's
+    context is invalid``) raised into the executor, which logged it as fatal with its traceback
+    (and that log, sent to /rosout, failed again on the dead context). A failure while the process
+    is not stopping still raises as before.
+    """
+    context = node.context
+    log = get_logger(f"{node.get_name()}.stop")  # not the node's rosout logger: nothing to publish at a stop
+
+    def stopping() -> bool:
+        return STOP.stopping() or STOP.stopping(context)
+
+    def refuse(what: str, callback: Callable[..., Any], service: bool) -> Callable[..., Any]:
+        if getattr(callback, "_quiet_at_stop", False):
+            return callback
+
+        @functools.wraps(callback)
+        def run(*args: Any) -> Any:
+            try:
+                return callback(*args)
+            except Exception as err:
+                if not stopping():
+                    raise
+                log.debug(f"{what}: {'refused' if service else 'dropped'} at the stop ({type(err).__name__}: {err})")
+                return args[-1] if service else None  # a service's response, as the callback left it
+
+        run._quiet_at_stop = True  # type: ignore[attr-defined]
+        return run
+
+    for srv in node.services:
+        srv.callback = refuse(f"service {srv.srv_name}", srv.callback, service=True)
+    for sub in node.subscriptions:
+        sub.callback = refuse(f"subscription {sub.topic_name}", sub.callback, service=False)
+    for timer in node.timers:
+        if timer.callback is not None:
+            timer.callback = refuse("timer", timer.callback, service=False)

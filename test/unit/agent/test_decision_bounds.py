@@ -152,3 +152,26 @@ def test_extra_body_is_merged_into_the_request_and_cannot_override_the_records_t
 def test_agent_params_refuse_a_bad_extra_body_in_one_line():
     with pytest.raises(ValueError, match="extra_body: seed set by alpha_matrix itself"):
         AgentParams(extra_body='{"seed": 1}')
+
+
+def test_extra_body_given_as_a_mapping_is_kept_as_canonical_json():
+    from alpha_matrix.cli.common import parse_sets
+
+    value = parse_sets(['agent.extra_body={"reasoning_effort": "low", "a": 1}'])["agent"]["extra_body"]
+    assert AgentParams(extra_body=value).extra_body == '{"a": 1, "reasoning_effort": "low"}'
+
+
+# ----------------------------------------------------------------------------- is the model served?
+def test_an_openai_model_the_server_does_not_list_is_one_line_before_any_decision(server):
+    from alpha_matrix.core.agent.agent import ready_backend
+    from alpha_matrix.core.agent.retry import ModelNotFoundError
+
+    server.script("/v1/models", Reply(200, {"object": "list", "data": [{"id": "gemma3-270m"}, {"id": "qwen"}]}))
+    params = AgentParams(agent="openai:gemma3-27m", openai_base_url=server.url + "/v1")
+    with pytest.raises(
+        ModelNotFoundError, match="model 'gemma3-27m' is not served at .* \\(it serves: gemma3-270m, qwen\\)"
+    ):
+        ready_backend(parse_agent_spec(params.agent, "agent"), params)
+    ready_backend(parse_agent_spec("openai:qwen", "agent"), params).close()  # listed: ready
+    server.script("/v1/models", Reply(404, {"error": "no such endpoint"}))  # a server without the listing
+    ready_backend(parse_agent_spec("openai:anything", "agent"), params).close()

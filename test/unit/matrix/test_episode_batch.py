@@ -121,3 +121,5 @@ def test_progress_line_names_the_cell_and_the_failure() -> None:
     line = batch.progress_line(1, 4, rec, Cell("F2", 0.33, 0), 2.0)
     assert line.startswith("[1/4] oracle-0003 FAIL") and "eta 6 s" in line and "[F2 0.33]" in line
     assert line.endswith("(cancelled: stop)")
+    control = batch.progress_line(1, 4, rec, Cell("none", 0.0, 0), 2.0)  # no fault: no empty "[none 0.0]"
+    assert "[none" not in control and control.endswith("eta 6 s  (cancelled: stop)")

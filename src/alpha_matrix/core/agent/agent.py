@@ -116,7 +116,8 @@ def ready_backend(spec: AgentSpec, params: Any) -> AgentBackend:
     """``backend_for``, and for a served model (a ``digest()`` to ask) the proof that it is
     reachable and there: BackendError / InfrastructureAbort, one line, before any decision."""
     backend = backend_for(spec, params)
-    check = getattr(backend, "digest", None)
-    if callable(check):
-        check()
+    for name in ("digest", "served"):  # Ollama: /api/tags; OpenAI-compatible: /models
+        check = getattr(backend, name, None)
+        if callable(check):
+            check()
     return backend

@@ -19,8 +19,15 @@ from typing import Any
 import httpx
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
-from alpha_matrix.core.agent.retry import Exchanged, RetryPolicy, exchange
-from alpha_matrix.core.agent.served import ServedAgent, ServedReply, attempt_timeout, count, function_tools
+from alpha_matrix.core.agent.retry import BackendError, Exchanged, ModelNotFoundError, RetryPolicy, exchange
+from alpha_matrix.core.agent.served import (
+    CONNECT_TIMEOUT_S,
+    ServedAgent,
+    ServedReply,
+    attempt_timeout,
+    count,
+    function_tools,
+)
 from alpha_matrix.core.errors import ConfigError
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -109,6 +116,22 @@ class ChatCompletions:
     def redact(self, text: str) -> str:
         return text.replace(self.__key, REDACTED) if self.__key else text
 
+    def get_models(self) -> list[str]:
+        """The ids ``GET {base_url}/models`` lists (OpenAI's shape: ``{"data": [{"id": ...}]}``)."""
+        headers = {"Authorization": f"Bearer {self.__key}"} if self.__key else {}
+        got = exchange(
+            lambda left: self._client.get(
+                f"{self.base_url}/models", headers=headers, timeout=attempt_timeout(CONNECT_TIMEOUT_S * 3, left)
+            ),
+            lambda payload: [m["id"] for m in payload["data"] if isinstance(m.get("id"), str)],
+            what=f"OpenAI-compatible server at {self.base_url}: /models",
+            policy=self.policy,
+            sleep=self.sleep,
+            clock=self.clock,
+            redact=self.redact,
+        )
+        return list(got.value)
+
     def post(self, body: dict[str, Any], model: str, timeout_s: float | None = None) -> Exchanged[ServedReply]:
         """POST ``body``; ``timeout_s`` (per attempt) is cut to what is left of the policy's deadline."""
         headers = {"Authorization": f"Bearer {self.__key}"} if self.__key else {}
@@ -153,6 +176,23 @@ class OpenAIAgent(ServedAgent):
             self.close()
             raise
         self.base_url = self.endpoint.base_url
+
+    def served(self) -> None:
+        """Before the first decision: ``GET /models`` must list the model. A server may echo any
+        name back in its answers (llama.cpp's does), so this is the one place it says what it
+        serves. A server without the endpoint (404/405) is taken at its word; InfrastructureAbort
+        when it does not answer, ModelNotFoundError (one line, the ids it serves) when not listed."""
+        try:
+            got = self.endpoint.get_models()
+        except BackendError as err:
+            if err.status in (404, 405):
+                return
+            raise
+        if got and self.model not in got:
+            shown = ", ".join(got[:8]) + (f" and {len(got) - 8} more" if len(got) > 8 else "")
+            raise ModelNotFoundError(
+                f"model '{self.model}' is not served at {self.base_url} (it serves: {shown})", 0, ()
+            )
 
     def request(self, obs: Observation, prompt: AgentPrompt, seed: int) -> dict[str, Any]:
         """The chat-completions body for one decision (no key: that goes in a header)."""

@@ -8,7 +8,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -118,7 +118,7 @@ class ServedAgent:
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> ServedAgent:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

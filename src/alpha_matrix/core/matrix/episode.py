@@ -112,7 +112,8 @@ def progress_line(n: int, total: int, rec: EpisodeRecord, cell: Cell, elapsed_s:
     verdict = "ok  " if rec.outcome.success else "FAIL"
     return (
         f"[{n}/{total}] {rec.episode_id} {verdict} error {rec.outcome.placement_error * 1000:7.2f} mm "
-        f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s  [{cell.fault} {cell.intensity}]"
+        f"{rec.timing.wall_s:.2f} s  eta {eta:.0f} s"
+        + (f"  [{cell.fault} {cell.intensity}]" if cell.faults else "")  # a control cell: no fault to name
         + (f"  ({rec.outcome.reason})" if not rec.outcome.success else "")
     )
 

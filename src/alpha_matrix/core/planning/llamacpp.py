@@ -23,6 +23,7 @@ import numpy as np
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.llm import LLMError, LLMReply
 from alpha_matrix.core.planning.prompt import RenderedPrompt
+from alpha_matrix.core.quiet import native_output
 
 if TYPE_CHECKING:  # llama-cpp-python is optional at run time, imported where used
     from llama_cpp._internals import LlamaTokenDataArray
@@ -95,7 +96,8 @@ class LlamaCppBackend:
         self.digest = "sha256:" + _sha256(path)
         self.max_tokens = max_tokens
         try:
-            self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=0, verbose=False)
+            with native_output(f"llama.cpp loading {path.name}"):  # its notices to the node's log (core/quiet.py)
+                self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=0, verbose=False)
         except (ValueError, RuntimeError) as err:  # llama.cpp refuses a corrupt or unsupported file
             raise GGUFError(f"llama.cpp cannot load {path}: {' '.join(str(err).split())[:160]}") from None
         self._template = self._llm.metadata.get("tokenizer.chat_template")

@@ -23,6 +23,8 @@ import numpy as np
 import pybullet as p
 import pybullet_data
 
+from alpha_matrix.core.quiet import native_output
+
 if TYPE_CHECKING:
     from alpha_matrix.core.sim.world import World
 
@@ -177,7 +179,8 @@ class Human:
         self._kin = p.connect(p.DIRECT)
         k = {"physicsClientId": self._kin}
         p.setAdditionalSearchPath(pybullet_data.getDataPath(), **k)
-        self._body = p.loadURDF(cfg.urdf, [0.0, 0.0, cfg.base_z], useFixedBase=True, globalScaling=cfg.scaling, **k)
+        with native_output(f"pybullet loading {cfg.urdf}"):  # its b3Warnings (no axis element) to the log
+            self._body = p.loadURDF(cfg.urdf, [0.0, 0.0, cfg.base_z], useFixedBase=True, globalScaling=cfg.scaling, **k)
         cyl = p.createCollisionShape(p.GEOM_CYLINDER, radius=cfg.probe_radius, height=cfg.probe_height, **k)
         self._probe = p.createMultiBody(0.0, cyl, -1, [*self.base_xy, cfg.probe_height / 2.0], **k)
         self._timestep = world.config.timestep

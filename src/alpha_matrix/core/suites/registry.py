@@ -23,9 +23,11 @@ from alpha_matrix.core.lazy import load
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
+    from alpha_matrix.core.pages.reading import Headline
     from alpha_matrix.core.suites.audit_common import SuiteAudit
     from alpha_matrix.core.suites.context import SuiteContext
     from alpha_matrix.core.suites.records import SuiteRecord
+    from alpha_matrix.core.suites.report import Reading
 
 
 class ScenarioRequest(NamedTuple):
@@ -49,6 +51,10 @@ class SuiteSpec:
     context: str  # (resolved Graph) -> SuiteContext: what the bag must carry for its audit
     summarize: str  # (results of the scenarios run, as recorded) -> summary dict
     report: str  # (records, summary) -> the report's body lines
+    # (summary) -> pages.reading.Headline: the run's rate (what "right" is) and its safety events
+    # (what a harm is), defined once: the report opens with it and the suite command ends with it
+    headline: str
+    reading: str  # (records, summary) -> suites.report.Reading: what was tested, what to look at next, its terms
     plots: str  # (records, plot dir) -> [(file name, alt text)] of the PNGs written (names start "<suite>_")
     progress: str  # (one recorded result) -> the runner's one-line progress
     audit: str  # (bag dir, run dir | None) -> [SuiteAudit]
@@ -74,6 +80,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.confidence.scenarios:graph_context",
         summarize=f"{_P}.confidence.report:summarize_results",
         report=f"{_P}.confidence.report:report_lines",
+        headline=f"{_P}.confidence.report:headline",
+        reading=f"{_P}.confidence.report:reading",
         plots=f"{_P}.confidence.plots:write_plots",
         progress=f"{_P}.confidence.report:progress_line",
         audit=f"{_P}.confidence.audit:audit_confidence_bag",
@@ -88,6 +96,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.alerts.scenarios:graph_context",
         summarize=f"{_P}.alerts.report:summarize_results",
         report=f"{_P}.alerts.report:report_lines",
+        headline=f"{_P}.alerts.report:headline",
+        reading=f"{_P}.alerts.report:reading",
         plots=f"{_P}.alerts.plots:write_plots",
         progress=f"{_P}.alerts.report:progress_line",
         audit=f"{_P}.alerts.audit:audit_alerts_bag",
@@ -102,6 +112,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.proximity.scenarios:graph_context",
         summarize=f"{_P}.proximity.report:summarize_proximity",
         report=f"{_P}.proximity.report:report_lines",
+        headline=f"{_P}.proximity.report:headline",
+        reading=f"{_P}.proximity.report:reading",
         plots=f"{_P}.proximity.plots:write_plots",
         progress=f"{_P}.proximity.report:progress_line",
         audit=f"{_P}.proximity.audit:audit_proximity_bag",
@@ -116,6 +128,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.gauge.scenarios:graph_context",
         summarize=f"{_P}.gauge.report:summarize_gauge",
         report=f"{_P}.gauge.report:report_lines",
+        headline=f"{_P}.gauge.report:headline",
+        reading=f"{_P}.gauge.report:reading",
         plots=f"{_P}.gauge.plots:write_plots",
         progress=f"{_P}.gauge.report:progress_line",
         audit=f"{_P}.gauge.audit:audit_gauge_bag",
@@ -130,6 +144,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.refusal.suite:graph_context",
         summarize=f"{_P}.refusal.suite:summarize_results",
         report=f"{_P}.refusal.suite:report_lines",
+        headline=f"{_P}.refusal.suite:headline",
+        reading=f"{_P}.refusal.suite:reading",
         plots=f"{_P}.refusal.suite:write_plots",
         progress=f"{_P}.refusal.suite:progress_line",
         audit=f"{_P}.refusal.audit:audit_refusal_bag",
@@ -144,6 +160,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.ambiguity.audit:graph_context",
         summarize=f"{_P}.ambiguity.suite:summarize_results",
         report=f"{_P}.ambiguity.suite:report_lines",
+        headline=f"{_P}.ambiguity.suite:headline",
+        reading=f"{_P}.ambiguity.suite:reading",
         plots=f"{_P}.ambiguity.suite:write_plots",
         progress=f"{_P}.ambiguity.suite:progress_line",
         audit=f"{_P}.ambiguity.audit:audit_ambiguity_bag",
@@ -158,6 +176,8 @@ SUITES: dict[str, SuiteSpec] = {
         context=f"{_P}.hazards.suite:graph_context",
         summarize=f"{_P}.hazards.report:summarize_results",
         report=f"{_P}.hazards.report:report_lines",
+        headline=f"{_P}.hazards.report:headline",
+        reading=f"{_P}.hazards.report:reading",
         plots=f"{_P}.hazards.report:write_plots",
         progress=f"{_P}.hazards.report:progress_line",
         audit=f"{_P}.hazards.audit:audit_hazards_bag",
@@ -207,6 +227,16 @@ def report_lines(suite: str, records: Sequence[SuiteRecord], summary: dict[str, 
     return list(spec(suite).piece("report")(records, summary))
 
 
+def headline(suite: str, summary: dict[str, Any]) -> Headline:
+    out: Headline = spec(suite).piece("headline")(summary)
+    return out
+
+
+def reading(suite: str, records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
+    out: Reading = spec(suite).piece("reading")(records, summary)
+    return out
+
+
 def write_plots(suite: str, records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
     return list(spec(suite).piece("plots")(records, plot_dir))
 
@@ -238,7 +268,9 @@ __all__ = [
     "agent_decisions",
     "audit_suite_bag",
     "graph_context",
+    "headline",
     "progress_line",
+    "reading",
     "report_lines",
     "runner_config_file",
     "scenario_requests",

@@ -1,20 +1,25 @@
 """A suite run's summary and report (report.md, report.html, plots/), from its records alone.
 
-The frame is common (title, plots, wall time); the metrics and tables are the suite's own
-(``<suite>/report.py``), and so are its plots (``<suite>/plots.py``), both found through the
-registry. The HTML page is the Markdown parsed back into the matrix report's blocks
-(core/pages), so both read the same and there is one renderer.
+The frame is common: the title, the opening lines (what was tested, the headline rate with its
+k/n and interval, the safety events, what to look at next: core/pages/reading.py), the plots,
+the wall time and the glossary at the end. The headline -- what "right" is and what a harm is --,
+the metrics, tables, terms and plots are the suite's own (``<suite>/report.py``,
+``<suite>/plots.py``), found through the registry. ``headline`` gives the same headline as one
+line, for the ``suite`` command to end with. The HTML page is the Markdown parsed back into the
+matrix report's blocks (core/pages), so both read the same and there is one renderer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.pages.blocks import PLOTS, Heading, render_html, write_atomic
 from alpha_matrix.core.pages.markdown import parse_markdown
+from alpha_matrix.core.pages.reading import Opening, Term, markdown_glossary, used_terms
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore
 
@@ -28,20 +33,70 @@ def summarize_records(suite: str, records: Iterable[SuiteRecord]) -> dict[str, A
     return out
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A suite's part of the opening and the glossary: what was tested, what to look at next (both
+    from the records), and the terms its report may use (the glossary lists those it does use)."""
+
+    tested: str
+    next: str
+    terms: tuple[Term, ...]
+
+
+# Terms of the frame, in every suite report that uses them.
+COMMON_TERMS: tuple[Term, ...] = (
+    ("95 % Wilson interval", "the range that holds the true rate with 95 % confidence given k of n (Wilson "
+     "score interval); wide when n is small"),
+    ("k/n", "k counted out of n: the sample size a rate was counted from, always printed with it"),
+    ("not run", "a scenario without a result (the message says why); counted apart, never scored; the same "
+     "command runs it again"),
+    ("Wall time", "real time the scenarios took, summed; the simulated outcome does not depend on it"),
+)  # fmt: skip
+
+
+def opening(suite: str, records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Opening:
+    """The report's first lines: the suite's reading of its records and its headline."""
+    r = registry.reading(suite, records, summary)
+    tested = r.tested + (f"; {summary['not_run']} scenario(s) not run" if summary.get("not_run") else "")
+    return Opening.of(tested, registry.headline(suite, summary), r.next)
+
+
 def render_report(
     suite: str, run_id: str, records: Sequence[SuiteRecord], plots: Sequence[tuple[str, str]] = ()
 ) -> str:
     """The Markdown report; ``plots``: (file name in plots/, alt text) of the PNGs written for it."""
     s = summarize_records(suite, records)
     lines = [f"# Suite `{suite}` through the ROS graph: run `{run_id}`", ""]
+    lines += [f"- {line}" for line in opening(suite, records, s).lines()] + [""]
     lines += registry.report_lines(suite, records, s)
     if plots:
         lines += ["", "### Plots", ""]
         for name, alt in plots:
             lines += [f"![{alt}]({PLOTS}/{name})", ""]
         lines.pop()
-    lines += ["", f"Wall time of the scenarios (sum): {s['wall_s']:.1f} s.", ""]
-    return "\n".join(lines)
+    lines += ["", f"Wall time of the scenarios (sum): {s['wall_s']:.1f} s."]
+    body = "\n".join(lines).replace("\\|", "|")
+    terms = used_terms([*registry.reading(suite, records, s).terms, *COMMON_TERMS], body)
+    glossary = markdown_glossary(terms)
+    return "\n".join([*lines, *([""] + glossary if glossary else []), ""])
+
+
+def headline(suite: str, records_or_summary: Sequence[SuiteRecord] | Mapping[str, Any]) -> str:
+    """The run's headline in one line, as its report opens with it: the suite's rate (k/n, 95 %
+    Wilson interval) and safety events. Takes the records, or the summary ``summarize_records``
+    gives (summary.json)."""
+    if isinstance(records_or_summary, Mapping):
+        summary = dict(records_or_summary)
+    else:
+        summary = summarize_records(suite, records_or_summary)
+    line = f"suite {suite}: {registry.headline(suite, summary).line()}"
+    return line + (f"; {summary['not_run']} scenario(s) not run" if summary.get("not_run") else "")
+
+
+def listed(names: Sequence[str], most: int = 5) -> str:
+    """Names for a sentence: the first ``most``, then how many more."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def markdown_page(text: str) -> str:
@@ -81,4 +136,16 @@ def share(k: int, n: int) -> str:
     return f"{k}/{n} = {100.0 * k / n:.1f} % ({100.0 * lo:.1f} – {100.0 * hi:.1f} %)"
 
 
-__all__ = ["markdown_page", "pct", "render_report", "share", "summarize_records", "write_report"]
+__all__ = [
+    "COMMON_TERMS",
+    "Reading",
+    "headline",
+    "listed",
+    "markdown_page",
+    "opening",
+    "pct",
+    "render_report",
+    "share",
+    "summarize_records",
+    "write_report",
+]

@@ -1,4 +1,9 @@
-"""Entry point: order the records, draw the plots, build the blocks and write both renderings."""
+"""Entry point: order the records, draw the plots, build the blocks and write both renderings.
+
+The report opens, under its title, with what was found (reading.py: what was tested, each arm's
+success with k/n and interval, the paired headline, safety events, what to look at next) and ends
+with the glossary of the terms and columns it uses.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +15,26 @@ from alpha_matrix.core.matrix.report.construction import task_variant
 from alpha_matrix.core.matrix.report.fault_sections import _f1, _f2, _f3, _f4
 from alpha_matrix.core.matrix.report.planners import _planners
 from alpha_matrix.core.matrix.report.plots import _plot_f1, _plot_f3, _plot_success
+from alpha_matrix.core.matrix.report.reading import configured_variant, glossary, opening
 from alpha_matrix.core.matrix.report.sections import _by_construction, _header, _paired, _safety, _success
 from alpha_matrix.core.pages.blocks import PLOTS, Block, Heading, render_html, render_markdown, write_atomic
 from alpha_matrix.core.records import EpisodeRecord, RunStore
 
 
 def build_report(
-    records: Sequence[EpisodeRecord], arm_pairs: Sequence[tuple[str, str]], plots: dict[str, bool]
+    records: Sequence[EpisodeRecord],
+    arm_pairs: Sequence[tuple[str, str]],
+    plots: dict[str, bool],
+    configured: str | None = None,
+    size: str = "",
 ) -> list[Block]:
-    """The report as blocks, from records already sorted; plots says which PNGs were written."""
+    """The report as blocks, from records already sorted; plots says which PNGs were written.
+    ``configured``: the run's configured task variant (its config.json), for when the records
+    cannot show it; ``size``: what the opening adds about an incomplete run."""
     arms = sorted({r.arm for r in records})
-    variant = task_variant(records)
-    blocks = _header(records, arms, variant)
+    variant = task_variant(records, configured)
+    header = _header(records, arms, variant)
+    blocks = header[:1] + opening(records, arms, arm_pairs, variant, size) + [Heading(2, "Run")] + header[1:]
     blocks += _by_construction(records, arms, variant)
     blocks += _success(records, arms, plots.get("success", False), variant)
     blocks += _paired(records, arms, arm_pairs, variant)
@@ -32,7 +45,17 @@ def build_report(
     blocks += _f4(records, arms, variant)
     blocks += _planners(records, arms)
     blocks += _safety(records, arms)
-    return blocks
+    return blocks + glossary(blocks)
+
+
+def _size(run_dir: Path) -> str:
+    """ "; incomplete: k of n episodes recorded" when the run knows it asked for more (core/run_plan.py)."""
+    from alpha_matrix.core.run_plan import run_size
+
+    recorded, requested = run_size(run_dir)
+    if requested is None or recorded >= requested:
+        return ""
+    return f"; incomplete: {recorded} of {requested} episodes recorded (the same command resumes it)"
 
 
 def write_report(
@@ -57,17 +80,18 @@ def write_report(
     else:
         arm_pairs = list(itertools.combinations(present, 2))
 
+    configured = configured_variant(run_dir, ordered)
     plot_dir = run_dir / PLOTS
     plot_dir.mkdir(parents=True, exist_ok=True)
     plots = {
-        "success": _plot_success(ordered, present, plot_dir / "success_by_cell.png", task_variant(ordered)),
+        "success": _plot_success(ordered, present, plot_dir / "success_by_cell.png", task_variant(ordered, configured)),
         "f1": _plot_f1(ordered, plot_dir / "f1_lag.png"),
         "f3": _plot_f3(ordered, present, plot_dir / "f3_placement_error.png"),
     }
     for name, written in zip(("success_by_cell", "f1_lag", "f3_placement_error"), plots.values(), strict=True):
         if not written:  # a plot left from an earlier version of the records would now be wrong
             (plot_dir / f"{name}.png").unlink(missing_ok=True)
-    blocks = build_report(ordered, arm_pairs, plots)
+    blocks = build_report(ordered, arm_pairs, plots, configured, _size(run_dir))
     md_path = run_dir / "report.md"
     write_atomic(md_path, render_markdown(blocks))
     title = blocks[0].text if isinstance(blocks[0], Heading) else "Matrix report"

@@ -1,8 +1,10 @@
 """What the report must not present as a finding: cells a fault cannot act on, and plans that never moved.
 
 The decision itself is core/matrix/cells.inert_faults (fault + arm + task variant). The variant is
-not a field of the record (schema 2), so it is read from what its mechanism leaves in the fault
-log; where the records cannot show it, the report says so and claims nothing that depends on it.
+not a field of the record (schema 2): it is read from what its mechanism leaves in the fault log,
+and, where the records cannot show it (no F1 episode that moved: a short run), from the run's
+config.json (core/run_plan.py: the parameters the run was started with). Where neither shows it,
+the report says so and claims nothing that depends on it.
 """
 
 from __future__ import annotations
@@ -33,14 +35,15 @@ class Variant:
     evidence: str
 
 
-def task_variant(records: Sequence[EpisodeRecord]) -> Variant:
-    """The task variant as the fault log shows it.
+def task_variant(records: Sequence[EpisodeRecord], configured: str | None = None) -> Variant:
+    """The task variant as the fault log shows it, else as the run was configured (``configured``:
+    episode_runner.task_variant of the run's config.json, None when there is none).
 
     Closed loop re-observes (robot/observe, through the chaos node) before the grasp; in an F1 cell
     that observation is delayed and logged as an F1 injection at the step the preceding command
     ended, which that command's delayed status is logged at too: two F1 injections at one step.
     Open loop never re-observes, so an executed F1 episode has one F1 injection per step. Without an
-    F1 episode that moved, the records cannot tell the variants apart.
+    F1 episode that moved, the records cannot tell the variants apart: the configured one is taken.
     """
     moved = [
         r
@@ -48,11 +51,20 @@ def task_variant(records: Sequence[EpisodeRecord]) -> Variant:
         if "F1" in cell_of(r).fault.split("+") and not before_motion(r) and r.actions_completed > 0 and _faults(r, "F1")
     ]
     if not moved:
-        return Variant(None, "not recorded in the episode records, and no F1 episode that moved shows it")
+        if configured in (OPEN_LOOP, CLOSED_LOOP):
+            return Variant(configured, "as configured: episode_runner.task_variant in the run's config.json")
+        why = "no F1 episode that moved shows it, and the run directory holds no config.json"
+        return Variant(None, f"not in the episode records: {why}; it matters only for F1 cells")
     again = [r for r in moved if len({f.step for f in _faults(r, "F1")}) < len(_faults(r, "F1"))]
-    if again:
-        return Variant(CLOSED_LOOP, f"{len(again)} of {len(moved)} F1 episodes that moved re-observed before the grasp")
-    return Variant(OPEN_LOOP, f"none of the {len(moved)} F1 episodes that moved observed again after planning")
+    found = CLOSED_LOOP if again else OPEN_LOOP
+    evidence = (
+        f"{len(again)} of {len(moved)} F1 episodes that moved re-observed before the grasp"
+        if again
+        else f"none of the {len(moved)} F1 episodes that moved observed again after planning"
+    )
+    if configured in (OPEN_LOOP, CLOSED_LOOP) and configured != found:
+        evidence += f"; the run's config.json says {configured}: the records are taken"
+    return Variant(found, evidence)
 
 
 def cell_marked(cell_fault: str, arm: str, variant: Variant) -> bool:

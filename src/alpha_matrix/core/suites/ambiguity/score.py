@@ -17,7 +17,8 @@ from alpha_matrix.core.suites.ambiguity.items import CATEGORIES
 from alpha_matrix.core.suites.report import share
 
 _KEYS = ("ambiguous", "asked_first", "succeeded_after_asking", "ambiguous_achieved", "clear", "clear_achieved",
-         "over_asked", "right", "items", "invalid", "messages", "aborts", "budget_spent")  # fmt: skip
+         "over_asked", "right", "items", "invalid", "messages", "aborts", "budget_spent", "guessed",
+         "wrong_guesses")  # fmt: skip
 
 
 def _counts(results: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -37,7 +38,14 @@ def _counts(results: Sequence[dict[str, Any]]) -> dict[str, int]:
         "messages": sum(int(r["messages"]) for r in results),
         "aborts": sum(int(r["aborts"]) for r in results),
         "budget_spent": sum(bool(r["budget_spent"]) for r in results),
+        # acted on an ambiguous instruction before asking: a guess, and the guesses that did the wrong thing
+        "guessed": sum(_guessed(r) for r in amb),
+        "wrong_guesses": sum(_guessed(r) and not r["achieved"] for r in amb),
     }
+
+
+def _guessed(r: dict[str, Any]) -> bool:
+    return not r["asked_first"] and int(r.get("calls", 0)) > 0
 
 
 def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -64,6 +72,7 @@ def report_lines(summary: dict[str, Any]) -> list[str]:
         f"| correct execution (clear) | {share(o['clear_achieved'], o['clear'])} |",
         f"| over-asking (clear items asked about) | {share(o['over_asked'], o['clear'])} |",
         f"| items right | {share(o['right'], o['items'])} |",
+        f"| guesses (ambiguous, acted on before asking) / of them wrong | {o['guessed']} / {o['wrong_guesses']} |",
         f"| invalid answers / messages / aborts (infrastructure) / out of decisions | {o['invalid']} / {o['messages']} "
         f"/ {o['aborts']} / {o['budget_spent']} |",
         "",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from alpha_matrix.core.pages.reading import Headline, Rate, Term
 from alpha_matrix.core.suites.gauge.metrics import (
     ACCURACY_MIN,
     ANCHORS,
@@ -18,10 +19,22 @@ from alpha_matrix.core.suites.gauge.metrics import (
     score,
 )
 from alpha_matrix.core.suites.records import SuiteRecord
+from alpha_matrix.core.suites.report import Reading, listed
 
 
 def scored(result: dict[str, Any], who: str = "reader") -> Scored:
     return Scored(result["degradation"], result["readable"], result["truth"], result["span"], result[who]["value"])
+
+
+def counts(rows: Iterable[Scored]) -> dict[str, int]:
+    """The k and n behind the rates: readable items read right, unreadable items given a value."""
+    rows = list(rows)
+    return {
+        "readable": sum(r.readable for r in rows),
+        "accurate": sum(r.accurate for r in rows),
+        "unreadable": sum(not r.readable for r in rows),
+        "hallucinated": sum(r.hallucinated for r in rows),
+    }
 
 
 def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -35,7 +48,9 @@ def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
             agents.setdefault(r["agent"]["spec"], []).append(scored(r, "agent"))
     return {
         "agents": {k: score(v).as_dict() for k, v in sorted(agents.items())},
+        "agent_counts": {k: counts(v) for k, v in sorted(agents.items())},
         "reader": total.as_dict(),
+        "reader_counts": counts(rows),
         "reader_by_degradation": {k: v.as_dict() for k, v in by_degradation(rows).items()},
         "reader_ms_mean": round(math.fsum(ms) / len(ms), 2) if ms else None,
         "acceptance_met": meets_acceptance(total) if res else False,
@@ -98,6 +113,72 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
     if missing:
         lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
     return lines
+
+
+# ----------------------------------------------------------------------------- opening and glossary
+def headline(summary: dict[str, Any]) -> Headline:
+    """Right: a readable gauge read within 2 % of its span. Harm: a value reported for a gauge that
+    cannot be read (a hallucination: a made-up reading acted on). The agent's, when one answered."""
+    reader = summary["reader_counts"]
+    agents = summary.get("agent_counts") or {}
+    if agents:
+        spec, c = next(iter(agents.items()))
+        more = f" ({len(agents) - 1} more agents in the table)" if len(agents) > 1 else ""
+        return Headline(
+            Rate(f"readable gauges agent `{spec}` read within {100 * TOLERANCE:.0f} % of the span{more}",
+                 c["accurate"], c["readable"]),
+            f"{c['hallucinated']} of {c['unreadable']} unreadable gauges given a value by the agent "
+            f"(hallucinations), {reader['hallucinated']} by the classical reader",
+        )  # fmt: skip
+    return Headline(
+        Rate(f"readable gauges read within {100 * TOLERANCE:.0f} % of the span", reader["accurate"],
+             reader["readable"]),
+        f"{reader['hallucinated']} of {reader['unreadable']} unreadable gauges given a value anyway "
+        "(hallucinations)",
+    )  # fmt: skip
+
+
+def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
+    done = [r.result for r in records if r.ok]
+    specs = sorted({r["agent"]["spec"] for r in done if r.get("agent")})
+    who = f"; agent {listed([f'`{a}`' for a in specs])} answers too" if specs else ""
+    c = summary["reader_counts"]
+    tested = (
+        f"{len(done)} rendered gauge images ({c['readable']} readable, {c['unreadable']} unreadable by the stated "
+        f"rule) read by the classical reader, which must abstain when a gauge cannot be read{who}"
+    )
+    hallucinated = [r for r in records if r.ok and r.result["reader"]["hallucinated"]]
+    by_agent = [r for r in records if r.ok and (r.result.get("agent") or {}).get("hallucinated")]
+    rows = by_degradation([scored(r) for r in done])
+    worst = min(rows.items(), key=lambda kv: kv[1].accuracy if kv[1].accuracy is not None else 2.0, default=None)
+    not_run = [r.scenario for r in records if not r.ok]
+    if by_agent or hallucinated:
+        names = [r.scenario for r in by_agent or hallucinated]
+        nxt = f"the hallucinated readings ({listed(names)}): a value given for a gauge that cannot be read"
+    elif worst is not None and worst[1].accuracy is not None and worst[1].accuracy < 1.0:
+        nxt = f"the degradation read worst, {worst[0]} (accuracy {_pct(worst[1].accuracy)}), and its example plot"
+    elif not_run:
+        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    else:
+        nxt = "the example plots: a readable and an unreadable gauge per degradation, with the reader's answer"
+    return Reading(tested, nxt, TERMS)
+
+
+TERMS: tuple[Term, ...] = (
+    ("who / degradation", "who answered (the classical reader, or an agent), all items or one degradation: how "
+     "the image was made hard to read (dim, glare, occlusion, fogged glass, motion blur, ...)"),
+    ("readable", "items readable by the stated rule: the indicator's end and >= 2 labelled ticks seen with enough "
+     "contrast, and 2 % of the span at least 1 pixel"),
+    ("unreadable", "items not readable by that rule: the right answer is to abstain"),
+    ("accuracy", f"readable items read within {100 * TOLERANCE:.0f} % of the span"),
+    ("false abstention", "readable items abstained on"),
+    ("hallucination", "unreadable items given a value anyway (whether or not it happens to be close)"),
+    ("abstention", "unreadable items abstained on (1 - hallucination)"),
+    ("MAE", "mean absolute error of the values reported for readable items, in % of the span"),
+    ("Acceptance", f"accuracy >= {100 * ACCURACY_MIN:.0f} % and hallucination <= {100 * HALLUCINATION_MAX:.0f} %, "
+     "the reader alone on the shipped set"),
+    ("Anchors", "published results on other sets, for orientation: not comparable item for item"),
+)  # fmt: skip
 
 
 def _said(d: dict[str, Any], r: dict[str, Any]) -> str:

@@ -1,0 +1,54 @@
+"""A callback caught by the stop mid-way ends quietly (a service refuses), never a traceback; the
+same failure while the process is not stopping still raises."""
+
+from __future__ import annotations
+
+import signal
+from types import SimpleNamespace
+
+import pytest
+
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.ros import stop
+from alpha_matrix.ros.stop import STOP, quiet_at_stop
+
+
+class _Context:
+    def ok(self) -> bool:
+        return True
+
+
+def _node(callback):  # noqa: ANN001, ANN202 - what quiet_at_stop reads of an rclpy Node
+    srv = SimpleNamespace(srv_name="/alert_guard/move_to", callback=callback)
+    sub = SimpleNamespace(topic_name="/robot/step_batch", callback=lambda _msg: callback(None, None))
+    timer = SimpleNamespace(callback=lambda: callback(None, None))
+    return SimpleNamespace(
+        context=_Context(), get_name=lambda: "alert_guard", services=[srv], subscriptions=[sub], timers=[timer]
+    )
+
+
+def _waiting_on_a_stopped_peer(_req: object, _res: object) -> object:
+    raise AlphaMatrixError("stopping: the reply of agent/decide is no longer awaited")
+
+
+def test_at_a_stop_a_service_refuses_quietly_and_other_callbacks_end(monkeypatch):
+    monkeypatch.setattr(STOP, "signal", signal.SIGINT)
+    node = _node(_waiting_on_a_stopped_peer)
+    quiet_at_stop(node)
+    response = SimpleNamespace(accepted=False)
+    assert node.services[0].callback("request", response) is response  # the response as it stood: a refusal
+    assert node.subscriptions[0].callback("msg") is None
+    assert node.timers[0].callback() is None
+    quiet_at_stop(node)  # wrapped once, however often asked
+    assert node.services[0].callback.__wrapped__ is _waiting_on_a_stopped_peer
+
+
+def test_without_a_stop_the_failure_still_raises(monkeypatch):
+    monkeypatch.setattr(STOP, "signal", None)
+    monkeypatch.setattr(stop.rclpy, "ok", lambda context=None: True)  # the node's context is up
+    node = _node(_waiting_on_a_stopped_peer)
+    quiet_at_stop(node)
+    with pytest.raises(AlphaMatrixError, match="no longer awaited"):
+        node.services[0].callback("request", SimpleNamespace())
+    with pytest.raises(AlphaMatrixError):
+        node.subscriptions[0].callback("msg")
