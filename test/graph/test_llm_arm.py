@@ -80,7 +80,10 @@ def test_ollama_backend_through_the_graph_and_malformed_output_is_an_outcome(tmp
     assert (p["backend"], p["model"], p["digest"]) == ("ollama", "llama3", ollama_server.state.tags[0]["digest"])
     assert (p["prompt_tokens"], p["completion_tokens"]) == (412, 95) and llm["timing"]["llm_eval_s"] == 1.9
     (chat,) = [body for method, path, body in ollama_server.state.requests if path == "/api/chat"]
-    assert chat["options"] == {"temperature": 0, "seed": llm["seed"]} and chat["format"]["type"] == "object"
+    assert (
+        chat["options"] == {"temperature": 0, "seed": llm["seed"], "num_predict": 400}
+        and chat["format"]["type"] == "object"
+    )
     assert "(0.600, 0.350, 0.650)" in chat["messages"][1]["content"]
 
 

@@ -115,7 +115,7 @@ def test_the_embedded_model_predicts_end_to_end(tmp_path: Path) -> None:
         assert a["raw_text"] and a["template_version"] == "agent_hazards_v1"
         assert (a["prediction"] is None) == (a["error"] is not None), a  # scored, or counted apart with a reason
         assert a["error"] in (None, "abort", "schema", "no_json", "empty"), a
-    assert "suite hazards: 2 records" in proc.stdout
+    assert "suite hazards: 2 of 2 scenarios recorded" in proc.stdout
     summary = json.loads((tmp_path / "runs" / "gemma" / "summary.json").read_text())
     unparsable = sum(1 for a in parts if a["error"] not in (None, "abort"))
     assert summary["all"]["unparsable"] == unparsable
