@@ -400,3 +400,10 @@ def test_by_construction_report_is_byte_deterministic(tmp_path):
     write_report(second, list(reversed(by_design())))
     for name in ("report.md", "report.html", "plots/success_by_cell.png", "plots/f3_placement_error.png"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_a_300_of_300_arm_plots_its_interval(tmp_path):
+    """Wilson's upper end at k = n = 300 is 1 - 2**-52: the error bar's length was negative and
+    matplotlib refused it, so the report of a 300-episode run that all succeeded crashed."""
+    write_report(tmp_path, [rec("oracle", i, True) for i in range(300)])
+    assert (tmp_path / "plots/success_by_cell.png").is_file()

@@ -61,8 +61,9 @@ def _plot_success(records: Sequence[EpisodeRecord], arms: Sequence[str], path: P
     for arm in arms:
         mine = [b for b in bars if b.arm == arm]
         intervals = [wilson(b.k, b.n) for b in mine]
-        lo_err = [b.rate - lo for b, (lo, _) in zip(mine, intervals, strict=True)]
-        hi_err = [hi - b.rate for b, (_, hi) in zip(mine, intervals, strict=True)]
+        # max(0, ...): at k = n (or 0) the interval's float end can miss the rate by an ulp (300/300)
+        lo_err = [max(0.0, b.rate - lo) for b, (lo, _) in zip(mine, intervals, strict=True)]
+        hi_err = [max(0.0, hi - b.rate) for b, (_, hi) in zip(mine, intervals, strict=True)]
         ax.bar([b.x for b in mine], [b.rate for b in mine], width=width, yerr=[lo_err, hi_err], capsize=3, label=arm)
         for b in mine:  # at the base, so a 0 % bar shows its count instead of looking like missing data
             ax.text(b.x, 0.02, b.label, rotation=90, ha="center", va="bottom", fontsize=7, bbox=_LABEL_BOX)
