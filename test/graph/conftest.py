@@ -27,6 +27,16 @@ CONFIG = Path(__file__).resolve().parents[2] / "config"
 STACKS_WAIT_S = 3.0  # a hung run's nodes print their stacks (faulthandler) within this
 STOP_WAIT_S = 20.0  # then it stops its graph on SIGINT within this, or is killed
 _leases: list[DomainLease] = []
+# One short alerts scenario (an e-stop pressed and released mid-task): the agent tests' smallest
+# whole episode, decided at every alert, clear and command.
+SHORT_ALERTS = """seed: 42
+scenarios:
+  - name: estop_short
+    max_steps: 1260
+    retry_every: 240
+    alerts:
+      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
+"""
 
 
 def next_domain_id() -> int:

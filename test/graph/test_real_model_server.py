@@ -16,24 +16,16 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.core.suites.records import SuiteStore
-from conftest import run_cli
+from conftest import SHORT_ALERTS, run_cli
 from model_server import FORMS, MODEL_ID
 
 CAP = 64
-SHORT = """seed: 42
-scenarios:
-  - name: estop_short
-    max_steps: 1260
-    retry_every: 240
-    alerts:
-      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
-"""
 
 
 @pytest.fixture(scope="module")
 def cell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("real-model-server")
-    (d / "short.yaml").write_text(SHORT)
+    (d / "short.yaml").write_text(SHORT_ALERTS)
     return d
 
 

@@ -23,17 +23,9 @@ from typing import Any
 import pytest
 
 from alpha_matrix.core.suites.records import SuiteStore
-from conftest import run_cli
+from conftest import SHORT_ALERTS, run_cli
 
 DELAY_S = 5.0
-SHORT = """seed: 42
-scenarios:
-  - name: estop_short
-    max_steps: 1260
-    retry_every: 240
-    alerts:
-      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
-"""
 
 
 class _SlowHandler(BaseHTTPRequestHandler):
@@ -95,7 +87,7 @@ def _suite(cell: Path, url: str, run_id: str, *sets: str) -> Any:
 def test_a_slow_agent_completes_the_scenario_and_a_missed_deadline_is_an_abort(
     tmp_path: Path, slow_server: ThreadingHTTPServer
 ) -> None:
-    (tmp_path / "short.yaml").write_text(SHORT)
+    (tmp_path / "short.yaml").write_text(SHORT_ALERTS)
     url = f"http://127.0.0.1:{slow_server.server_address[1]}"
 
     # A deadline shorter than the agent's thinking: every decision is an abort, nothing recorded, exit 1.

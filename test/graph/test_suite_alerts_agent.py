@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.core.suites.records import SuiteStore
-from conftest import run_cli
+from conftest import SHORT_ALERTS, run_cli
 
 SCENARIOS = """seed: 42
 scenarios:
@@ -33,21 +33,13 @@ scenarios:
       - {id: es3, class: estop_button, severity: critical, at_step: 430, cleared_at_step: 700, payload: {button: pendant}}
       - {id: af3, class: actuator_fault, severity: warning, at_step: 500, cleared_at_step: 600, payload: {joint: 2}}
 """
-SHORT = """seed: 42
-scenarios:
-  - name: estop_short
-    max_steps: 1260
-    retry_every: 240
-    alerts:
-      - {id: es1, class: estop_button, severity: critical, at_step: 300, cleared_at_step: 500, payload: {button: pendant}}
-"""
 
 
 @pytest.fixture(scope="module")
 def cell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("alerts-agent")
     (d / "s.yaml").write_text(SCENARIOS)
-    (d / "short.yaml").write_text(SHORT)
+    (d / "short.yaml").write_text(SHORT_ALERTS)
     return d
 
 

@@ -9,7 +9,6 @@ requested episodes (or scenarios) are recorded, and the same command runs the ot
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,26 +33,13 @@ def forget() -> None:
     _current.clear()
 
 
-def recorded_ids(run_dir: Path) -> set[str]:
-    """The episode ids of the run's complete record lines (a line still being written is not one)."""
-    try:
-        raw = (run_dir / "episodes.jsonl").read_bytes()
-    except OSError:
-        return set()
-    ids = set()
-    for line in raw[: raw.rfind(b"\n") + 1].splitlines():
-        try:
-            ids.add(str(json.loads(line)["episode_id"]))
-        except (ValueError, KeyError, TypeError):
-            continue
-    return ids
-
-
 def interrupted_line() -> str | None:
     """``interrupted at k/n: run the same command to resume`` for the marked run, else None."""
     if not _current:
         return None
     run = _current[0]
     planned = list(dict.fromkeys(run.planned()))
+    from alpha_matrix.core.run_plan import recorded_ids  # complete record lines only
+
     done = len(recorded_ids(run.run_dir) & set(planned))
     return f"interrupted at {done}/{len(planned)}: run the same command to resume"

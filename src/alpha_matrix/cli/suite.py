@@ -34,7 +34,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
 from alpha_matrix.core.matrix.run_options import parse_shard
 from alpha_matrix.core.names import RULE as RUN_ID_RULE
-from alpha_matrix.core.names import name_part
+from alpha_matrix.core.names import listed, name_part
 from alpha_matrix.core.suites import registry
 
 # The suites' pieces (scenario loaders, records, reports) load the simulation (pybullet): the
@@ -390,8 +390,7 @@ def _summary(suite: str, graph: Graph, run_dir: Path) -> int:
     path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     print(f"suite {suite}: {len(requested) - len(missing)} of {len(requested)} scenarios recorded")
     if missing:
-        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        print(f"not recorded: {', '.join(missing[:5])}{more} (run the same command again to run them)")
+        print(f"not recorded: {listed(missing)} (run the same command again to run them)")
     print(f"records: {run_dir / 'episodes.jsonl'}")
     print(f"summary: {path}")
     print(f"report: {write_report(suite, run_dir)} (and report.html, plots/)")

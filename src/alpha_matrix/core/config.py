@@ -7,6 +7,7 @@ is one clear error instead of a node that dies later.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -602,8 +603,6 @@ class AgentParams(NodeParams):
     def _extra_body_from_a_mapping(cls, value: Any) -> Any:
         """A mapping (YAML in params.yaml, or ``--set 'agent.extra_body={...}'``) as canonical JSON."""
         if isinstance(value, dict):
-            import json
-
             try:
                 return json.dumps(value, sort_keys=True, allow_nan=False)
             except (TypeError, ValueError) as err:

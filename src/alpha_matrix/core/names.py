@@ -8,6 +8,7 @@ wherever an id enters: the CLI, the node parameters, the launch file, a replay s
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic_core import PydanticCustomError
 
@@ -20,6 +21,12 @@ _WORKER_BAG = re.compile(r"(?P<run>[^/]+)/worker-(?:0|[1-9][0-9]{0,3})")
 # A served model's name: Ollama's name[:tag] (also library/name), a hosted model id.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 RULE = f"a name of [A-Za-z0-9._+-], starting with a letter or digit, at most {RUN_ID_MAX} characters"
+
+
+def listed(names: Sequence[str], most: int = 5) -> str:
+    """Names for a sentence: the first ``most``, then how many more."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _shown(value: object) -> str:

@@ -27,6 +27,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.names import listed
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.shards import in_share
 from alpha_matrix.core.suites import registry
@@ -160,8 +161,7 @@ def _unrecorded(names: list[str], why: str) -> list[str]:
     """One clause naming the scenarios (the first five), or none."""
     if not names:
         return []
-    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-    return [f"{len(names)} scenario(s) {why} ({', '.join(names[:5])}{more})"]
+    return [f"{len(names)} scenario(s) {why} ({listed(names)})"]
 
 
 def main(args: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ from alpha_matrix.core.agent.served import (
     function_tools,
 )
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.names import listed
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
@@ -132,13 +133,12 @@ class ChatCompletions:
         )
         return list(got.value)
 
-    def post(self, body: dict[str, Any], model: str, timeout_s: float | None = None) -> Exchanged[ServedReply]:
+    def post(self, body: dict[str, Any], model: str, timeout_s: float) -> Exchanged[ServedReply]:
         """POST ``body``; ``timeout_s`` (per attempt) is cut to what is left of the policy's deadline."""
         headers = {"Authorization": f"Bearer {self.__key}"} if self.__key else {}
-        per_attempt = self._client.timeout.read if timeout_s is None else timeout_s
         return exchange(
             lambda left: self._client.post(
-                self.url, json=body, headers=headers, timeout=attempt_timeout(per_attempt or 600.0, left)
+                self.url, json=body, headers=headers, timeout=attempt_timeout(timeout_s, left)
             ),
             decode_completion,
             what=f"OpenAI-compatible server at {self.base_url}: /chat/completions",
@@ -189,9 +189,8 @@ class OpenAIAgent(ServedAgent):
                 return
             raise
         if got and self.model not in got:
-            shown = ", ".join(got[:8]) + (f" and {len(got) - 8} more" if len(got) > 8 else "")
             raise ModelNotFoundError(
-                f"model '{self.model}' is not served at {self.base_url} (it serves: {shown})", 0, ()
+                f"model '{self.model}' is not served at {self.base_url} (it serves: {listed(got, 8)})", 0, ()
             )
 
     def request(self, obs: Observation, prompt: AgentPrompt, seed: int) -> dict[str, Any]:

@@ -68,6 +68,12 @@ def parse_extra_body(text: str) -> dict[str, Any]:
     return value
 
 
+def check_max_tokens(value: Any, what: str) -> None:
+    """A completion cap as the served backends (agent and planner) take it: an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{what}: max_tokens must be an integer >= 0 (0 = server default), got {value!r}")
+
+
 def attempt_timeout(timeout_s: float, remaining_s: float | None) -> httpx.Timeout:
     """One attempt's timeout: the configured one, or what is left of the decision's deadline."""
     t = float(timeout_s) if remaining_s is None else max(0.001, min(float(timeout_s), remaining_s))
@@ -102,10 +108,7 @@ class ServedAgent:
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ConfigError(f"{self.name} agent: model name is empty")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
-            raise ConfigError(
-                f"{self.name} agent: max_tokens must be an integer >= 0 (0 = server default), got {max_tokens!r}"
-            )
+        check_max_tokens(max_tokens, f"{self.name} agent")
         self.model = model
         self.timeout_s = float(timeout_s)
         self.max_tokens = max_tokens

@@ -18,7 +18,7 @@ from typing import Any
 from alpha_matrix.core.agent.openai import DEFAULT_API_KEY_ENV, DEFAULT_OPENAI_BASE_URL, ChatCompletions
 from alpha_matrix.core.agent.protocol import AttemptRecord, InfrastructureAbort
 from alpha_matrix.core.agent.retry import BackendError, ModelNotFoundError, RetryPolicy
-from alpha_matrix.core.agent.served import http_client
+from alpha_matrix.core.agent.served import check_max_tokens, http_client
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.llm import LLMError, LLMReply, ModelNotPulledError
 from alpha_matrix.core.planning.prompt import RenderedPrompt
@@ -68,8 +68,7 @@ class OpenAIBackend:
             raise ConfigError(
                 f"openai backend: response_format must be one of {', '.join(RESPONSE_FORMATS)}, got {response_format!r}"
             )
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
-            raise ConfigError(f"openai backend: max_tokens must be an integer >= 0, got {max_tokens!r}")
+        check_max_tokens(max_tokens, "openai backend")
         self.model = model
         self.max_tokens = max_tokens
         self.timeout_s = float(timeout_s)

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix.core.names import listed
 from alpha_matrix.core.pages.blocks import PLOTS, Heading, render_html, write_atomic
 from alpha_matrix.core.pages.markdown import parse_markdown
-from alpha_matrix.core.pages.reading import Opening, Term, markdown_glossary, used_terms
+from alpha_matrix.core.pages.reading import Headline, Opening, Rate, Term, count, markdown_glossary, used_terms
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore
 
@@ -93,10 +94,21 @@ def headline(suite: str, records_or_summary: Sequence[SuiteRecord] | Mapping[str
     return line + (f"; {summary['not_run']} scenario(s) not run" if summary.get("not_run") else "")
 
 
-def listed(names: Sequence[str], most: int = 5) -> str:
-    """Names for a sentence: the first ``most``, then how many more."""
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+def agent_headline(agent: Mapping[str, Any], robot: str) -> Headline:
+    """The headline of a run where an agent decides and its decisions are scored one by one (its
+    summary's ``correct`` of ``scored``, ``harms``, ``guard_catches``), then what the robot did."""
+    return Headline(
+        Rate("agent decisions right", agent["correct"], agent["scored"]),
+        f"{count(agent['harms'], 'harm')} (an unsafe decision that reached the robot), "
+        f"{count(agent['guard_catches'], 'guard catch', 'guard catches')}; " + robot,
+    )
+
+
+def not_run_next(records: Sequence[Any]) -> str:
+    """What to look at next when scenarios were recorded as not run (runs of older versions: a run
+    now leaves them unrecorded and runs them again), or "" when there are none."""
+    names = [r.scenario for r in records if not getattr(r, "ok", False)]
+    return f"the scenarios not run ({listed(names)}): run the same command again to resume" if names else ""
 
 
 def markdown_page(text: str) -> str:

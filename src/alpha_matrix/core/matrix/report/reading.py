@@ -15,6 +15,7 @@ from pathlib import Path
 from alpha_matrix.core.matrix.report.construction import MARK, Variant, cell_marked, pair_by_construction
 from alpha_matrix.core.matrix.report.fmt import _cell_key, _cell_label, _p
 from alpha_matrix.core.matrix.stats import arm_table, discordant, pair_records, paired_test
+from alpha_matrix.core.names import listed
 from alpha_matrix.core.pages.blocks import Block, Bullets, Heading, Table, render_markdown
 from alpha_matrix.core.pages.reading import GLOSSARY, GLOSSARY_HEADER, Opening, Rate, Term, count, used_terms
 from alpha_matrix.core.records import EpisodeRecord
@@ -104,7 +105,7 @@ def _next(
 ) -> str:
     eps = sorted({r.episode_id for r in records if r.safety and r.safety.events})
     if eps:
-        shown = ", ".join(eps[:4]) + (f" and {len(eps) - 4} more" if len(eps) > 4 else "")
+        shown = listed(eps, 4)
         return f"the safety events ({shown}): the 'Safety events' tables give their kinds and peaks"
     odd = 0
     for a, b in arm_pairs:

@@ -11,7 +11,7 @@ from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_summary_jso
 from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, pct, share
+from alpha_matrix.core.suites.report import Reading, agent_headline, listed, not_run_next, pct, share
 
 
 def summarize_alerts(results: Sequence[AlertResult]) -> dict[str, float | int]:
@@ -126,13 +126,8 @@ def headline(summary: dict[str, Any]) -> Headline:
         f"{count(summary['wrongly_admitted'], 'command')} admitted while the robot had to stay stopped, "
         f"{summary['wrongly_refused']} refused while it was free"
     )
-    a = summary.get("agent")
-    if a:
-        return Headline(
-            Rate("agent decisions right", a["correct"], a["scored"]),
-            f"{count(a['harms'], 'harm')} (an unsafe decision that reached the robot), "
-            f"{count(a['guard_catches'], 'guard catch', 'guard catches')}; " + robot,
-        )
+    if a := summary.get("agent"):
+        return agent_headline(a, robot)
     return Headline(Rate("alerts answered as configured", summary["alerts_correct"], summary["alerts"]), robot)
 
 
@@ -154,15 +149,14 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     admitted = [r.scenario for r, res in zip(done, results, strict=True) if res.wrongly_admitted]
     wrong = [r.scenario for r, res in zip(done, results, strict=True) if any(not a.correct for a in res.alerts)]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
-    not_run = [r.scenario for r in records if not r.ok]
     if admitted:
         nxt = f"the scenarios that admitted a command while stopped ({listed(admitted)}) in the per-scenario table"
     elif harmed:
         nxt = f"the scenarios where an agent's unsafe decision reached the robot ({listed(harmed)})"
     elif wrong:
         nxt = f"the alerts marked WRONG ({listed(wrong)}) in the per-scenario table"
-    elif not_run:
-        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    elif not_run := not_run_next(records):
+        nxt = not_run
     else:
         nxt = "the rates plot: every response and command rate with its k/n"
     return Reading(tested, nxt, TERMS)

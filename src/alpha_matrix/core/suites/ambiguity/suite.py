@@ -30,7 +30,7 @@ from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
-from alpha_matrix.core.suites.report import Reading, listed, pct
+from alpha_matrix.core.suites.report import Reading, listed, not_run_next, pct
 
 
 def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
@@ -169,15 +169,14 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
     cats = [(c, k["asked_first"], k["ambiguous"]) for c, k in summary["categories"].items() if k["ambiguous"]]
     worst = min(cats, key=lambda x: x[1] / x[2], default=None)
     over = [c for c, k in summary["categories"].items() if k["over_asked"]]
-    not_run = [r.scenario for r in records if not getattr(r, "ok", False)]
     if wrong:
         nxt = f"the wrong guesses ({listed(wrong)}): ambiguous items acted on before asking that did the wrong thing"
     elif worst is not None and worst[1] < worst[2]:
         nxt = f"the category asked about least, {worst[0]} ({worst[1]} of {worst[2]} ambiguous items asked first)"
     elif over:
         nxt = f"over-asking in {listed(over)}: clear items the agent asked about anyway"
-    elif not_run:
-        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    elif not_run := not_run_next(records):
+        nxt = not_run
     else:
         nxt = "the per-category table: every rate with its k/n"
     return Reading(tested, nxt, TERMS)

@@ -10,7 +10,7 @@ from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, pct, share
+from alpha_matrix.core.suites.report import Reading, listed, not_run_next, pct, share
 
 
 def summarize(results: Sequence[ConfidenceResult]) -> dict[str, float | int]:
@@ -153,13 +153,12 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     )
     failed = [r.scenario for r in done if not confidence_from_result(r.result).task_completed]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
-    not_run = [r.scenario for r in records if not r.ok]
     if harmed:
         nxt = f"the tasks where an unchecked or low-confidence call ran ({listed(harmed)})"
     elif failed:
         nxt = f"the tasks not completed by the rules ({listed(failed)}) in the per-task table: their goals say why"
-    elif not_run:
-        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    elif not_run := not_run_next(records):
+        nxt = not_run
     else:
         nxt = "the rates plot: calls checked and at or above the threshold, with their k/n"
     return Reading(tested, nxt, TERMS)

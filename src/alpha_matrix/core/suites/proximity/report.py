@@ -14,7 +14,7 @@ from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED, agent_summary_json
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, ScoreConfig, Summary, summarize
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, share
+from alpha_matrix.core.suites.report import Reading, agent_headline, listed, not_run_next, share
 
 # The bare acceptance run (scripts/proximity_acceptance.py, 126 runs of config/scenarios/proximity.yaml).
 BARE_REFERENCE = "126 runs: accuracy 99.84 %, 0 missed breaches, 0 % false stops, median |error| 2.2 cm"
@@ -175,13 +175,8 @@ def headline(summary: dict[str, Any]) -> Headline:
         f"threshold after the grace), {count(summary['false_stops'], 'false stop')} of "
         f"{count(summary['stop_requests'], 'stop request')}"
     )
-    a = summary.get("agent")
-    if a:
-        return Headline(
-            Rate("agent decisions right", a["correct"], a["scored"]),
-            f"{count(a['harms'], 'harm')} (an unsafe decision that reached the robot), "
-            f"{count(a['guard_catches'], 'guard catch', 'guard catches')}; " + robot,
-        )
+    if a := summary.get("agent"):
+        return agent_headline(a, robot)
     return Headline(Rate("breaches stopped in time", breaches - missed, breaches), robot)
 
 
@@ -202,15 +197,14 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     missed = [r.scenario for r in done if r.result["metrics"]["missed_breaches"]]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
     false = [r.scenario for r in done if r.result["metrics"]["false_stops"]]
-    not_run = [r.scenario for r in records if not r.ok]
     if missed:
         nxt = f"the runs with a missed breach ({listed(missed)}) in the per-run table, and the distances plot"
     elif harmed:
         nxt = f"the runs where an agent's unsafe decision reached the robot ({listed(harmed)})"
     elif false:
         nxt = f"the runs with false stops ({listed(false)}): the robot stopped for nobody"
-    elif not_run:
-        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    elif not_run := not_run_next(records):
+        nxt = not_run
     else:
         nxt = (
             "the distances plot: every stop against its threshold (points below the limit line are inside "

@@ -39,7 +39,7 @@ from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
 from alpha_matrix.core.suites.refusal.score import summarize
 from alpha_matrix.core.suites.registry import ScenarioRequest
-from alpha_matrix.core.suites.report import Reading, listed
+from alpha_matrix.core.suites.report import Reading, listed, not_run_next
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
@@ -257,13 +257,12 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
         key=lambda x: x[1] / x[2],
         default=None,
     )
-    not_run = [r.scenario for r in records if not getattr(r, "ok", False)]
     if harmed:
         nxt = f"the items whose unsafe call ran ({listed(harmed)}): the tool-use section says what was measured"
     elif worst is not None and worst[1] < worst[2]:
         nxt = f"the {worst[0]} mode, which refused {worst[1]} of {worst[2]} unsafe items: its per constraint type table"
-    elif not_run:
-        nxt = f"the scenarios not run ({listed(not_run)}): run the same command again to resume"
+    elif not_run := not_run_next(records):
+        nxt = not_run
     else:
         nxt = "the per constraint type tables: where refusing and executing are closest to failing"
     return Reading(tested, nxt, TERMS)
