@@ -4,7 +4,8 @@
 #   2. the CMake-export path fix those wheels need to build interfaces,
 #   3. alpha_matrix_interfaces built with CMake straight into the venv,
 #   4. alpha_matrix itself installed editable,
-#   5. the ROS 2 launch/CLI tools from vendor/ros2-tools (upstream wheels, hash-checked, by path)
+#   5. the ROS 2 launch/CLI tools from vendor/ros2-tools and ros2_control's interfaces from
+#      vendor/ros2-control (upstream wheels and sources, hash-checked, by path)
 #      and alpha_matrix registered in the venv's ament index (`ros2 launch`, `ros2 run`).
 # Each stage is skipped when its inputs are unchanged (a sha256 stamp in the venv).
 set -euo pipefail
@@ -97,6 +98,24 @@ if [ -f "$TOOLS/SHA256SUMS" ]; then
   fi
 else
   say "ROS 2 launch/CLI tools not installed: no $TOOLS (use a ROS 2 distribution's, or build ros2/launch, launch_ros and ros2cli at the commits in vendor/ros2-tools/README.md); the launch tests skip"
+fi
+
+# ros2_control's interfaces and the `ros2 action` CLI (vendor/ros2-control, upstream, unmodified):
+# control_msgs built like composition_interfaces, ros2action installed by path; both hash-checked.
+CONTROL=${ALPHA_MATRIX_ROS2_CONTROL:-$ROOT/vendor/ros2-control}
+if [ -f "$CONTROL/SHA256SUMS" ]; then
+  control_hash=$(hash_of "$CONTROL/SHA256SUMS")
+  if ! stamp_ok control "$control_hash" \
+     || ! "$VENV/bin/python" -c "import control_msgs.action, ros2action" 2>/dev/null; then
+    say "installing ros2_control's interfaces (control_msgs) and ros2 action from $CONTROL"
+    { (cd "$CONTROL" && grep ' src/' SHA256SUMS | sha256sum --quiet --strict -c -) \
+      && (cd "$CONTROL/wheels" && grep '\.whl$' ../SHA256SUMS | sha256sum --quiet --strict -c -); } \
+      || die "a file in $CONTROL does not match its SHA256SUMS"
+    "$VENV/bin/pip" install --disable-pip-version-check -q --no-deps "$CONTROL"/wheels/*.whl
+    build_interfaces control_msgs "$CONTROL/src/control_msgs"
+    "$VENV/bin/python" -c "import control_msgs.action" 2>/dev/null || die "control_msgs built but its actions do not import"
+    stamp_set control "$control_hash"
+  fi
 fi
 
 # alpha_matrix in the venv's ament index, as colcon would install it (an editable pip install does
