@@ -32,6 +32,8 @@ NODES = [
     "scene_bridge",
     "ambiguity_executive",
     "hazard_bridge",
+    "arm_adapter",
+    "standard_arm",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

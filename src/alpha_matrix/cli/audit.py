@@ -103,6 +103,25 @@ def _raise_unless_some_read(bag: Path, bags: list[Path], bad: list[Any], run_dir
         raise AlphaMatrixError(f"{bags[0]}: no episodes in the bag")
 
 
+def _not_requested(audits: list[Any], run_dir: Path | None) -> tuple[list[Any], list[str]]:
+    """Split off episodes the run never asked for: a driver started before the run keeps its
+    last messages for late readers (transient local), so its earlier episodes (check-driver's,
+    another run's) reach the bag too. Recorded as received; neither audited nor called interrupted."""
+    from alpha_matrix.core.run_plan import requested_ids
+
+    wanted = requested_ids(run_dir) if run_dir is not None else None
+    if not wanted:
+        return audits, []
+    foreign = sorted({a.episode_id for a in audits if a.episode_id not in wanted})
+    if not foreign:
+        return audits, []
+    note = (
+        f"note: {', '.join(foreign)}: in the bag but not requested by this run (a driver's messages from before the "
+        "run began, kept for late readers); not audited"
+    )
+    return [a for a in audits if a.episode_id in wanted], [note]
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     """Exit 0 all match, 1 a mismatch or an unreadable split, 2 a user error (no such bag, bad args)."""
     from alpha_matrix.core.bag import bag_metadata, run_bags, tolerate_bad_splits
@@ -140,7 +159,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 + (f"; {len(bad)} unreadable split{'s' if len(bad) > 1 else ''}" if bad else "")
             )
             return 1 if failed or bad else 0
-        audits = [a for b in bags for a in audit_bag(b, run_dir)]
+        audits, foreign = _not_requested([a for b in bags for a in audit_bag(b, run_dir)], run_dir)
+        notes += foreign
         if not audits:
             _raise_unless_some_read(bag, bags, bad, run_dir, "matrix")
         sweep = {}

@@ -26,20 +26,29 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     bridge = resolve_graph(args.config or default_config_dir(), parse_sets(args.set)).node("sim_bridge").parameters
     latency = args.latency if args.latency is not None else int(bridge["reaction_latency_steps"])
     budget = args.budget if args.budget is not None else int(bridge["max_episode_steps"])
+    if args.real_time and args.gating:
+        raise ConfigError("--real-time and --gating exclude each other: a real-time driver never waits for acks")
     if not 0 < args.settle < budget:
         raise ConfigError(f"--settle {args.settle}: must be in [1, {budget - 1}] (the budget includes it)")
     env = graph_env(args.domain_id)
     os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", *VARIABLES) if k in env})
     print(
         f"check-driver: ROS_DOMAIN_ID {os.environ.get('ROS_DOMAIN_ID', '0')}, L = {latency} steps, "
-        f"budget {budget} steps, {'gating on check_driver' if args.gating else 'no gating check'}",
+        f"budget {budget} steps, "
+        + (
+            "real time: stops timed to rest"
+            if args.real_time
+            else "gating on check_driver"
+            if args.gating
+            else "no gating check"
+        ),
         flush=True,
     )
     try:
-        facts = check_driver(latency, budget, args.settle, args.gating, args.timeout)
+        facts = check_driver(latency, budget, args.settle, args.gating, args.timeout, args.real_time)
     except ExecutorFailed as err:  # a callback of the checker raised: one line, not a traceback
         raise AlphaMatrixError(f"check-driver: {err}") from None
-    clauses = judge(facts, latency, budget, args.settle, args.gating)
+    clauses = judge(facts, latency, budget, args.settle, args.gating, args.real_time)
     print(render(clauses))
     return 1 if any(c.ok is False for c in clauses) else 0
 
@@ -60,6 +69,12 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         "--gating",
         action="store_true",
         help="the driver gates on check_driver (its gating_consumers include it): check bounded lookahead too",
+    )
+    p.add_argument(
+        "--real-time",
+        action="store_true",
+        help="the driver runs on a real arm's clock (arm_adapter): stops accepted at any time, cut the running "
+        "command and are timed to rest, instead of bounded lookahead, late refusals and decision + L",
     )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any one answer (default 60)")
     p.set_defaults(func=cmd_check_driver)

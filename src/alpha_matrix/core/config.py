@@ -8,6 +8,7 @@ is one clear error instead of a node that dies later.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import bag_name_param, run_id_param
 from alpha_matrix.core.robot.gate import STEP_STREAM_DEPTH
+from alpha_matrix.core.sim.camera_model import CELL_CAMERA
 from alpha_matrix.core.suites.registry import SUITE_NAMES
 
 # How long anything waits for a text planner's answer: above the LLM planner's own timeout_s cap.
@@ -530,13 +532,42 @@ class ProximityBridgeParams(SimBridgeParams):
     """sim_bridge with the overhead depth camera and a walking person (configured by sim/set_human)."""
 
     publish_rgb: bool = Field(True, description="Also publish the colour image (camera/color/image_raw, rgb8).")
+    depth_encoding: str = Field(
+        "32FC1",
+        pattern="^(32FC1|16UC1)$",
+        description="camera/depth/image_raw as REP 118 allows: 32FC1 (float32 m) or 16UC1 (uint16 mm, as realsense).",
+    )
 
 
 class ProximityDetectorParams(NodeParams):
-    """Depth-only detector: sees camera/depth/image_raw + camera_info, never sim/ topics."""
+    """Depth-only detector: sees camera/depth/image_raw + camera_info, never sim/ topics; the camera's
+    mount (extrinsics) is a calibration, given here; its intrinsics come with camera_info."""
 
     service_timeout_s: float = Field(30.0, gt=0.0)
     guards: bool = guards()
+    camera_position: list[float] = Field(
+        default_factory=lambda: [float(v) for v in CELL_CAMERA.eye],
+        description="The depth optical frame's origin in the world (robot base) frame, m: [x, y, z].",
+    )
+    camera_orientation: list[float] = Field(
+        default_factory=lambda: list(CELL_CAMERA.quaternion()),
+        description="The depth optical frame's orientation in the world frame, a unit quaternion [x, y, z, w] "
+        "(as tf2_echo prints it; optical frame: x right, y down, z forward).",
+    )
+
+    @field_validator("camera_position")
+    @classmethod
+    def _position_ok(cls, v: list[float]) -> list[float]:
+        if len(v) != 3 or not all(math.isfinite(x) for x in v):
+            raise ValueError(f"expected [x, y, z] in metres, got {v}")
+        return v
+
+    @field_validator("camera_orientation")
+    @classmethod
+    def _quaternion_ok(cls, v: list[float]) -> list[float]:
+        if len(v) != 4 or not all(math.isfinite(x) for x in v) or abs(math.hypot(*v) - 1.0) > 0.01:
+            raise ValueError(f"expected a unit quaternion [x, y, z, w], got {v}")
+        return v
 
 
 class ProximityExecutiveParams(NodeParams):
@@ -716,3 +747,170 @@ class HazardBridgeParams(NodeParams):
 
 
 PARAM_MODELS.update({"hazard_bridge": HazardBridgeParams})
+
+
+# ----------------------------------------------------------------------------- standard arm
+class StandardArmParams(NodeParams):
+    """The simulated Panda behind ros2_control's standard interfaces (nodes/standard_arm.py,
+    docs/standard-arm.md). Names and defaults are ros2_controllers': joint_trajectory_controller's
+    (``constraints.*`` flattened), the gripper action controller's (``gripper_*``), the controller
+    manager's ``update_rate``."""
+
+    controller_name: str = Field(
+        "joint_trajectory_controller", min_length=1, description="Serves <name>/follow_joint_trajectory etc."
+    )
+    gripper_controller_name: str = Field("gripper_controller", min_length=1, description="Serves <name>/gripper_cmd.")
+    ft_broadcaster_name: str = Field(
+        "force_torque_sensor_broadcaster", min_length=1, description="Publishes <name>/wrench."
+    )
+    update_rate: int = Field(
+        240,
+        ge=1,
+        le=240,
+        description="Control and joint_states/wrench publishing rate, Hz; divides the 240 Hz physics.",
+    )
+    state_publish_rate: float = Field(50.0, gt=0.0, description="<controller>/controller_state, Hz (<= update_rate).")
+    action_monitor_rate: float = Field(20.0, ge=0.1, description="Action feedback, Hz (<= update_rate).")
+    allow_partial_joints_goal: bool = Field(False, description="Accept goals naming some of the 7 joints.")
+    allow_nonzero_velocity_at_trajectory_end: bool = Field(
+        False, description="Accept trajectories whose last point has a non-zero velocity."
+    )
+    interpolate_from_desired_state: bool = Field(
+        False, description="Start a new trajectory from the last command instead of the measured state."
+    )
+    goal_time: float = Field(
+        0.0, ge=0.0, description="constraints.goal_time: s after the last point to get within the goal tolerance "
+        "(0 = wait as long as it takes).",
+    )  # fmt: skip
+    stopped_velocity_tolerance: float = Field(
+        0.01, ge=0.0, description="constraints.stopped_velocity_tolerance: rad/s at the goal (0 = not checked)."
+    )
+    trajectory_tolerance: list[float] = Field(
+        default_factory=list,
+        description="constraints.<joint>.trajectory: path tolerance per arm joint, rad, 7 values or none (0 = not checked).",
+    )
+    goal_tolerance: list[float] = Field(
+        default_factory=list,
+        description="constraints.<joint>.goal: goal tolerance per arm joint, rad, 7 values or none (0 = not checked).",
+    )
+    gripper_goal_tolerance: float = Field(0.01, ge=0.0, description="Finger position tolerance of success, m.")
+    gripper_max_effort: float = Field(
+        20.0,
+        gt=0.0,
+        description="Finger force, N per finger, of a goal with max_effort 0 and of the hold after a cancel.",
+    )
+    gripper_stall_velocity_threshold: float = Field(
+        0.001, ge=0.0, description="Finger speed below which it stalls, m/s."
+    )
+    gripper_stall_timeout: float = Field(
+        1.0, ge=0.0, description="Stalled this long outside the tolerance ends the goal, s."
+    )
+    gripper_allow_stalling: bool = Field(False, description="A stalled goal SUCCEEDS (else it is ABORTED).")
+    seed: int = Field(0, ge=0, description="The scene at start-up (sim/reset reseeds it).")
+    publish_clock: bool = Field(
+        False, description="Publish /clock (the arm's simulated time) and stamp everything with it (for use_sim_time)."
+    )
+
+    @field_validator("trajectory_tolerance", "goal_tolerance")
+    @classmethod
+    def _seven_or_none(cls, v: list[float]) -> list[float]:
+        if len(v) not in (0, 7) or not all(0.0 <= x < float("inf") for x in v):  # NaN fails too
+            raise ValueError(f"expected 7 values >= 0 (one per arm joint) or none, got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _rates(self) -> StandardArmParams:
+        if 240 % self.update_rate:
+            raise ValueError(f"update_rate ({self.update_rate}) must divide the 240 Hz physics rate")
+        for name in ("state_publish_rate", "action_monitor_rate"):
+            if getattr(self, name) > self.update_rate:
+                raise ValueError(f"{name} ({getattr(self, name):g}) exceeds update_rate ({self.update_rate})")
+        return self
+
+
+PARAM_MODELS.update({"standard_arm": StandardArmParams})
+
+
+# ----------------------------------------------------------------------------- arm adapter
+_PANDA_ARM = [f"panda_joint{i}" for i in range(1, 8)]
+
+
+class ArmAdapterParams(NodeParams):
+    """The driver contract on a ros2_control arm (nodes/arm_adapter.py, docs/arm-adapter.md). Names
+    default to ros2_control's conventions; the numbers are the simulated Panda's, copied from
+    core/sim/world.py's WorldConfig (``panda_base``, ``grasp_euler``, ``ready_pose``, ``ready_width``):
+    the adapter imports nothing of the simulator."""
+
+    controller: str = Field("joint_trajectory_controller", min_length=1, description="The arm's trajectory controller.")
+    trajectory_action: str = Field(
+        "follow_joint_trajectory", min_length=1, description="<controller>/<this>: FollowJointTrajectory."
+    )
+    gripper_controller: str = Field("gripper_controller", min_length=1, description="The gripper's action controller.")
+    gripper_action: str = Field("gripper_cmd", min_length=1, description="<gripper_controller>/<this>: GripperCommand.")
+    ft_broadcaster: str = Field(
+        "force_torque_sensor_broadcaster", min_length=1, description="<this>/wrench: the wrist's WrenchStamped."
+    )
+    joint_states_topic: str = Field("/joint_states", min_length=1, description="joint_state_broadcaster's topic.")
+    robot_description_topic: str = Field("/robot_description", min_length=1, description="The URDF (transient local).")
+    reset_service: str = Field(
+        "sim/reset", description="Reset.srv that rebuilds the scene at robot/reset; empty = none: the arm goes home."
+    )
+    observe_service: str = Field(
+        "sim/observe", description="Observe.srv of the perception stack (robot/observe, command-end observations)."
+    )
+    arm_joints: list[str] = Field(default_factory=lambda: list(_PANDA_ARM), description="The trajectory's joints.")
+    finger_joints: list[str] = Field(
+        default_factory=lambda: ["panda_finger_joint1", "panda_finger_joint2"],
+        description="Finger joints, after the arm's in the step stream.",
+    )
+    base_frame: str = Field("panda_link0", min_length=1, description="The URDF frame whose world pose is base_xyz/rpy.")
+    tool_frame: str = Field("panda_grasptarget", min_length=1, description="The grasp frame move_to places.")
+    ft_frame: str = Field("panda_hand", min_length=1, description="The F/T sensor's link (the wrench's contacts).")
+    base_xyz: list[float] = Field(
+        default_factory=lambda: [0.1, 0.0, 0.625], description="base_frame's position in the world, m."
+    )
+    base_rpy: list[float] = Field(default_factory=lambda: [0.0, 0.0, 0.0], description="base_frame's roll-pitch-yaw.")
+    grasp_rpy: list[float] = Field(
+        default_factory=lambda: [math.pi, 0.0, 0.0], description="The tool frame's world orientation (gripper down)."
+    )
+    ready_pose: list[float] = Field(
+        default_factory=lambda: [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785],
+        description="Arm joints of the home move (a reset without reset_service) and the IK's null-space pull.",
+    )
+    ready_width: float = Field(0.08, ge=0.0, le=0.08, description="Finger opening of the home move, m.")
+    control_rate: float = Field(240.0, gt=0.0, description="joint_states samples per second: steps -> seconds.")
+    batch_steps: int = Field(16, ge=1, le=240, description="Steps per StepBatch message.")
+    max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")
+    reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
+    goal_position_tolerance: float = Field(
+        0.02, ge=0.0, description="Per-joint goal tolerance of each trajectory, rad (0 = the controller's)."
+    )
+    goal_time_tolerance_s: float = Field(
+        0.5, ge=0.0, description="How late after its last point a trajectory may reach its goal tolerance, s."
+    )
+    rest_velocity: float = Field(0.02, gt=0.0, description="At rest: every arm joint slower than this, rad/s ...")
+    rest_samples: int = Field(12, ge=1, description="... for this many samples in a row.")
+    rest_timeout_s: float = Field(3.0, gt=0.0, description="A stopped arm not at rest after this is reported so.")
+    wrench_floor: float = Field(2.0, ge=0.0, description="|F| above this, N, is a contact in the step stream.")
+    start_timeout_s: float = Field(30.0, gt=0.0, description="At start: wait this long for every interface.")
+    joint_states_timeout_s: float = Field(
+        0.5, gt=0.0, description="No sample this long: the arm is stopped and motion refused until a reset."
+    )
+    result_timeout_s: float = Field(5.0, gt=0.0, description="A goal's result this late after its steps: given up.")
+    service_timeout_s: float = Field(10.0, gt=0.0, description="Reset and observe calls give up after this.")
+    publish_clock: bool = Field(True, description="Publish /clock (step / control_rate) while subscribed.")
+
+    @model_validator(mode="after")
+    def _shapes(self) -> ArmAdapterParams:
+        for name, n in (("base_xyz", 3), ("base_rpy", 3), ("grasp_rpy", 3)):
+            v = getattr(self, name)
+            if len(v) != n or not all(math.isfinite(x) for x in v):
+                raise ValueError(f"{name} must be {n} finite numbers, got {v}")
+        if len(self.ready_pose) != len(self.arm_joints) or not all(math.isfinite(x) for x in self.ready_pose):
+            raise ValueError(f"ready_pose needs one finite value per arm joint ({len(self.arm_joints)})")
+        if not self.arm_joints:
+            raise ValueError("arm_joints is empty")
+        return self
+
+
+PARAM_MODELS.update({"arm_adapter": ArmAdapterParams})

@@ -3,6 +3,14 @@
 `alpha-matrix check-driver` (ros/driver_check.py) runs one scripted exchange against a driver
 and records what it saw in `DriverFacts`; `judge` turns the facts into a pass/fail row per
 clause. Judging is kept here, apart from ROS, so every clause is tested on constructed facts.
+
+A real-time driver (``--real-time``: a real arm, or nodes/arm_adapter.py on one) runs on the
+arm's clock: it cannot hold its steps back for a consumer's ack, land a stop at exactly
+decision + L, or refuse a stop as late (that would leave the arm moving). For it those three
+clauses are replaced by what it must do instead: a stop is accepted whenever it comes, it cuts
+the running command (CANCELLED), and the time from its decision to the arm at rest is measured
+(CommandStatus.stop_to_rest_s) and printed. Steps pass while it idles, so a command starts after
+the previous one rather than right after it. Every other clause stays.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ class Status:
     objects: int = 0  # object poses in the observation
     joints: int = 0
     finite: bool = True  # grasp position and joints finite
+    stop_to_rest_s: float = 0.0  # a real-time driver's measured decision-to-rest time of the stop that cut it
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,8 @@ class DriverFacts:
     validate_only: Reply | None = None
     move: Reply | None = None
     moved: Status | None = None
+    grip: Reply | None = None  # real time: a gripper command after the move (its own controller on a real arm)
+    gripped: Status | None = None
     stream_after_move: list[int] = field(default_factory=list)  # every step seen, in arrival order
     withheld_ack: int | None = None  # gating: the ack held back at this step ...
     ran_to_while_withheld: int | None = None  # ... and the last step the driver ran meanwhile
@@ -78,6 +89,8 @@ class DriverFacts:
     stopped: Status | None = None  # the command the stop cut
     move_during_stop: Reply | None = None
     release: Reply | None = None
+    move_while_other_holds: Reply | None = None  # real time: released our own hold, a second requester's remains
+    release_other: Reply | None = None
     after_release: Status | None = None
     budget_hold: Status | None = None
     move_after_budget: Reply | None = None
@@ -98,22 +111,34 @@ def _status_ok(s: Status | None, what: str) -> tuple[bool, str]:
     return True, ""
 
 
-def _command(reply: Reply | None, status: Status | None, what: str, start: int, end: int | None = None) -> list[str]:
-    """A command queued (accepted), ended with its observation, over the steps it should have run."""
+def _command(
+    reply: Reply | None, status: Status | None, what: str, start: int, end: int | None = None, exact: bool = True
+) -> list[str]:
+    """A command queued (accepted), ended with its observation, over the steps it should have run
+    (``exact`` False: starting at ``start`` or later, as on a real-time driver's clock)."""
     problems = (
         [] if reply is not None and reply.accepted else [f"{what} refused: {reply.message if reply else 'no reply'}"]
     )
     ok, why = _status_ok(status, f"the {what}")
     if not ok:
         problems.append(why)
-    elif status and (status.start_step != start or (end is not None and status.end_step != end)):
+    elif status and status.state != "DONE":
+        problems.append(f"the {what} ended {status.state}: {status.message}")
+    elif status and (
+        (status.start_step != start if exact else status.start_step < start)
+        or (end is not None and status.end_step != end)
+    ):
         span = f"{start}..{end}" if end is not None else f"from {start} (right after the previous command)"
+        span = span if exact else f"from {start} on (after the previous command)"
         problems.append(f"the {what} ran steps {status.start_step}..{status.end_step}, expected {span}")
     return problems
 
 
-def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool) -> list[Clause]:
-    """One row per clause of the contract, in the order a driver author would fix them."""
+def judge(
+    facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool, real_time: bool = False
+) -> list[Clause]:
+    """One row per clause of the contract, in the order a driver author would fix them; with
+    ``real_time`` the three a real-time driver cannot meet replaced (module docstring)."""
     out: list[Clause] = []
 
     def row(name: str, problems: list[str], good: str) -> None:
@@ -158,13 +183,19 @@ def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bo
         problems.append("validate_only did not answer accepted with command_id 0 (nothing queued)")
     row("refusals before motion", problems, "unreachable, bad width refused; validate_only queues nothing")
 
+    problems = _command(facts.move, facts.moved, "move", settle + 1, exact=not real_time)
+    if real_time:
+        after = facts.moved.end_step + 1 if facts.moved is not None else settle + 1
+        problems += _command(facts.grip, facts.gripped, "gripper command", after, exact=False)
     row(
         "commands queue, end with one terminal status and its observation",
-        _command(facts.move, facts.moved, "move", settle + 1),
-        "DONE with observation",
+        problems,
+        "move and gripper command DONE with observation" if real_time else "DONE with observation",
     )
 
-    if not gating:
+    if real_time:
+        out += _real_time_stops(facts)
+    elif not gating:
         out.append(Clause("bounded lookahead: never beyond ack + L", None, "not checked (--gating: the driver waits for check_driver's acks)"))  # fmt: skip
     else:
         held, ran = facts.withheld_ack, facts.ran_to_while_withheld
@@ -176,33 +207,44 @@ def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bo
             )
         row("bounded lookahead: never beyond ack + L", problems, f"stopped at {ran} with acks held at {held}")
 
-    problems = []
-    if facts.late_stop is None or facts.late_stop.accepted or "late" not in facts.late_stop.message:
-        problems.append("a stop decided in the past was not refused as late")
-    row("late requests are refused, never applied late", problems, "refused: late")
+    if not real_time:
+        problems = []
+        if facts.late_stop is None or facts.late_stop.accepted or "late" not in facts.late_stop.message:
+            problems.append("a stop decided in the past was not refused as late")
+        row("late requests are refused, never applied late", problems, "refused: late")
 
-    problems = []
-    want = facts.stop_decision + latency
-    if facts.stop is None or not facts.stop.accepted:
-        problems.append(f"stop refused: {facts.stop.message if facts.stop else 'no reply'}")
-    elif facts.stop.apply_step != want:
-        problems.append(f"stop decided at {facts.stop_decision} applies at {facts.stop.apply_step}, expected {want}")
-    s = facts.stopped
-    if s is None or s.state != "CANCELLED":
-        problems.append("the running command was not cancelled by the stop")
-    elif s.end_step != want - 1:
-        problems.append(f"the stop cut the command after step {s.end_step}, expected {want - 1} (decision + L - 1)")
-    row(f"stops land at decision + L (L = {latency})", problems, f"decided {facts.stop_decision}, applied {want}")
+        problems = []
+        want = facts.stop_decision + latency
+        if facts.stop is None or not facts.stop.accepted:
+            problems.append(f"stop refused: {facts.stop.message if facts.stop else 'no reply'}")
+        elif facts.stop.apply_step != want:
+            problems.append(
+                f"stop decided at {facts.stop_decision} applies at {facts.stop.apply_step}, expected {want}"
+            )
+        s = facts.stopped
+        if s is None or s.state != "CANCELLED":
+            problems.append("the running command was not cancelled by the stop")
+        elif s.end_step != want - 1:
+            problems.append(f"the stop cut the command after step {s.end_step}, expected {want - 1} (decision + L - 1)")
+        row(f"stops land at decision + L (L = {latency})", problems, f"decided {facts.stop_decision}, applied {want}")
 
     problems = []
     if facts.move_during_stop is None or facts.move_during_stop.accepted:
         problems.append("a move was accepted during a stop")
     if facts.release is None or not facts.release.accepted:
         problems.append("the release was refused")
+    if real_time:  # two requesters held a stop: releasing one must leave the other's
+        if facts.move_while_other_holds is None or facts.move_while_other_holds.accepted:
+            problems.append("a move was accepted while another requester still held its stop")
+        if facts.release_other is None or not facts.release_other.accepted:
+            problems.append("the second requester's release was refused")
     ok, why = _status_ok(facts.after_release, "a hold after the release")
     if not ok or (facts.after_release and facts.after_release.state != "DONE"):
         problems.append(why or "a hold after the release did not finish")
-    row("a stop refuses motion until released", problems, "move refused, release, hold DONE")
+    good = "move refused, release, hold DONE"
+    if real_time:
+        good = "move refused, own release leaves another's hold, hold DONE"
+    row("a stop refuses motion until released", problems, good)
 
     problems = []
     b = facts.budget_hold
@@ -212,6 +254,51 @@ def judge(facts: DriverFacts, latency: int, budget: int, settle: int, gating: bo
     if facts.move_after_budget is None or facts.move_after_budget.accepted:
         problems.append("a move was accepted after the budget was spent")
     row(f"episode step budget ({budget} steps)", problems, f"cancelled at {budget}, then refused")
+    return out
+
+
+def _real_time_stops(facts: DriverFacts) -> list[Clause]:
+    """What replaces bounded lookahead, late refusals and decision + L on a real-time driver."""
+    out = [
+        Clause(
+            "bounded lookahead: never beyond ack + L",
+            None,
+            "not checked (real time: a real arm cannot wait for acks; it reads them)",
+        )
+    ]
+    problems = []
+    if facts.late_stop is None or not facts.late_stop.accepted:
+        why = facts.late_stop.message if facts.late_stop else "no reply"
+        problems.append(f"a stop decided in the past was refused ({why}): a real-time driver must stop whenever asked")
+    if facts.stop is None or not facts.stop.accepted:
+        problems.append(f"stop refused: {facts.stop.message if facts.stop else 'no reply'}")
+    out.append(
+        Clause(
+            "stops are accepted at any time, never refused as late",
+            not problems,
+            "; ".join(problems) or "a stop decided at step 1 accepted",
+        )
+    )
+    problems = []
+    s = facts.stopped
+    rest = s.stop_to_rest_s if s is not None else 0.0
+    if s is None or s.state != "CANCELLED":
+        problems.append("the running command was not cancelled by the stop")
+    elif facts.stop is not None and s.end_step < facts.stop.apply_step:
+        problems.append(
+            f"the command had ended at step {s.end_step}, before the stop at step {facts.stop.apply_step}: {s.message}"
+        )
+    elif rest == -1.0:
+        problems.append("the arm was not seen at rest after the stop (stop_to_rest_s -1)")
+    elif not (rest > 0.0 and rest < float("inf")):
+        problems.append(f"no measured decision-to-rest time in the cut command's status (stop_to_rest_s {rest})")
+    apply = facts.stop.apply_step if facts.stop is not None else 0
+    detail = (
+        f"decided {facts.stop_decision}, cancel at {apply}, at rest {rest * 1000:.0f} ms after the decision"
+        if not problems
+        else "; ".join(problems)
+    )
+    out.append(Clause("a stop cuts the running command; decision to rest measured", not problems, detail))
     return out
 
 

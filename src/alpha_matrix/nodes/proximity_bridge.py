@@ -4,7 +4,9 @@ The driver contract is unchanged. Added, through the bridge's ``_after_step`` ho
 itself is core/suites/proximity/bridge_scene.py's):
 
 * the camera (core/sim/camera.py, mount from camera_model.CELL_CAMERA) renders every 24th step
-  (10 Hz) and publishes ``camera/depth/image_raw`` (32FC1, metres, 0 = no return),
+  (10 Hz) and publishes ``camera/depth/image_raw`` (``depth_encoding``: 32FC1, metres, 0 = no
+  return; or 16UC1 as realsense2_camera publishes it, millimetres rounded to the nearest, 0 = no
+  return, at most 65535: core/depth_image.millimetres),
   ``camera/depth/camera_info`` and, with ``publish_rgb``, ``camera/color/image_raw`` (rgb8; the
   colour image costs a full render of the world, so it is rendered only while a subscriber is
   matched: by default nothing reads it, the recorder does not record it), stamped with the step's sim time; ``header.frame_id`` is the frame tag
@@ -22,6 +24,8 @@ from alpha_matrix_interfaces.srv import Reset, SetHuman
 from sensor_msgs.msg import CameraInfo, Image
 
 from alpha_matrix.core.config import ProximityBridgeParams
+from alpha_matrix.core.depth_image import ENCODINGS, millimetres
+from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.sim.camera import Frame
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.suites.proximity.bridge_scene import ProximityScene
@@ -38,7 +42,10 @@ from alpha_matrix.ros.spin import spin_events
 class ProximityBridge(SimBridge):
     def __init__(self) -> None:
         super().__init__()
-        self.publish_rgb = bool(declare_fields(self, ProximityBridgeParams, ("publish_rgb",))["publish_rgb"])
+        extra = declare_fields(self, ProximityBridgeParams, ("publish_rgb", "depth_encoding"))
+        self.publish_rgb, self.depth_encoding = bool(extra["publish_rgb"]), str(extra["depth_encoding"])
+        if self.depth_encoding not in ENCODINGS:  # launched by hand: the graph's resolver checks it first
+            raise AlphaMatrixError(f"parameter depth_encoding: {self.depth_encoding!r}, expected 32FC1 or 16UC1")
         self.scene = ProximityScene(self.world, rgb=False)
         self.depth_pub = self.create_publisher(Image, "camera/depth/image_raw", IMAGES)
         self.info_pub = self.create_publisher(CameraInfo, "camera/depth/camera_info", IMAGES)
@@ -66,7 +73,8 @@ class ProximityBridge(SimBridge):
     def _publish_frame(self, s: int, frame: Frame) -> None:
         stamp, tag = sim_time(s, self.dt), frame_tag(self.core.episode_id, s)
         self.info_pub.publish(camera_info(frame, stamp, tag))
-        self.depth_pub.publish(image(frame.depth, "32FC1", stamp, tag))
+        depth = millimetres(frame.depth) if self.depth_encoding == "16UC1" else frame.depth
+        self.depth_pub.publish(image(depth, self.depth_encoding, stamp, tag))
         if frame.rgb is not None:
             self.rgb_pub.publish(image(frame.rgb, "rgb8", stamp, tag))
 

@@ -1,9 +1,25 @@
 """proximity_detector: human proximity from the depth camera alone (DESIGN §7 item 2).
 
-Sees what a real depth camera gives: ``camera/depth/image_raw`` (32FC1) and
-``camera/depth/camera_info`` (K), plus the camera mount from configuration
-(camera_model.CELL_CAMERA), and the run's threshold/mode from ``suite/request``. Never a
+Sees what a real depth camera gives: ``camera/depth/image_raw`` and ``camera/depth/camera_info``
+(K), plus the camera's mount from its parameters (``camera_position``, ``camera_orientation``:
+the calibration of the depth optical frame in the world; default the simulated cell's mount,
+camera_model.CELL_CAMERA), and the run's threshold/mode from ``suite/request``. Never a
 ``sim/`` topic, the world or the person (this module imports no pybullet; a unit test checks).
+
+Depth as REP 118 drivers publish it (core/depth_image.py): 16UC1 (uint16 mm, 0 = no return;
+realsense2_camera, Orbbec, Azure Kinect, OAK) or 32FC1 (float32 m, NaN or 0 = no return), any
+row padding or byte order. Any other encoding is said once, in one line, and its frames dropped
+(not acked: a guard that cannot see holds the robot). realsense2_camera's topics by remapping:
+
+    --ros-args -r camera/depth/image_raw:=/camera/camera/depth/image_rect_raw
+               -r camera/depth/camera_info:=/camera/camera/depth/camera_info
+
+(``aligned_depth_to_color/image_raw`` and its ``camera_info`` likewise; in a graph file, the
+node's ``remappings:``). Its subscriptions are reliable and transient-local (ros/qos.IMAGES):
+realsense's default ``SYSTEM_DEFAULT`` matches under Fast DDS, ``depth_qos:=SENSOR_DATA``
+(best effort) does not. Frames are keyed by the frame tag in ``header.frame_id``
+(core/suites/proximity/run.frame_tag: episode and step), which the suite's bridge writes; a
+frame without one (a live driver's optical frame name) is said once and dropped.
 
 Per episode (core/proximity_graph.DetectorCore): the first frames (the empty cell while the
 robot settles) are its reference; then every frame is detected, the stop policy decides, the
@@ -25,6 +41,8 @@ from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
 from alpha_matrix.core.config import ProximityDetectorParams
+from alpha_matrix.core.depth_image import DepthImageError, image_metres
+from alpha_matrix.core.sim.camera_model import pose_from_quaternion
 from alpha_matrix.core.suites.proximity.run import (
     SUITE,
     DetectorCore,
@@ -43,6 +61,8 @@ class ProximityDetectorNode(Node):
     def __init__(self) -> None:
         super().__init__("proximity_detector")
         self.params = declare_params(self, ProximityDetectorParams)
+        self.pose = pose_from_quaternion(self.params.camera_position, self.params.camera_orientation)
+        self.said: set[str] = set()  # each unreadable-image problem is logged once, not per frame
         self.scenarios: dict[str, ProximityScenario] = {}
         self.infos: dict[str, CameraInfo] = {}  # episode -> its camera info (intrinsics)
         self.frames: deque[tuple[str, int, np.ndarray]] = deque()  # in arrival (= step) order
@@ -61,20 +81,34 @@ class ProximityDetectorNode(Node):
             self.scenarios[msg.episode_id] = scenario_from_json(msg.scenario_json)
             self._process()
 
+    def _say_once(self, line: str) -> None:
+        """A camera that sends what the node cannot use sends it every frame: one line, not one per frame."""
+        if line not in self.said:
+            self.said.add(line)
+            self.get_logger().error(line)
+
+    def _tag(self, msg: CameraInfo | Image, what: str) -> tuple[str, int] | None:
+        try:
+            return parse_frame_tag(msg.header.frame_id)
+        except ValueError as err:  # a live driver's frame_id: no episode and step to key on
+            self._say_once(f"{what}: {err} (expected <frame>;episode=<id>;step=<k>): dropped")
+            return None
+
     def _on_info(self, msg: CameraInfo) -> None:
-        episode, _ = parse_frame_tag(msg.header.frame_id)
-        self.infos.setdefault(episode, msg)
-        self._process()
+        if (tag := self._tag(msg, "camera info")) is not None:
+            self.infos.setdefault(tag[0], msg)
+            self._process()
 
     def _on_depth(self, msg: Image) -> None:
         self.gating.streaming()
-        if msg.encoding != "32FC1":
-            self.get_logger().error(f"depth image encoding {msg.encoding!r}, expected 32FC1: frame dropped")
+        try:
+            depth = image_metres(msg)
+        except DepthImageError as err:
+            self._say_once(f"{err}: frames dropped")
             return
-        episode, step = parse_frame_tag(msg.header.frame_id)
-        depth = np.frombuffer(msg.data, dtype=np.float32).reshape(msg.height, msg.width)
-        self.frames.append((episode, step, depth))
-        self._process()
+        if (tag := self._tag(msg, "depth image")) is not None:
+            self.frames.append((*tag, depth))
+            self._process()
 
     def _process(self) -> None:
         """Process buffered frames in order while their episode's run config and intrinsics are in."""
@@ -86,7 +120,7 @@ class ProximityDetectorNode(Node):
             if episode != self.episode or self.core is None:
                 info = self.infos[episode]
                 self.core = DetectorCore(
-                    camera_info_from_k(info.width, info.height, info.k), self.scenarios[episode].policy
+                    camera_info_from_k(info.width, info.height, info.k, self.pose), self.scenarios[episode].policy
                 )
                 self.infos.pop(self.episode, None)
                 self.scenarios.pop(self.episode, None)

@@ -3,7 +3,10 @@ DriverFacts for core/driver_check.py to judge.
 
 The checker is a node named `check_driver`. It acks the step stream like a gating consumer
 (hello, then every batch it has seen), so a driver that gates on it (`gating_consumers`) can be
-checked for bounded lookahead too; a driver that does not gate ignores the acks.
+checked for bounded lookahead too; a driver that does not gate ignores the acks. A real-time
+driver (``real_time``) gets another stop scene: a long move is stopped while the arm moves (its
+decision-to-rest time is what the check prints), a stop decided at step 1 by a second requester
+must be accepted, and releasing one requester's hold must leave the other's.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from alpha_matrix.ros.spin import spin_behind
 
 NAME = "check_driver"
 REACHABLE = Point(x=0.5, y=0.0, z=0.8)  # in front of the Panda, gripper down
+ACROSS = Point(x=0.5, y=0.25, z=0.8)  # the real-time stop scene's long move, from REACHABLE
+LATE = f"{NAME}:late"  # the real-time scene's second requester (a stop decided at step 1)
 UNREACHABLE = Point(x=1.6, y=0.0, z=0.7)
 
 
@@ -88,16 +93,16 @@ class Checker(Node):
         return Status(
             "DONE" if m.state == CommandStatus.DONE else "CANCELLED",
             int(m.start_step), int(m.end_step), m.message, len(m.objects), len(joints),
-            all(math.isfinite(v) for v in [*joints, g.x, g.y, g.z]),
+            all(math.isfinite(v) for v in [*joints, g.x, g.y, g.z]), float(getattr(m, "stop_to_rest_s", 0.0)),
         )  # fmt: skip
 
     def call(self, name: str, request: Any) -> Any:
         return call_service(self.cli[name], request, self.timeout)
 
-    def stop(self, episode: str, engage: bool, decision: int) -> Reply:
+    def stop(self, episode: str, engage: bool, decision: int, requester: str = NAME) -> Reply:
         self.gating.requests_issued += 1  # counted in the next ack, as the contract asks of a consumer
         req = ProtectiveStop.Request(
-            episode_id=episode, engage=engage, decision_step=decision, requester=NAME, reason="check-driver"
+            episode_id=episode, engage=engage, decision_step=decision, requester=requester, reason="check-driver"
         )
         r = self.call("robot/protective_stop", req)
         return Reply(r.accepted, r.message, apply_step=int(r.apply_step))
@@ -124,7 +129,9 @@ def _interfaces(node: Checker, facts: DriverFacts) -> None:
     facts.services = {name: list(served.get(name, [])) for name in SERVICES}
 
 
-def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool) -> None:
+def exchange(
+    node: Checker, facts: DriverFacts, latency: int, budget: int, settle: int, gating: bool, real_time: bool = False
+) -> None:
     """The scripted exchange; each step records what the driver did, never asserts."""
     ep = "check_driver-1"
     wait_for_services(list(node.cli.values()), node.timeout)
@@ -153,6 +160,23 @@ def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settl
     facts.move = _reply(move)
     facts.moved = node.terminal(move)
 
+    if real_time:  # a real arm's fingers are another controller's: one command through it
+        grip = node.call("robot/gripper", Gripper.Request(width=0.08, max_effort=20.0, steps=60))
+        facts.grip, facts.gripped = _reply(grip), node.terminal(grip)
+        _real_time_stops(node, facts, ep, latency)
+    else:
+        _stops(node, facts, ep, latency, gating)
+
+    # The budget, in a fresh episode: a hold longer than what is left is cut at the budget.
+    ep2 = "check_driver-2"
+    reset2 = node.call("robot/reset", Reset.Request(episode_id=ep2, seed=8, settle_steps=settle))
+    node.terminal(reset2)
+    facts.budget_hold = node.terminal(node.call("robot/hold", Hold.Request(steps=budget)))
+    facts.move_after_budget = _reply(node.call("robot/move_to", MoveTo.Request(target=REACHABLE, steps=10)))
+
+
+def _stops(node: Checker, facts: DriverFacts, ep: str, latency: int, gating: bool) -> None:
+    """A stop decided while a long hold runs (and, gating, lookahead with acks held back)."""
     # A long hold: lookahead with acks held back, then a stop decided while it runs.
     hold = node.call("robot/hold", Hold.Request(steps=600))
     start = node.last_step(ep)
@@ -177,22 +201,34 @@ def exchange(node: Checker, facts: DriverFacts, latency: int, budget: int, settl
     facts.release = node.stop(ep, False, node.last_step(ep))
     facts.after_release = node.terminal(node.call("robot/hold", Hold.Request(steps=3 * latency)))
 
-    # The budget, in a fresh episode: a hold longer than what is left is cut at the budget.
-    ep2 = "check_driver-2"
-    reset2 = node.call("robot/reset", Reset.Request(episode_id=ep2, seed=8, settle_steps=settle))
-    node.terminal(reset2)
-    facts.budget_hold = node.terminal(node.call("robot/hold", Hold.Request(steps=budget)))
-    facts.move_after_budget = _reply(node.call("robot/move_to", MoveTo.Request(target=REACHABLE, steps=10)))
+
+def _real_time_stops(node: Checker, facts: DriverFacts, ep: str, latency: int) -> None:
+    """A stop decided at the last step seen while a long move runs, the arm in motion; then a
+    second requester's stop decided at step 1 (late by any measure), two releases in turn."""
+    start = node.last_step(ep)
+    move = node.call("robot/move_to", MoveTo.Request(target=ACROSS, steps=480))
+    node.wait(lambda: node.last_step(ep) >= start + 160)  # a third of the way: moving fast
+    facts.stop_decision = node.last_step(ep)
+    facts.stop = node.stop(ep, True, facts.stop_decision)
+    facts.stopped = node.terminal(move)
+    facts.late_stop = node.stop(ep, True, 1, LATE)
+    facts.move_during_stop = _reply(node.call("robot/move_to", MoveTo.Request(target=REACHABLE, steps=50)))
+    facts.release = node.stop(ep, False, node.last_step(ep))
+    facts.move_while_other_holds = _reply(node.call("robot/move_to", MoveTo.Request(target=REACHABLE, steps=50)))
+    facts.release_other = node.stop(ep, False, node.last_step(ep), LATE)
+    facts.after_release = node.terminal(node.call("robot/hold", Hold.Request(steps=3 * latency)))
 
 
-def check_driver(latency: int, budget: int, settle: int, gating: bool, timeout_s: float) -> DriverFacts:
+def check_driver(
+    latency: int, budget: int, settle: int, gating: bool, timeout_s: float, real_time: bool = False
+) -> DriverFacts:
     """Run the exchange against the driver on this process's ROS_DOMAIN_ID; the facts seen."""
     context = Context()
     rclpy.init(context=context, args=[])
     node = Checker(context, timeout_s)
     facts = DriverFacts()
     try:
-        spin_behind(node, lambda: exchange(node, facts, latency, budget, settle, gating), context=context)
+        spin_behind(node, lambda: exchange(node, facts, latency, budget, settle, gating, real_time), context=context)
     finally:
         node.destroy_node()
         rclpy.try_shutdown(context=context)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import functools
+import os
 import signal
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -76,6 +80,7 @@ class _StopState:
         first = self.signal is None
         if first:
             self.signal = signum
+            mute_teardown_chatter()
         if first and self._interruptible:
             self._interruptible = False
             raise NodeStopped(signum)
@@ -99,6 +104,27 @@ class _StopState:
 
 
 STOP = _StopState()
+
+
+def mute_teardown_chatter() -> None:
+    """From a stop on, what rcl and rclpy say about their own teardown stays off the terminal.
+
+    rclpy's handler shuts the context down before ours runs, so a node still starting or logging
+    meets a dead context: rcl writes ``Failed to publish log message to rosout`` from C to fd 2,
+    and ``Node()`` warns ``Failed to fini rosout publisher`` with its source line. Neither says
+    anything about the run. fd 2 goes to /dev/null; Python's ``sys.stderr`` keeps the terminal (a
+    real error while stopping is still one line there), and so does faulthandler (a crash).
+    """
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"rclpy\.")
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+        terminal = os.dup(2)
+        sys.stderr = os.fdopen(terminal, "w", buffering=1)
+        if faulthandler.is_enabled():
+            faulthandler.enable(file=sys.stderr, all_threads=True)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
 
 
 def quiet_at_stop(node: Node) -> None:

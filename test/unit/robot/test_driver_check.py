@@ -70,3 +70,79 @@ def test_each_breach_fails_the_clause_that_names_it(change, clause):
 def test_a_driver_that_answers_nothing_fails_every_clause_but_says_so():
     rows = judge(DriverFacts(), L, BUDGET, SETTLE, gating=True)
     assert all(c.ok is False for c in rows) and "no publisher" in rows[0].detail
+
+
+# -- a real-time driver (--real-time: a real arm's clock, e.g. arm_adapter) ------------------------
+def real_time() -> DriverFacts:
+    """What a conforming real-time driver does: the move starts a few idle steps after the settle,
+    the stop comes while a long move runs and is timed to rest, a stop decided at step 1 is accepted."""
+    f = conforming()
+    return dataclasses.replace(
+        f,
+        moved=dataclasses.replace(f.moved, start_step=SETTLE + 4, end_step=SETTLE + 170),
+        grip=Reply(True, command_id=3), gripped=dataclasses.replace(f.moved, start_step=SETTLE + 175, end_step=SETTLE + 240),
+        withheld_ack=None, ran_to_while_withheld=None,
+        stop_decision=447, stop=Reply(True, apply_step=447),
+        stopped=Status("CANCELLED", 300, 461, "protective stop at step 447 ...", 3, 9, True, 0.013),
+        late_stop=Reply(True, apply_step=461, message="stopping: cancel sent at step 461"),
+        move_while_other_holds=Reply(False, "protective stop in effect (held by check_driver:late)"),
+        release_other=Reply(True, apply_step=462),
+    )  # fmt: skip
+
+
+def test_a_conforming_real_time_driver_passes_with_its_stop_timed() -> None:
+    clauses = judge(real_time(), L, BUDGET, SETTLE, gating=False, real_time=True)
+    assert len(clauses) == 10 and [c.ok for c in clauses].count(None) == 1
+    assert render(clauses).endswith("9 passed, 0 failed")
+    names = [c.name for c in clauses]
+    assert "late requests are refused, never applied late" not in names
+    assert f"stops land at decision + L (L = {L})" not in names
+    timed = next(c for c in clauses if c.name == "a stop cuts the running command; decision to rest measured")
+    assert timed.detail == "decided 447, cancel at 447, at rest 13 ms after the decision"
+
+
+def test_the_clauses_a_real_time_driver_cannot_meet_still_fail_a_simulated_one() -> None:
+    # the same facts judged as a driver that owns its clock: late stop accepted, not at decision + L,
+    # the move not right after the settle
+    failed = failing(real_time(), gating=False)
+    assert failed == [
+        "commands queue, end with one terminal status and its observation",
+        "late requests are refused, never applied late",
+        f"stops land at decision + L (L = {L})",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "clause"),
+    [
+        ({"late_stop": Reply(False, "late: would apply at step 25")}, "stops are accepted at any time, never refused as late"),
+        ({"stop": Reply(False, "busy")}, "stops are accepted at any time, never refused as late"),
+        ({"stopped": Status("DONE", 300, 780, "", 3, 9, True)}, "a stop cuts the running command; decision to rest measured"),
+        (
+            {"stopped": Status("CANCELLED", 300, 461, "protective stop", 3, 9, True, -1.0)},
+            "a stop cuts the running command; decision to rest measured",
+        ),
+        (
+            {"stopped": Status("CANCELLED", 300, 461, "protective stop", 3, 9, True, 0.0)},
+            "a stop cuts the running command; decision to rest measured",
+        ),
+        ({"move_while_other_holds": Reply(True, command_id=8)}, "a stop refuses motion until released"),
+        (
+            {"gripped": Status("CANCELLED", 295, 1500, "no result from the robot", 3, 9, True)},
+            "commands queue, end with one terminal status and its observation",
+        ),
+        (
+            {"moved": Status("CANCELLED", 124, 124, "the controller rejected the goal", 3, 9, True)},
+            "commands queue, end with one terminal status and its observation",
+        ),
+        ({"moved": Status("DONE", SETTLE - 5, SETTLE + 95, "", 3, 9, True)}, "commands queue, end with one terminal status and its observation"),
+    ],
+)  # fmt: skip
+def test_each_real_time_breach_fails_the_clause_that_names_it(change, clause) -> None:
+    facts = dataclasses.replace(real_time(), **change)
+    assert [c.name for c in judge(facts, L, BUDGET, SETTLE, False, real_time=True) if c.ok is False] == [clause]
+
+
+def test_a_real_time_driver_that_answers_nothing_fails_but_says_so() -> None:
+    rows = judge(DriverFacts(), L, BUDGET, SETTLE, gating=False, real_time=True)
+    assert [r.ok for r in rows].count(None) == 1 and all(r.ok is False for r in rows if r.ok is not None)

@@ -29,6 +29,10 @@ class CellCamera:
     frame_every: int = 24  # physics steps per frame: 10 Hz at 240 Hz, frames at every multiple
     optical_frame: str = "camera_optical"
 
+    def quaternion(self) -> tuple[float, float, float, float]:
+        """The mount's orientation as a calibration gives it: the optical frame's [x, y, z, w] in the world."""
+        return quaternion_from_matrix(world_from_camera(self.eye, self.target, self.up)[:3, :3])
+
 
 CELL_CAMERA = CellCamera()
 
@@ -45,6 +49,46 @@ def world_from_camera(eye: Sequence[float], target: Sequence[float], up: Sequenc
     out = np.eye(4)
     out[:3, 0], out[:3, 1], out[:3, 2], out[:3, 3] = s, -u, f, e
     return out
+
+
+def pose_from_quaternion(position: Sequence[float], quaternion: Sequence[float]) -> np.ndarray:
+    """A calibrated mount (position, quaternion [x, y, z, w] of the optical frame in the world, as
+    ``tf2_echo world <optical frame>`` prints it) as a (4, 4) world-from-camera transform.
+
+    s = 2 / |q|^2 rather than normalising first: a quaternion of 1/sqrt(2) components then gives
+    exact 0 and +-1 entries, so the default mount equals the look-at's matrix bit for bit."""
+    x, y, z, w = (float(v) for v in quaternion)
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    out = np.eye(4)
+    out[:3, :3] = [
+        [1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)],
+        [s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w)],
+        [s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y)],
+    ]
+    out[:3, 3] = [float(v) for v in position]
+    return out
+
+
+def quaternion_from_matrix(r: np.ndarray) -> tuple[float, float, float, float]:
+    """A rotation matrix's unit quaternion [x, y, z, w], w >= 0 (Shepperd: from its largest
+    diagonal term). The others are (sum or difference) * c / t with c = sqrt(t) / 2, not / 4c:
+    an axis-aligned mount then gets equal components (1/sqrt(2) twice, not ...476 and ...475),
+    which ``pose_from_quaternion`` turns back into exact 0 and +-1."""
+    m = np.asarray(r, dtype=float)
+    t = [1.0 + m[0, 0] + m[1, 1] + m[2, 2]] + [1.0 + 2.0 * m[i, i] - float(np.trace(m)) for i in range(3)]
+    b = int(np.argmax(t))
+    c = 0.5 * math.sqrt(t[b])
+    f = c / t[b]
+    if b == 0:
+        q = [(m[2, 1] - m[1, 2]) * f, (m[0, 2] - m[2, 0]) * f, (m[1, 0] - m[0, 1]) * f, c]
+    else:
+        i = b - 1
+        j, k = (i + 1) % 3, (i + 2) % 3
+        q = [0.0, 0.0, 0.0, (m[k, j] - m[j, k]) * f]
+        q[i], q[j], q[k] = c, (m[j, i] + m[i, j]) * f, (m[k, i] + m[i, k]) * f
+    if q[3] < 0.0:
+        q = [-v for v in q]
+    return (float(q[0]) + 0.0, float(q[1]) + 0.0, float(q[2]) + 0.0, float(q[3]) + 0.0)  # no -0.0 in a YAML default
 
 
 @dataclass(frozen=True)

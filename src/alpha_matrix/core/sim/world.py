@@ -254,6 +254,43 @@ class World:
         self._apply_fingers()
         self._left = steps
 
+    def command_joints(self, q: np.ndarray, qd: np.ndarray | None = None) -> None:
+        """Arm joint position targets (and velocity feed-forward) now, as a joint-level controller
+        commands them (core/standard_arm): ends any command of the start_* kind; the fingers keep theirs.
+
+        PyBullet's position motor with the Panda's torques (``arm_forces``), as ``start_move`` uses;
+        with ``qd`` its damping tracks a moving target instead of dragging behind it.
+        """
+        self._check_start(1)
+        q = np.asarray(q, dtype=float)
+        if q.shape != (len(ARM_JOINTS),) or not np.all(np.isfinite(q)):
+            raise WorldError(f"joint targets must be {len(ARM_JOINTS)} finite numbers")
+        self._move, self._left = None, 0
+        self._q_cmd = q.copy()
+        self._pos_cmd, self._orn_cmd = self._kin.fk(self._q_cmd)  # a later start_move starts here
+        if qd is None:
+            self._apply_arm(self._q_cmd)
+            return
+        p.setJointMotorControlArray(
+            self._panda,
+            list(ARM_JOINTS),
+            p.POSITION_CONTROL,
+            targetPositions=self._q_cmd.tolist(),
+            targetVelocities=[float(v) for v in qd],
+            forces=list(self.config.arm_forces),
+            **self._c(),
+        )
+
+    def command_fingers(self, position: float, force: float) -> None:
+        """Each finger to joint position ``position`` (0 .. max_width / 2, m) with at most ``force`` N,
+        now; unlike ``start_gripper`` (a total opening over a number of steps) it starts no command."""
+        self._check_start(1)
+        if not (math.isfinite(position) and math.isfinite(force) and force >= 0.0):
+            raise WorldError("finger position and force must be finite, force >= 0")
+        self._finger_target = min(max(position, 0.0), self.config.max_width / 2.0)
+        self._finger_force = float(force)
+        self._apply_fingers()
+
     def start_hold(self, steps: int) -> None:
         """Hold the current targets for ``steps`` (settling; also lets time pass during a stop)."""
         self._check_start(steps, allowed_when_stopped=True)

@@ -143,6 +143,7 @@ def _write_confidence_bag(bag: Path, episode, change=None, context: str = CONF_C
             end_step=s["end_step"], message=s["message"], grasp_position=T["geometry_msgs/msg/Point"](
                 x=s["grasp"][0], y=s["grasp"][1], z=s["grasp"][2]
             ), joint_positions=np.array(s["joints"]), objects=objects(s["objects"]),
+            stop_to_rest_s=0.0,
         )  # fmt: skip
         events.append((s["end_step"] * 10, "/robot/command_status", msg))
     for q in queries:

@@ -1,10 +1,13 @@
 """Audit of a proximity bag by replay: the detector's decisions and the run's score, recomputed.
 
-Per episode, the recorded depth frames go through the same ``DetectorCore``
+Per episode, the recorded depth frames (16UC1 or 32FC1, converted by the node's own
+core/depth_image.image_metres) go through the same ``DetectorCore``
 (``ProximityDetector`` + ``StopPolicy``) as the live detector node, with the policy of the
 episode's recorded ``SuiteRequest`` and the intrinsics of its first recorded ``CameraInfo``
-(exactly what the node uses, so no config drift); every replayed estimate must equal the
-recorded ``proximity/estimate`` (detected, distance, confidence, blobs, action, stop state,
+(exactly what the node uses, so no config drift) and the simulated cell's mount (the
+detector's default ``camera_position``/``camera_orientation``: the recorded context does not
+carry them, so a run with another mount shows as replay differences); every replayed
+estimate must equal the recorded ``proximity/estimate`` (detected, distance, confidence, blobs, action, stop state,
 limit: exact, the code is deterministic). The run is then re-scored from the recorded
 ``sim/proximity_truth`` and estimates with the executive's own ``compose_result`` and must
 equal the recorded ``suite/result`` and, if given, the run's JSONL record. Each stop/resume
@@ -33,6 +36,7 @@ import numpy as np
 
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.attempts import Msg
+from alpha_matrix.core.depth_image import DepthImageError, image_metres
 from alpha_matrix.core.suites.audit_common import (
     SuiteAudit,
     as_json,
@@ -163,10 +167,10 @@ def _episode(msgs: list[Msg]) -> ProximityEpisode:
                 ep.info = msg
         elif topic == "/camera/depth/image_raw":
             _, step = parse_frame_tag(msg.header.frame_id)
-            if msg.encoding != "32FC1":
-                ep.problems.append(f"frame of step {step}: encoding {msg.encoding!r}, not 32FC1")
-                continue
-            frames.append((step, np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(msg.height, msg.width)))
+            try:
+                frames.append((step, image_metres(msg)))  # as the node converts it: 16UC1 or 32FC1
+            except DepthImageError as err:
+                ep.problems.append(f"frame of step {step}: {err}")
         elif topic == "/proximity/estimate":
             ep.recorded.append(_estimate_dict(msg))
         elif topic == "/sim/proximity_truth":

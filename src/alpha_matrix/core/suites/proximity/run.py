@@ -110,9 +110,11 @@ def scenario_from_json(text: str) -> ProximityScenario:
 
 
 # ----------------------------------------------------------------------------- the detector's core
-def camera_info_from_k(width: int, height: int, k: Sequence[float]) -> CameraInfo:
-    """Intrinsics from a CameraInfo K (row-major 3x3), extrinsics from the cell's camera mount."""
-    pose = world_from_camera(CELL_CAMERA.eye, CELL_CAMERA.target, CELL_CAMERA.up)
+def camera_info_from_k(width: int, height: int, k: Sequence[float], pose: np.ndarray | None = None) -> CameraInfo:
+    """Intrinsics from a CameraInfo K (row-major 3x3); extrinsics ``pose`` (world from optical
+    frame, the detector's calibration parameters), by default the cell's simulated mount."""
+    if pose is None:
+        pose = world_from_camera(CELL_CAMERA.eye, CELL_CAMERA.target, CELL_CAMERA.up)
     return CameraInfo(int(width), int(height), float(k[0]), float(k[4]), float(k[2]), float(k[5]), pose)
 
 
