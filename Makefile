@@ -31,3 +31,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_agent.py --decisions 20
 	.venv/bin/python benchmarks/bench_scale.py
 	.venv/bin/python benchmarks/bench_hazards_memory.py
+	.venv/bin/python benchmarks/bench_driver_paths.py --episodes 40

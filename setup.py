@@ -34,6 +34,8 @@ NODES = [
     "hazard_bridge",
     "arm_adapter",
     "standard_arm",
+    "agent",
+    "proximity_agent_link",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

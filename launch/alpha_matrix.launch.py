@@ -8,25 +8,13 @@ the plain launcher: a job node (the episode runner) ending is the normal end of 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from alpha_matrix.core.graph import default_config_dir, resolve_graph
-from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
+from alpha_matrix.cli.launch_args import SET_HELP, run_launch_graph
+from alpha_matrix.core.matrix.run_options import RunOptions
 from alpha_matrix.ros.launch_nodes import graph_nodes
-
-
-def _nodes(context, *args, **kwargs):  # launch API
-    config_dir = LaunchConfiguration("config_dir").perform(context)
-    values = {name: LaunchConfiguration(name).perform(context) for name in RunOptions.model_fields}
-    overrides, exclude = run_overrides(RunOptions.parse(values, style="launch"), style="launch")
-    external = tuple(n.strip() for n in LaunchConfiguration("external").perform(context).split(",") if n.strip())
-    config = Path(config_dir) if config_dir else default_config_dir()
-    return graph_nodes(resolve_graph(config, overrides, exclude=exclude, external=external))
-
 
 # The run's options as launch arguments, as on `alpha-matrix run` (core/matrix/run_options.py
 # validates both); "" leaves the config file's value.
@@ -46,18 +34,21 @@ ARGUMENTS = {
     "llm_backend": "the llm arm's backend: auto, ollama, openai, llamacpp, replay",
     "replay_from": "replay backend: a run directory or a bag of an llm run",
     "shard": "K/N: only the episode indices i with i mod N == K (one machine's share of a run)",
+    "config_dir": "config directory (default: the package's)",
+    "external": "nodes already running, not started: e.g. sim_bridge",
+    "driver": "what serves the driver contract: sim (default) or ros2_control (arm_adapter on a running arm)",
+    "set": SET_HELP,
 }
+assert set(RunOptions.model_fields) <= set(ARGUMENTS)
+
+
+def _nodes(context, *args, **kwargs):  # launch API
+    return graph_nodes(run_launch_graph({name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}))
 
 
 def generate_launch_description() -> LaunchDescription:
     return LaunchDescription(
         [
-            DeclareLaunchArgument(
-                "config_dir", default_value="", description="config directory (default: the package's)"
-            ),
-            DeclareLaunchArgument(
-                "external", default_value="", description="nodes already running, not started: e.g. sim_bridge"
-            ),
             *(DeclareLaunchArgument(name, default_value="", description=text) for name, text in ARGUMENTS.items()),
             OpaqueFunction(function=_nodes),
         ]

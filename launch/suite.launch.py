@@ -12,6 +12,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
+from alpha_matrix.cli.launch_args import SET_HELP
 from alpha_matrix.cli.suite import suite_launch_graph
 from alpha_matrix.ros.launch_nodes import graph_nodes
 
@@ -27,6 +28,8 @@ ARGUMENTS = {
     "probe": "hazards: hidden (default) or explicit (the consequence stated: the control probe)",
     "config_dir": "config directory (default: the package's)",
     "external": "nodes already running, not started (comma-separated): e.g. sim_bridge",
+    "driver": "what serves the driver contract: sim (default) or ros2_control (arm_adapter on a running arm)",
+    "set": SET_HELP,
 }
 
 

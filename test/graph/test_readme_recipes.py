@@ -1,4 +1,4 @@
-"""The README's three recipes, run as written: every command of each block, in a fresh directory.
+"""The README's recipes, run as written: every command of each block, in a fresh directory.
 
 Only what a test cannot have is replaced, and each replacement is checked to be there: the
 Ollama daemon by the transport double (its address for the recipe's ``OLLAMA_HOST``), and the
@@ -102,3 +102,16 @@ def test_driver_recipe_then_audit_recipe(tmp_path: Path) -> None:
     assert re.search(r"on-my-driver\s.*oracle 3/3", audit), audit
     assert "3/3 episodes match" in audit
     assert "/robot/step_batch" in audit  # bag info
+
+
+@pytest.mark.long
+def test_ros2_control_arm_recipe(tmp_path: Path) -> None:
+    """The graph through ros2_control_arm.launch.py against the simulated standard arm: the upstream
+    `ros2 launch`, the arm adapter on FollowJointTrajectory/GripperCommand, the bag audited clean."""
+    domain = next_domain_id()
+    script = replaced(recipe("ros2-control-arm"), "export ROS_DOMAIN_ID=7 ", f"export ROS_DOMAIN_ID={domain} ")
+    out = run_recipe(script, tmp_path, graph_env())
+    assert "success: 3/3" in out and "3/3 episodes match" in out, out[-3000:]
+    rows = [json.loads(r) for r in (tmp_path / "runs" / "on-my-arm" / "episodes.jsonl").read_text().splitlines()]
+    assert [r["provenance"]["driver"] for r in rows] == ["arm_adapter"] * 3
+    assert all(r["outcome"]["step_budget"] == 2400 for r in rows)

@@ -22,9 +22,13 @@ def cmd_check_driver(args: argparse.Namespace) -> int:
     if args.domain_id is not None:
         check_domain_id(args.domain_id)
     # What the graph expects of its driver, from the same config the graph is started with.
-    check_set_names(list(args.set), args.config)
-    bridge = resolve_graph(args.config or default_config_dir(), parse_sets(args.set)).node("sim_bridge").parameters
-    latency = args.latency if args.latency is not None else int(bridge["reaction_latency_steps"])
+    # A real-time driver is judged against the ros2_control driver's settings (its step budget).
+    driver = "ros2_control" if args.real_time else ""
+    check_set_names(list(args.set), args.config, driver=driver)
+    graph = resolve_graph(args.config or default_config_dir(), parse_sets(args.set), driver=driver)
+    bridge = graph.node("sim_bridge").parameters
+    sim = bridge if not driver else resolve_graph(args.config or default_config_dir()).node("sim_bridge").parameters
+    latency = args.latency if args.latency is not None else int(sim["reaction_latency_steps"])
     budget = args.budget if args.budget is not None else int(bridge["max_episode_steps"])
     if args.real_time and args.gating:
         raise ConfigError("--real-time and --gating exclude each other: a real-time driver never waits for acks")

@@ -45,7 +45,7 @@ def _near(word: str, names: list[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def check_set_names(items: list[str], config: Path | None, graph_file: str = "graph.yaml") -> None:
+def check_set_names(items: list[str], config: Path | None, graph_file: str = "graph.yaml", driver: str = "") -> None:
     """Each ``--set NODE.PARAM`` names a node of the graph and a parameter that node has: otherwise
     one line blaming the --set (not params.yaml), with the near name suggested. Nodes of another
     package take any parameter; a graph file that does not read is left to the resolver to report."""
@@ -54,7 +54,10 @@ def check_set_names(items: list[str], config: Path | None, graph_file: str = "gr
 
     try:
         raw = load_yaml((config or default_config_dir()) / graph_file)
-        nodes = {str(n["name"]): (str(n["executable"]), str(n.get("package", PACKAGE))) for n in raw["nodes"]}
+        nodes = {
+            str(n["name"]): (str((n.get("drivers") or {}).get(driver, n["executable"])), str(n.get("package", PACKAGE)))
+            for n in raw["nodes"]
+        }
     except (ConfigError, KeyError, TypeError):
         return
     for item in items:
@@ -89,12 +92,12 @@ def check_environment() -> None:
 def graph_for(
     args: argparse.Namespace, extra: dict[str, dict[str, Any]] | None = None, exclude: tuple[str, ...] = ()
 ) -> Graph:
-    check_set_names(list(args.set), args.config)
+    check_set_names(list(args.set), args.config, driver=driver_of(args))
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
     external = external_nodes(args)
-    graph = resolve_graph(args.config, overrides, exclude=exclude, external=external)
+    graph = resolve_graph(args.config, overrides, exclude=exclude, external=external, driver=driver_of(args))
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
         refuse_unservable_models(graph)
@@ -114,7 +117,7 @@ def graph_for(
             )
         print(f"{node.name}: backend auto -> {chosen}{why}", file=sys.stderr, flush=True)
         overrides.setdefault(node.name, {})["backend"] = chosen
-    return resolve_graph(args.config, overrides, exclude=exclude, external=external)
+    return resolve_graph(args.config, overrides, exclude=exclude, external=external, driver=driver_of(args))
 
 
 def _model_arms(graph: Graph) -> list[str]:
@@ -177,7 +180,14 @@ def preflight_planner(graph: Graph) -> None:
 
 
 def add_external(parser: argparse.ArgumentParser) -> None:
-    """--external NODE (repeatable), on the commands that start a graph."""
+    """--external NODE (repeatable) and --driver NAME, on the commands that start a graph."""
+    parser.add_argument(
+        "--driver",
+        default="",
+        metavar="NAME",
+        help="what serves the driver contract: sim (the simulated bridge, default) or ros2_control (the arm_adapter "
+        "on a ros2_control arm already running: README, 'Your ros2_control arm')",
+    )
     parser.add_argument(
         "--external",
         action="append",
@@ -186,6 +196,11 @@ def add_external(parser: argparse.ArgumentParser) -> None:
         help="a node already running on the domain, not started here: e.g. your driver as sim_bridge "
         "(README, 'Bring up your driver')",
     )
+
+
+def driver_of(args: argparse.Namespace) -> str:
+    """The --driver choice ("" for a Namespace built without the option)."""
+    return str(getattr(args, "driver", None) or "")
 
 
 def external_nodes(args: argparse.Namespace) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from alpha_matrix.cli.common import (
     check_environment,
     check_set_names,
     config_dir_problem,
+    driver_of,
     external_nodes,
     first_domain,
     parse_sets,
@@ -134,7 +135,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
-    check_set_names(list(args.set), config, f"graph_{args.suite}.yaml")
+    check_set_names(list(args.set), config, f"graph_{args.suite}.yaml", driver_of(args))
     overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
     _agent_overrides(args, overrides)
     probe = getattr(args, "probe", None)  # a Namespace built elsewhere may lack it
@@ -147,9 +148,12 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     graph_file = f"graph_{args.suite}.yaml"
     external = external_nodes(args)
     _config_file_overrides(
-        args.suite, resolve_graph(config, overrides, graph_file=graph_file, external=external), config, overrides
+        args.suite,
+        resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args)),
+        config,
+        overrides,
     )
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
     try:
         registry.scenario_requests(
             args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
@@ -174,11 +178,11 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
         raise ConfigError("--workers must be at least 1")
     if workers > 1 and ray is None:
         raise ConfigError("a suite runs one graph here; --workers N (shards) needs --ray")
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
     run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
     runner["run_id"] = run_id
     overrides.setdefault("recorder", {})["run_id"] = run_id
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external)
+    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
     return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
 
 
@@ -202,6 +206,7 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     import io
 
     from alpha_matrix.cli import build_parser
+    from alpha_matrix.cli.launch_args import launch_sets
     from alpha_matrix.core.names import check_run_id
 
     given = {k: v.strip() for k, v in values.items() if v.strip()}
@@ -210,8 +215,10 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     argv = ["--config", given["config_dir"]] if "config_dir" in given else []
     if "bags_dir" in given:
         argv += ["--set", f"recorder.bags_dir={given['bags_dir']}"]
+    for item in launch_sets(given.get("set", "")):
+        argv += ["--set", item]
     argv += ["suite", given["suite"]]
-    for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every", "probe"):
+    for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every", "probe", "driver"):
         if name in given:
             argv += [f"--{name.replace('_', '-')}", given[name]]
     for node in given.get("external", "").split(","):

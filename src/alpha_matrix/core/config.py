@@ -227,6 +227,12 @@ class EpisodeRunnerParams(NodeParams):
     recorder: str = Field(
         "", description="Set from the graph: the recorder node; every record waits for its bag commit ('' = none)."
     )
+    step_budget: int = Field(
+        1260, ge=1, description="Set from the graph: the driver's max_episode_steps, what outcomes are judged against."
+    )
+    driver: str = Field(
+        "", description="Set from the graph: the driver node's executable, recorded with every episode ('' = sim)."
+    )
 
     _run_id_is_a_name = field_validator("run_id")(run_id_param)
 
@@ -880,7 +886,12 @@ class ArmAdapterParams(NodeParams):
     ready_width: float = Field(0.08, ge=0.0, le=0.08, description="Finger opening of the home move, m.")
     control_rate: float = Field(240.0, gt=0.0, description="joint_states samples per second: steps -> seconds.")
     batch_steps: int = Field(16, ge=1, le=240, description="Steps per StepBatch message.")
-    max_episode_steps: int = Field(1260, ge=1, description="Episode step budget (settle included).")
+    max_episode_steps: int = Field(
+        2400,
+        ge=1,
+        description="Episode step budget (settle included), in samples. Longer than the simulated bridge's 1260: a "
+        "move ends when the controller's result is in, 40-110 samples after its steps on the simulated standard arm.",
+    )
     reach_tolerance: float = Field(0.01, gt=0.0, description="Max IK residual (m) of an accepted target.")
     goal_position_tolerance: float = Field(
         0.02, ge=0.0, description="Per-joint goal tolerance of each trajectory, rad (0 = the controller's)."
@@ -892,7 +903,9 @@ class ArmAdapterParams(NodeParams):
     rest_samples: int = Field(12, ge=1, description="... for this many samples in a row.")
     rest_timeout_s: float = Field(3.0, gt=0.0, description="A stopped arm not at rest after this is reported so.")
     wrench_floor: float = Field(2.0, ge=0.0, description="|F| above this, N, is a contact in the step stream.")
-    start_timeout_s: float = Field(30.0, gt=0.0, description="At start: wait this long for every interface.")
+    start_timeout_s: float = Field(
+        10.0, gt=0.0, description="At start: wait this long for every interface (under the graph's 30 s handshakes)."
+    )
     joint_states_timeout_s: float = Field(
         0.5, gt=0.0, description="No sample this long: the arm is stopped and motion refused until a reset."
     )

@@ -25,6 +25,7 @@ from alpha_matrix.core.config import (
 )
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import Cell, arm_family, default_run_id, matrix_cells
+from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.planning.prompt import load_prompt
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.robot.gate import flow_ack_every
@@ -42,6 +43,8 @@ NOT_HASHED = {
         "shard_count",
         "shard_index",
         "recorder",
+        "step_budget",  # derived from the driver's parameters, which are hashed
+        "driver",
     },
     "chaos": set(),
     "recorder": {"run_id", "bags_dir", "graph_nodes", "ack_every_steps"},
@@ -90,6 +93,11 @@ class _NodeEntry(BaseModel):
     # Started only when the episode runner's arms include one of these (e.g. the LLM planner,
     # whose model costs memory and start-up time an oracle-only run does not need).
     when_arms: list[str] = Field(default_factory=list)
+    # Another executable that serves this node's interfaces, chosen by name (--driver NAME, launch
+    # argument driver:=NAME): e.g. {ros2_control: arm_adapter}, the driver contract on a ros2_control
+    # arm in place of the simulated bridge. The node keeps its name (every other node finds it as
+    # before); of its params-file section it keeps the keys the other executable also takes.
+    drivers: dict[str, str] = Field(default_factory=dict)
     # Started only when this parameter ("node.param", after --set and /**) is set (non-empty, true):
     # e.g. the agent under test and its link, present only when a suite runs an agent.
     when: str = Field("", pattern=r"^([A-Za-z][A-Za-z0-9_]*\.[a-z][a-z0-9_]*)?$")
@@ -319,15 +327,62 @@ def _screen_threshold(bridge: NodeSpec, specs: list[NodeSpec]) -> float | None:
     return min(float(m.parameters["contact_threshold"]) for m in screened)
 
 
+SIM_DRIVER = "sim"
+DRIVERS_NAMED = ("arm_adapter",)  # drivers a record names (the simulated bridges are the default)
+
+
+def driver_choices(gfile_nodes: list[_NodeEntry]) -> list[str]:
+    return [SIM_DRIVER, *sorted({d for e in gfile_nodes for d in e.drivers})]
+
+
+def _swap_driver(gfile: _GraphFile, driver: str, gpath: Path) -> set[str]:
+    """Give the entries that have a ``drivers`` alternative named ``driver`` that executable (in
+    place); the names of the entries swapped."""
+    if driver in ("", SIM_DRIVER):
+        return set()
+    if not any(driver in e.drivers for e in gfile.nodes):
+        raise ConfigError(
+            f"--driver {driver}: {gpath.name} has no node for it (choices: {', '.join(driver_choices(gfile.nodes))})"
+        )
+    swapped = set()
+    for i, e in enumerate(gfile.nodes):
+        if driver in e.drivers:
+            if e.package != PACKAGE:
+                raise ConfigError(f"{gpath}: {e.name}: drivers: only alpha_matrix's own executables can be swapped")
+            gfile.nodes[i] = e.model_copy(update={"executable": e.drivers[driver]})
+            swapped.add(e.name)
+    return swapped
+
+
+def step_budget(specs: tuple[NodeSpec, ...] | list[NodeSpec]) -> int:
+    """The episode step budget of the graph's driver (the smallest, if several nodes have one)."""
+    budgets = [int(s.parameters["max_episode_steps"]) for s in specs if "max_episode_steps" in s.parameters]
+    return min(budgets, default=MAX_EPISODE_STEPS)
+
+
+def _driver_path(specs: list[NodeSpec]) -> str:
+    """What a record says about its driver: "" for the simulated bridges, else the executable
+    (arm_adapter), "external" for one the run did not start."""
+    drivers = [s for s in specs if "max_episode_steps" in s.parameters or s.package != PACKAGE]
+    for s in drivers:
+        if s.external:
+            return "external"
+        if s.package != PACKAGE:
+            return f"{s.package}/{s.executable}"
+    return next((s.executable for s in drivers if s.executable in DRIVERS_NAMED), "")
+
+
 def resolve_graph(
     config_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
     exclude: tuple[str, ...] = (),
     graph_file: str = "graph.yaml",
     external: tuple[str, ...] = (),
+    driver: str = "",
 ) -> Graph:
     """Read, validate and resolve the graph; ``overrides`` are per-node parameter values;
-    ``external`` names nodes already running (a driver brought up on its own), never started."""
+    ``external`` names nodes already running (a driver brought up on its own), never started;
+    ``driver`` picks the entries' ``drivers`` alternative of that name ("" or "sim": as written)."""
     config_dir = config_dir or default_config_dir()
     gpath = config_dir / graph_file
     raw = load_yaml(gpath)
@@ -346,7 +401,8 @@ def resolve_graph(
     if len(set(names)) != len(names):
         raise ConfigError(f"{gpath}: duplicate node names")
     overrides = dict(overrides or {})
-    shared = _shared_values(params_raw, overrides, gfile.nodes, ppath)
+    shared = _shared_values(params_raw, overrides, gfile.nodes, ppath)  # the graph as written takes them
+    swapped = _swap_driver(gfile, driver, gpath)
     for key in params_raw:
         if key not in names:
             raise ConfigError(f"{ppath}: {key}: no node of that name in {gpath.name}")
@@ -393,7 +449,11 @@ def resolve_graph(
         if not isinstance(section, dict) or set(section) - {"ros__parameters"}:
             raise ConfigError(f"{ppath}: {entry.name}: expected only a 'ros__parameters' mapping")
         values = dict(section.get("ros__parameters") or {})
+        if entry.name in swapped:  # the simulated bridge's settings stay with it
+            values = {k: v for k, v in values.items() if _has_param(entry.executable, k)}
         values.update(overrides.get(entry.name, {}))
+        if entry.executable == "episode_runner" and (derived := [k for k in ("step_budget", "driver") if k in values]):
+            raise ConfigError(f"{entry.name}.{derived[0]} follows from the graph's driver: set its max_episode_steps")
         if entry.executable != "agent" and (derived := [k for k in AGENT_DERIVED if k in values]):
             raise ConfigError(
                 f"{entry.name}.{derived[0]} follows from the agent's deadline: set agent.decide_timeout_s instead"
@@ -456,6 +516,8 @@ def resolve_graph(
             extra["recorder"] = recorder
         if "config_hash" in s.parameters:
             extra["config_hash"] = digest
+        if "step_budget" in s.parameters:  # outcomes are judged against the driver's own budget, named
+            extra["step_budget"], extra["driver"] = step_budget(specs), _driver_path(specs)
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
         if s.executable == "recorder":  # its ready check waits for every node it must hear from

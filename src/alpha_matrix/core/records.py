@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar, cast, overload
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_serializer
 
 from alpha_matrix.core.errors import RecordError
 
@@ -28,6 +28,13 @@ TRACKED_PACKAGES = ("alpha_matrix", "ros-rclpy", "ros-rmw-fastrtps-cpp", "pybull
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
+
+
+def _omit_none(data: Any, key: str) -> Any:
+    """A field added to a record later stays out of it while unset, so older records keep their hashes."""
+    if isinstance(data, dict) and data.get(key) is None:
+        data.pop(key, None)
+    return data
 
 
 class _Strict(BaseModel):
@@ -53,6 +60,13 @@ class OutcomeRecord(_Strict):
     placement_error: float
     steps_used: int
     reason: str
+    # The driver's episode step budget when it is not the protocol's 1260 (a real-time driver's
+    # steps include waiting for the controller's results); left out of the record otherwise.
+    step_budget: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_defaults(self, handler: Any) -> Any:
+        return _omit_none(handler(self), "step_budget")
 
 
 class SafetyEventRecord(_Strict):
@@ -137,6 +151,13 @@ class Provenance(_Strict):
     # CPU architecture (platform.machine()): outcomes are bit-identical across x86-64 CPUs, not
     # across architectures (README, "Across machines"). "unknown" in records written before it.
     machine: str = "unknown"
+    # The driver node's executable when it is not the simulated bridge (arm_adapter: a ros2_control
+    # arm, "external": a driver the run did not start); left out of the record otherwise.
+    driver: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_defaults(self, handler: Any) -> Any:
+        return _omit_none(handler(self), "driver")
 
 
 class EpisodeRecord(_Strict):
@@ -179,7 +200,7 @@ def record_sha256(record: EpisodeRecord) -> str:
     return hashlib.sha256(canonical_json(deterministic_view(record)).encode()).hexdigest()
 
 
-def provenance(config_hash: str) -> Provenance:
+def provenance(config_hash: str, driver: str = "") -> Provenance:
     """Code revision, config hash and package versions of this process."""
     src = Path(__file__).resolve().parents[3]
     rev, dirty = "unknown", False
@@ -211,6 +232,7 @@ def provenance(config_hash: str) -> Provenance:
         packages=packages,
         python=platform.python_version(),
         machine=platform.machine() or "unknown",
+        driver=driver or None,
     )
 
 

@@ -113,6 +113,7 @@ class ArmAdapter(Node):
         self._last_sample_at = time.monotonic()
         self._unblocked_at = 0.0
         self._objects: list[ObjectState] = []
+        self._idle_objects: list[ObjectState] | None = None  # the last command end's, while nothing has moved since
         self._acks_heard: set[str] = set()
         # Goals toward the robot: command id -> goal handle; ids whose goal was cut before it was accepted.
         self._goals: dict[int, Any] = {}
@@ -340,8 +341,13 @@ class ArmAdapter(Node):
         return copy_fields(res, reply, "accepted", "apply_step", "message")
 
     def _on_observe(self, req: Observe.Request, res: Observe.Response) -> Observe.Response:
-        """Forwarded to the perception service; its step is this driver's (the sample count)."""
+        """Forwarded to the perception service; its step is this driver's (the sample count). While the
+        arm is idle since its last command ended, that end's observation answers (the one its status
+        carries, in the bag): what the episode is judged on is then what an audit reads."""
         objects = self._objects
+        if self._idle_objects is not None and self.core.idle:
+            res.step, res.objects = self.core.step, self._idle_objects
+            return res
         if self.observe_cli is not None:
             done = threading.Event()
             future = self.observe_cli.call_async(Observe.Request())
@@ -358,6 +364,8 @@ class ArmAdapter(Node):
     def _carry_out(self, out: Out, observe: bool = True) -> None:
         """Called with the lock held: stop first, then start, then report (``observe`` False: with
         the last observation, without asking perception)."""
+        if out.halt or out.start or out.reset:
+            self._idle_objects = None  # the arm moves (or the scene is rebuilt): observe anew
         if out.halt:
             self._halt(out.halt)
         for cmd in out.start:
@@ -533,6 +541,8 @@ class ArmAdapter(Node):
         """Publish the first ``groups`` waiting status groups with ``objects``; ask again for the rest."""
         self._observing = None
         answered, self._waiting = self._waiting[:groups], self._waiting[groups:]
+        if not self._waiting and self.core.idle:
+            self._idle_objects = objects
         for ended, sample in answered:
             joints = list(sample.positions) if sample is not None else list(self._last_q)
             grasp = point(sample.grasp if sample is not None else (float("nan"),) * 3)

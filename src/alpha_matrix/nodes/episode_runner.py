@@ -111,7 +111,7 @@ class EpisodeRunner(Node):
         self.wait_for_graph(arms)  # first: a graph that never came up leaves no run directory behind
         self.recorder.wait_ready()
         store = RunStore(Path(p.runs_dir) / run_id, batch.config_hash(p))
-        prov = provenance(batch.config_hash(p))
+        prov = provenance(batch.config_hash(p), p.driver)
         cells, every = batch.batch_cells(p, arms)
         todo = batch.still_to_run(every, store)
         log.info(f"run {run_id}: {len(every)} episodes, {len(every) - len(todo)} already recorded, {len(todo)} to run")

@@ -28,6 +28,7 @@ class SafetyMonitor(Node):
         self.config = SafetyConfig(contact_threshold=self.params.contact_threshold, window=self.params.window)
         self.engine = SafetyEngine(self.config)
         self.episode = ""
+        self.finished: tuple[str, int] = ("", 0)  # the last finished episode and its last step
         self.first_step = 0
         self.last_step = 0
         self.pending_end: dict[str, int] = {}
@@ -74,6 +75,7 @@ class SafetyMonitor(Node):
                 window=self.config.window,
             )
         )
+        self.finished = (self.episode, self.last_step)
         self.episode = ""
 
     def _on_end(self, msg: EpisodeEnd) -> None:
@@ -84,6 +86,11 @@ class SafetyMonitor(Node):
 
     def _on_batch(self, msg: StepBatch) -> None:
         self.gating.streaming()
+        if msg.episode_id == self.finished[0] and msg.first_step > self.finished[1]:
+            # A real-time driver streams on after the episode's end, until the next reset: those
+            # steps belong to no episode's account (acked, so a consumer count stays right).
+            self.gating.ack(msg.episode_id, int(msg.first_step) + int(msg.num_steps) - 1)
+            return
         if msg.episode_id != self.episode or msg.first_step <= self.last_step:  # a new episode (or a reset)
             if self.episode:
                 self._finish()

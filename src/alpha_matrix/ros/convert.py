@@ -10,6 +10,7 @@ from alpha_matrix_interfaces.msg import EpisodeResult, FaultEvent, ObjectState, 
 from alpha_matrix_interfaces.msg import Plan as PlanMsg
 from geometry_msgs.msg import Point
 
+from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release
 from alpha_matrix.core.records import EpisodeRecord, FaultRecord, record_sha256
 
@@ -92,6 +93,7 @@ def episode_result(run_id: str, rec: EpisodeRecord) -> EpisodeResult:
     return EpisodeResult(
         run_id=run_id, episode_id=rec.episode_id, arm=rec.arm, seed=rec.seed, success=o.success,
         placement_error=o.placement_error, steps_used=o.steps_used, reason=o.reason, record_sha256=record_sha256(rec),
+        step_budget=o.step_budget or MAX_EPISODE_STEPS,
     )  # fmt: skip
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from alpha_matrix.core.attempts import Attempt, audited_attempt, split_attempts
 from alpha_matrix.core.bag import BadSplit, BagError, read_bag, unlisted_splits
-from alpha_matrix.core.outcome import ZONE, evaluate_outcome
+from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, ZONE, evaluate_outcome
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.safety.engine import (
     SafetyConfig,
@@ -96,6 +96,8 @@ def _episode(attempt: Attempt) -> _Episode:
         elif topic == "/robot/command_status" and msg.state in (2, 3):  # DONE, CANCELLED
             if ep.final_status is None or msg.end_step >= ep.final_status.end_step:
                 ep.final_status = msg
+    if ep.summary is not None:  # a real-time driver streams on past the monitor's account until the next reset
+        ep.steps = [s for s in ep.steps if s.step <= ep.summary.last_step]
     return ep
 
 
@@ -122,6 +124,15 @@ def _replay_events(ep: _Episode, config: SafetyConfig) -> list[EventKey]:
     return [_event_key(e) for e in engine.events]
 
 
+def _step_budget(ep: _Episode, rec: Any) -> int:
+    """The budget the episode was judged against: the bag's result says it (bags before it: 1260), the
+    JSONL record when the bag has no result."""
+    recorded = int(getattr(ep.result, "step_budget", 0) or 0) if ep.result is not None else 0
+    if not recorded and rec is not None:
+        recorded = rec.outcome.step_budget or 0
+    return recorded or MAX_EPISODE_STEPS
+
+
 def _audit_episode(episode_id: str, ep: _Episode, records: dict[str, Any], run_dir: Path | None) -> EpisodeAudit:
     problems = list(ep.gaps)
     replayed: list[EventKey] = []
@@ -140,7 +151,9 @@ def _audit_episode(episode_id: str, ep: _Episode, records: dict[str, Any], run_d
         block = next((o.pose.position for o in ep.final_status.objects if o.name == "red"), None)
     pos = (block.x, block.y, block.z) if block is not None else (math.nan,) * 3
     last = int(ep.final_status.end_step) if ep.final_status is not None else 0
-    outcome = evaluate_outcome(pos, ZONE, last)
+    rec = records.get(episode_id)
+    budget = _step_budget(ep, rec)
+    outcome = evaluate_outcome(pos, ZONE, last, max_steps=budget)
     aborted = bool(ep.execution.abort_kind) if ep.execution is not None else True
     success = outcome.success and not aborted
     rec_success = rec_error = None
@@ -150,7 +163,6 @@ def _audit_episode(episode_id: str, ep: _Episode, records: dict[str, Any], run_d
             problems.append(f"recorded success {rec_success}, replay says {success}")
         if rec_error != outcome.placement_error:
             problems.append(f"recorded placement error {rec_error!r}, replay {outcome.placement_error!r}")
-    rec = records.get(episode_id)
     if run_dir is not None:
         if rec is None:
             problems.append(f"no JSONL record in {run_dir}")

@@ -27,7 +27,7 @@ from alpha_matrix.core.matrix.cells import (
     validate_intensity,
 )
 from alpha_matrix.core.matrix.fault_log import checked_fault_order
-from alpha_matrix.core.outcome import evaluate_outcome
+from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, evaluate_outcome
 from alpha_matrix.core.planning.provenance import reply_from_msg, reply_timing, reply_to_record
 from alpha_matrix.core.records import (
     EpisodeRecord,
@@ -178,7 +178,7 @@ def episode_record(
     """The record: the outcome judged on the final poses, an abort named as its reason."""
     t = trace
     block = t.final_poses.get(p.object, ((float("nan"),) * 3, None))[0]
-    outcome = evaluate_outcome(block, zone, int(t.final_step))
+    outcome = evaluate_outcome(block, zone, int(t.final_step), max_steps=p.step_budget)
     reason = outcome.reason if not t.abort_kind else f"{t.abort_kind}: {t.abort_reason}"
     t0, t1, t2, t3 = t.clock
     return EpisodeRecord(
@@ -203,6 +203,7 @@ def episode_record(
             placement_error=outcome.placement_error,
             steps_used=outcome.steps_used,
             reason=reason if not outcome.success or t.abort_kind else "",
+            step_budget=p.step_budget if p.step_budget != MAX_EPISODE_STEPS else None,
         ),
         final_poses={k: (v[0], v[1]) for k, v in t.final_poses.items()},
         safety=t.safety,

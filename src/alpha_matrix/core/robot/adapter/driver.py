@@ -152,6 +152,11 @@ class AdapterCore:
         self.measuring: list[StopRecord] = []
         self._reset_calls = 0
 
+    @property
+    def idle(self) -> bool:
+        """Nothing runs or waits: the arm holds where its last command left it."""
+        return self._active is None and not self._queue and not self.measuring
+
     # -- requests ------------------------------------------------------------------------
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> tuple[Reply, Out]:
         if self.silent:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.config import load_yaml
+from alpha_matrix.core.config import SimBridgeParams, load_yaml
 from alpha_matrix.core.seeds import rng
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.common import config_dir
@@ -281,7 +281,8 @@ def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None) -> Scena
 def max_episode_steps() -> int:
     """The driver contract's step budget (config/params.yaml, sim_bridge.max_episode_steps)."""
     params: Any = load_yaml(config_dir() / "params.yaml")
-    return int(params["sim_bridge"]["ros__parameters"]["max_episode_steps"])
+    section = params["sim_bridge"]["ros__parameters"]
+    return int(section.get("max_episode_steps", SimBridgeParams.model_fields["max_episode_steps"].default))
 
 
 def u_steps(z: Scenario, start: tuple[float, float, float], cfg: physics.PhysicsConfig) -> int:
