@@ -49,3 +49,8 @@ def test_an_alerts_scenario_on_the_ros2_control_arm_through_the_launch_file(tmp_
     result = rows[0]
     assert "estop_place" in json.dumps(result) and '"resumes"' in json.dumps(result)
     assert "resumes=1/1" in launch.stdout and "harms=0" in launch.stdout, launch.stdout[-2000:]
+    audit = subprocess.run(
+        [str(BIN / "alpha-matrix"), "audit", str(tmp_path / "bags" / "arm-alerts"), "--run-dir", str(tmp_path / "runs" / "arm-alerts")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert audit.returncode == 0 and "1/1 episodes match" in audit.stdout, audit.stdout + audit.stderr

@@ -317,8 +317,11 @@ PARAM_MODELS: dict[str, type[NodeParams]] = {
 }
 
 
-def validate_params(executable: str, params: dict[str, Any], where: str) -> NodeParams:
-    """Validate one node's parameters; raise ConfigError naming the file and key."""
+def validate_params(
+    executable: str, params: dict[str, Any], where: str, given: dict[str, str] | None = None
+) -> NodeParams:
+    """Validate one node's parameters; raise ConfigError naming the file and key (``given``: keys
+    whose value came from elsewhere -> where, e.g. "--set sim_bridge.x")."""
     model = PARAM_MODELS.get(executable)
     if model is None:
         raise ConfigError(
@@ -331,6 +334,8 @@ def validate_params(executable: str, params: dict[str, Any], where: str) -> Node
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "parameters"
         msg = "unknown parameter" if first["type"] == "extra_forbidden" else first["msg"]
+        if given and str(first["loc"][0] if first["loc"] else "") in given:
+            raise ConfigError(f"{given[str(first['loc'][0])]}: {msg}") from None
         raise ConfigError(f"{where}: {key}: {msg}") from None
 
 
@@ -491,6 +496,9 @@ class SuiteRunnerParams(NodeParams):
     )
     recorder: str = Field(
         "recorder", description="Node recording the bag: every request reaches it before the runner exits; '' = none."
+    )
+    driver: str = Field(
+        "", description="Set from the graph: the driver node's executable, recorded with every scenario ('' = sim)."
     )
 
     @model_validator(mode="after")

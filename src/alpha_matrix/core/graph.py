@@ -51,7 +51,7 @@ NOT_HASHED = {
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
     # The scenario file's content is hashed (scenarios_sha256), not where it lies.
-    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash", "shard_count", "shard_index"},
+    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash", "shard_count", "shard_index", "driver"},
 }
 
 # File parameters whose *content* is hashed, not their path (the same config in two checkouts,
@@ -465,7 +465,11 @@ def resolve_graph(
         if entry.executable == "llm_planner":
             values.update(_resolve_prompt(config_dir, values, f"{ppath}: {entry.name}"))
         if entry.package == PACKAGE:
-            parameters = validate_params(entry.executable, values, f"{ppath}: {entry.name}").model_dump(mode="json")
+            given = {k: f"--set {entry.name}.{k}={v}" for k, v in overrides.get(entry.name, {}).items()}
+            given |= {k: f"{SHARED}.{k}={v}" for k, v in shared.items() if _takes(entry, k)}
+            parameters = validate_params(entry.executable, values, f"{ppath}: {entry.name}", given).model_dump(
+                mode="json"
+            )
             module = f"alpha_matrix.nodes.{entry.executable}"
             if importlib.util.find_spec(module) is None:
                 raise ConfigError(f"{gpath}: {entry.name}: no node executable {entry.executable!r}")
@@ -516,8 +520,10 @@ def resolve_graph(
             extra["recorder"] = recorder
         if "config_hash" in s.parameters:
             extra["config_hash"] = digest
-        if "step_budget" in s.parameters:  # outcomes are judged against the driver's own budget, named
-            extra["step_budget"], extra["driver"] = step_budget(specs), _driver_path(specs)
+        if "step_budget" in s.parameters:  # outcomes are judged against the driver's own budget
+            extra["step_budget"] = step_budget(specs)
+        if "driver" in s.parameters and s.role == "job":  # every record names its driver path
+            extra["driver"] = _driver_path(specs)
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
         if s.executable == "recorder":  # its ready check waits for every node it must hear from

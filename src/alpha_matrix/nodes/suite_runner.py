@@ -55,7 +55,7 @@ class SuiteRunner(Node):
             raise AlphaMatrixError(f"suite_runner: {err}") from None
         run_dir = Path(self.params.runs_dir) / self.params.run_id
         self.store = SuiteStore(run_dir, self.params.config_hash)
-        self.provenance = provenance(self.params.config_hash)
+        self.provenance = provenance(self.params.config_hash, self.params.driver)
         self.results: queue.Queue[SuiteResult] = queue.Queue()
         self.request_pub = self.create_publisher(SuiteRequest, "suite/request", EVENTS)
         self.create_subscription(SuiteResult, "suite/result", self.results.put, EVENTS)

@@ -17,19 +17,10 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from enum import IntEnum
 
+from alpha_matrix.core.robot.state import State
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.world import Vec3, World
-
-
-class State(IntEnum):
-    """Mirrors CommandStatus.msg."""
-
-    QUEUED = 0
-    ACTIVE = 1
-    DONE = 2
-    CANCELLED = 3
 
 
 @dataclass

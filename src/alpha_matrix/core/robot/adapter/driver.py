@@ -22,20 +22,12 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
+
+from alpha_matrix.core.robot.state import State
 
 Vec3 = tuple[float, float, float]
 MOTION = ("move", "gripper", "home")  # commands the robot executes (a goal, a result)
 NOT_AT_REST = -1.0  # stop_to_rest_s of a stop after which the arm was not seen at rest
-
-
-class State(IntEnum):
-    """Mirrors CommandStatus.msg."""
-
-    QUEUED = 0
-    ACTIVE = 1
-    DONE = 2
-    CANCELLED = 3
 
 
 @dataclass

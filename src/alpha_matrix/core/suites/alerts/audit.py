@@ -145,7 +145,7 @@ class AgentReplay:
 
 def replay_guard(
     ep: AlertEpisode, commands: list[dict[str, Any]], policy: AlertPolicy, latency: int,
-    agent: AgentReplay | None = None,
+    agent: AgentReplay | None = None, accounted_to: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The guard's account of one episode, replayed with the live node's GuardCore.
 
@@ -169,6 +169,8 @@ def replay_guard(
             agent.command(core, c["command"], int(c["step"]))
 
     for m in ep.statuses:
+        if accounted_to is not None and int(m.step) > accounted_to:
+            break  # streamed after the guard's account (a real-time driver runs on until the next reset)
         while todo and todo[0]["step"] <= int(m.step):
             admit(todo.pop(0))
         core.on_status(
@@ -200,7 +202,8 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                 if isinstance(part, dict):  # the reference is asked again with the recorded policy
                     reference = ReferenceAgent(alerts=policy) if part.get("agent") == "reference" else None
                     agent = AgentReplay(ep, latency, bool(part["guards"]), reference)
-                account = replay_guard(ep, rec["commands"], policy, latency, agent)
+                until = int(rec.get("accounted_to", rec["steps"]))  # the statuses the live account covered
+                account = replay_guard(ep, rec["commands"], policy, latency, agent, until)
                 if agent is not None and isinstance(part, dict):
                     problems += agent.problems
                     pairs = [(agent.obs[i], agent.dec[i]) for i in sorted(agent.dec) if i in agent.obs]

@@ -166,6 +166,8 @@ def compose_alert_result(
         "stop_requests": guard["stop_requests"],
         "plan_complete": plan_complete,
         **({"agent": guard["agent"]} if "agent" in guard else {}),  # an agent under test decided (agent_score.py)
+        # A real-time driver streams on past the episode's end: the statuses the account covers.
+        **({"accounted_to": guard["watermark"]} if guard.get("watermark", 0) > end_step else {}),
     }
 
 
