@@ -1,5 +1,5 @@
 # The two commands of the README. Both set everything up first (idempotent, fast when done).
-.PHONY: setup run test test-long soak bench
+.PHONY: setup run test test-long soak bench docs
 setup:
 	bash scripts/setup.sh
 
@@ -11,6 +11,7 @@ test: setup
 	.venv/bin/ruff format --no-cache --check src test benchmarks launch scripts
 	.venv/bin/lint-imports --no-cache
 	.venv/bin/mypy
+	.venv/bin/mkdocs build --strict --site-dir site
 	.venv/bin/python -m pytest
 
 # The long graph runs (about 17 min here): the matrix and a suite on two workers and on Ray shards,
@@ -18,7 +19,7 @@ test: setup
 test-long: setup
 	.venv/bin/python -m pytest -m long test/graph test/launch
 
-# kill -9 of every node type mid-run, resume, audit (about 3 min): see README, "Two runs, signals and crashes"
+# kill -9 of every node type mid-run, resume, audit (about 3 min): see docs/runs-signals-crashes.md
 soak: setup
 	.venv/bin/python -m pytest -m soak test/graph/test_fault_injection.py
 
@@ -32,3 +33,7 @@ bench: setup
 	.venv/bin/python benchmarks/bench_scale.py
 	.venv/bin/python benchmarks/bench_hazards_memory.py
 	.venv/bin/python benchmarks/bench_driver_paths.py --episodes 40
+
+# The reference as a static site (docs/, mkdocs.yml): strict, so a broken link or anchor fails.
+docs: setup
+	.venv/bin/mkdocs build --strict --site-dir site

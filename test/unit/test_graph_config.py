@@ -144,7 +144,7 @@ def test_malformed_yaml(cfg):
 
 
 def test_bad_value_range():
-    with pytest.raises(ConfigError, match="reaction_latency_steps: Input should be greater than or equal to 1"):
+    with pytest.raises(ConfigError, match=r"reaction_latency_steps=0: Input should be greater than or equal to 1"):
         resolve_graph(CONFIG, {"/**": {"reaction_latency_steps": 0}})
 
 

@@ -186,7 +186,7 @@ def add_external(parser: argparse.ArgumentParser) -> None:
         default="",
         metavar="NAME",
         help="what serves the driver contract: sim (the simulated bridge, default) or ros2_control (the arm_adapter "
-        "on a ros2_control arm already running: README, 'Your ros2_control arm')",
+        "on a ros2_control arm already running: docs/arm-adapter.md)",
     )
     parser.add_argument(
         "--external",
@@ -194,7 +194,7 @@ def add_external(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NODE",
         help="a node already running on the domain, not started here: e.g. your driver as sim_bridge "
-        "(README, 'Bring up your driver')",
+        "(docs/driver-contract.md, 'Bring up your driver')",
     )
 
 

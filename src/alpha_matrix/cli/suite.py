@@ -442,7 +442,7 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the seed's 5 s = 50)",
+        help="proximity: the agent decides on every N-th camera frame (default 1 = 0.1 s; the published evaluation's 5 s = 50)",
     )
     p.add_argument(
         "--probe",

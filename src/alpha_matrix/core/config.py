@@ -405,7 +405,7 @@ def decision_every_frames() -> Any:
         1,
         ge=1,
         le=600,
-        description="The agent decides on every n-th detector frame (1 = every 0.1 s; the seed's 5 s = 50).",
+        description="The agent decides on every n-th detector frame (1 = every 0.1 s; the published evaluation's 5 s = 50).",
     )
 
 

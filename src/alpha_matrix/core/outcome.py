@@ -1,4 +1,4 @@
-"""Episode outcome: did the block end in the zone within the step budget (seed 001 §V-A)."""
+"""Episode outcome: did the block end in the zone within the step budget."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ Vec3 = tuple[float, float, float]
 SUCCESS_RADIUS = 0.05  # m, block centre to zone centre
 MAX_EPISODE_STEPS = 1260  # physics steps per episode (5.25 s at 240 Hz), settling included
 SETTLE_STEPS = 120  # steps held after reset before the first observation
-ZONE = (0.6, 0.35, 0.65)  # place zone centre, world frame, m (seed 001 §V-A)
+ZONE = (0.6, 0.35, 0.65)  # place zone centre, world frame, m
 
 
 @dataclass(frozen=True)

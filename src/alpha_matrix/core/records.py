@@ -95,7 +95,7 @@ class SafetyRecord(_Strict):
 
 
 class CellRecord(_Strict):
-    """Where the episode sits in the fault matrix (DESIGN §6). Control cells: fault "none", intensity 0."""
+    """Where the episode sits in the fault matrix. Control cells: fault "none", intensity 0."""
 
     fault: str  # "none" | "F1" | "F2" | "F3" | "F4" | "F1+F2"
     intensity: float

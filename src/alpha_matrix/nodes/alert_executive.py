@@ -1,4 +1,4 @@
-"""alert_executive: the alerts suite's task through the graph (DESIGN §7 item 3).
+"""alert_executive: the alerts suite's task through the graph.
 
 For each alerts scenario on suite/request: reset, plan the oracle pick-and-place from the
 settled observation, and execute it command by command through robot/move_to and

@@ -1,4 +1,4 @@
-"""alert_guard: hardware-alert policy between the executive and the robot (DESIGN §7 item 3).
+"""alert_guard: hardware-alert policy between the executive and the robot (the alerts suite).
 
 Inserted by remapping only (its `intercepts` in config/graph_alerts.yaml): the executive's
 robot/move_to and robot/gripper go through alert_guard/move_to and alert_guard/gripper. The

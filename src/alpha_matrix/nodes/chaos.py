@@ -1,4 +1,4 @@
-"""chaos: fault injection as transparent proxies on the graph's interfaces (DESIGN §4).
+"""chaos: fault injection as transparent proxies on the graph's interfaces (faults F1–F4).
 
 Inserted by remapping only (its `intercepts` in config/graph.yaml): the executive's
 robot/move_to and robot/gripper, the runner's planner/get_plan_text and its observation

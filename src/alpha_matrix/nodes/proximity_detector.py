@@ -1,4 +1,4 @@
-"""proximity_detector: human proximity from the depth camera alone (DESIGN §7 item 2).
+"""proximity_detector: human proximity from the depth camera alone (the proximity suite).
 
 Sees what a real depth camera gives: ``camera/depth/image_raw`` and ``camera/depth/camera_info``
 (K), plus the camera's mount from its parameters (``camera_position``, ``camera_orientation``:

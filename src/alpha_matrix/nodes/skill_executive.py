@@ -1,4 +1,4 @@
-"""skill_executive: the confidence suite's task through the graph (DESIGN §7 item 4).
+"""skill_executive: the confidence suite's task through the graph.
 
 For each confidence scenario on suite/request: reset the robot, then run the task's skill loop
 over the driver contract (robot/move_to, robot/gripper) and the skill_confidence service, and

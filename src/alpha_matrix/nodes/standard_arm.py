@@ -66,6 +66,10 @@ class Goals:
     pending: list[Any] = field(default_factory=list)
 
 
+def _started_by_track(_gh: ServerGoalHandle) -> None:
+    """Never called: every accepted goal is started by StandardArm._track with its own coroutine."""
+
+
 class StandardArm(Node):
     def __init__(self) -> None:
         super().__init__("standard_arm")
@@ -111,12 +115,12 @@ class StandardArm(Node):
         self.create_service(QueryTrajectoryState, f"{ctl}/query_state", self._on_query)
         ActionServer(
             self, FollowJointTrajectory, f"{ctl}/follow_joint_trajectory",
-            execute_callback=self._fjt_execute, goal_callback=self._fjt_goal,
+            execute_callback=_started_by_track, goal_callback=self._fjt_goal,
             handle_accepted_callback=self._fjt_accepted, cancel_callback=self._fjt_cancel,
         )  # fmt: skip
         ActionServer(
             self, GripperCommand, f"{grip}/gripper_cmd",
-            execute_callback=self._grip_execute, goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            execute_callback=_started_by_track, goal_callback=lambda _goal: GoalResponse.ACCEPT,
             handle_accepted_callback=self._grip_accepted, cancel_callback=self._grip_cancel,
         )  # fmt: skip
         self.create_service(Reset, "sim/reset", self._on_reset)
@@ -156,7 +160,7 @@ class StandardArm(Node):
         )
 
     def _fjt_accepted(self, gh: ServerGoalHandle) -> None:
-        key = self._track(self._fjt, gh, self._fjt_execute)
+        key = self._track(self._fjt, gh)
         goal = gh.request
         tol, warning = goal_tolerances(
             self.jtc.defaults,
@@ -175,9 +179,6 @@ class StandardArm(Node):
         self._fjt.pending += self.jtc.cancel(bytes(gh.goal_id.uuid), self._actual)
         return CancelResponse.ACCEPT
 
-    async def _fjt_execute(self, gh: ServerGoalHandle) -> Any:
-        return await self._fjt.futures[bytes(gh.goal_id.uuid)]
-
     def _on_topic(self, msg: JointTrajectory) -> None:
         if msg.points and (why := self._invalid(msg)):
             self.get_logger().error(f"{self.params.controller_name}/joint_trajectory: dropped: {why}")
@@ -194,7 +195,7 @@ class StandardArm(Node):
 
     # ------------------------------------------------------------------ gripper
     def _grip_accepted(self, gh: ServerGoalHandle) -> None:
-        key = self._track(self._grip, gh, self._grip_execute)
+        key = self._track(self._grip, gh)
         cmd = gh.request.command
         self._grip.pending += self.gripper.accept_goal(key, cmd.position, cmd.max_effort, self.arm_time())
 
@@ -202,14 +203,18 @@ class StandardArm(Node):
         self._grip.pending += self.gripper.cancel(bytes(gh.goal_id.uuid), float(self._js.positions[7]))
         return CancelResponse.ACCEPT
 
-    async def _grip_execute(self, gh: ServerGoalHandle) -> Any:
-        return await self._grip.futures[bytes(gh.goal_id.uuid)]
-
     # ------------------------------------------------------------------ goal bookkeeping
-    def _track(self, goals: Goals, gh: ServerGoalHandle, execute: Any) -> bytes:
-        """Register an accepted goal and start executing it (EXECUTING before the core can end it)."""
+    def _track(self, goals: Goals, gh: ServerGoalHandle) -> bytes:
+        """Register an accepted goal and start executing it (EXECUTING before the core can end it).
+        The execute coroutine holds its own future: the core may end the goal (preempt, reset,
+        cancel) before the executor first runs the coroutine."""
         key = bytes(gh.goal_id.uuid)
-        goals.handles[key], goals.futures[key] = gh, Future()
+        fut = goals.futures[key] = Future()
+        goals.handles[key] = gh
+
+        async def execute(_gh: ServerGoalHandle) -> Any:
+            return await fut
+
         gh.execute(execute)
         return key
 

@@ -1,4 +1,4 @@
-"""The balanced fault matrix of one arm (DESIGN §6) and how it is split among workers.
+"""The balanced fault matrix of one arm and how it is split among workers.
 
 Order (``episode_index`` = position, 0..74): 10 control cells; then F1, F2, F3, F4, each at
 I = 0.33, 0.66, 1.00 with replicates 0..4; then 5 concurrent F1+F2 cells at I = 0.66. Every

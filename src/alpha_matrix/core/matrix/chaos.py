@@ -1,4 +1,4 @@
-"""What the chaos node decides for each intercepted call and message (DESIGN §4).
+"""What the chaos node decides for each intercepted call and message (faults F1–F4).
 
 ``ChaosCore`` holds one episode's fault set and does everything but the forwarding: it moves
 F3 targets, draws F2 slips and splits the grip around them, corrupts F4 text, keeps the F1

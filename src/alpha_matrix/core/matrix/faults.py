@@ -1,4 +1,4 @@
-"""Fault model of the matrix (DESIGN §4): formulas, random streams and the injectors, without ROS.
+"""Fault model of the matrix: formulas, random streams and the injectors, without ROS.
 
 The chaos node calls these pieces at each interface boundary; everything here is plain and
 deterministic given its random stream, and each injector reports what it actually delivered
@@ -31,7 +31,7 @@ CONCURRENT = "F1+F2"
 CONCURRENT_INTENSITY = 0.66
 CONTROL = "none"
 
-SLIP_FORCE = 0.2  # N per finger on slip: below the ≈0.33 N friction limit (notes/pybullet-grasp-and-camera.md)
+SLIP_FORCE = 0.2  # N per finger on slip: below the ≈0.33 N friction limit
 TIME_EPS = 1e-9  # s: sim times are sums of float timesteps; compare with this slack
 
 

@@ -1,4 +1,4 @@
-"""Statistics of a matrix run (DESIGN §6): Wilson intervals per cell and paired McNemar between arms.
+"""Statistics of a matrix run: Wilson intervals per cell and paired McNemar between arms.
 
 The arithmetic is statsmodels' and scipy's; this module only decides what is counted and how episodes
 of two arms are paired (same episode index, and then same seed and cell, or the pairing is refused).

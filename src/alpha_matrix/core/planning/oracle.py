@@ -1,7 +1,7 @@
 """Scripted oracle planner: the six-step pick-and-place from ground-truth block position.
 
-It emits the typed ``Plan`` directly (no text path). Heights and step budget are the measured
-recipe of ``shared/notes/pybullet-grasp-and-camera.md``; with ``SETTLE_STEPS`` they sum to
+It emits the typed ``Plan`` directly (no text path). Heights and step budget are a measured
+working grasp recipe; with ``SETTLE_STEPS`` they sum to
 exactly ``MAX_EPISODE_STEPS``. The place move's "xy first, then descend" shape is the
 world's move rule (``WorldConfig.descend_delay``), so the plan stays six plain steps.
 """

@@ -2,7 +2,7 @@
 
 A consumer's decision stamped with step k applies at k + L. Because the bridge cannot reach
 k + L before the consumer has acknowledged k, every decision arrives in time and lands at the
-same step in every run, however the processes are scheduled (notes/bounded-lookahead.md).
+same step in every run, however the processes are scheduled (docs/driver-contract.md).
 
 An ack is credited only once the bridge has received every request the consumer had issued
 when it sent the ack: acks and requests travel on different channels, and DDS orders messages

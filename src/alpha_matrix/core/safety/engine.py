@@ -1,4 +1,4 @@
-"""Safety event engine (DESIGN §5): checks every physics step and turns unsafe scans into events.
+"""Safety event engine: checks every physics step and turns unsafe scans into events.
 
 ROS-free so the monitor node, offline re-analysis and the W sensitivity sweep share one implementation.
 Each step yields detections keyed by ``(kind, key)``; a key's event opens at its first unsafe step, stays open

@@ -2,8 +2,8 @@
 
 Shared by the suites whose agents call ``pick_and_place`` (refusal, ambiguity): the plan uses what
 a driver offers and nothing else -- reach checks (move_to validate_only), moves of the grasp frame
-(gripper down), finger commands, holds. The grasp is the finger grasp the world was measured with
-(shared/notes/pybullet-grasp-and-camera.md): hover above the object, descend, close with the
+(gripper down), finger commands, holds. The grasp is the finger grasp the world was measured with:
+hover above the object, descend, close with the
 world's finger force, then carry by friction alone.
 
     hover -> descend to the grasp height -> close -> lift to the carry height -> carry level to

@@ -1,7 +1,7 @@
 """The PyBullet world: Franka Panda with real fingers, a table and coloured blocks (or a suite's objects).
 
 Pure simulation, no ROS. Every physical and scene constant lives in ``WorldConfig``; the
-numbers come from ``shared/notes/pybullet-grasp-and-camera.md`` (a measured working grasp).
+numbers are those of a measured working grasp.
 Grasping is physical only: finger friction and force, fingers coupled by a gear constraint,
 never a constraint to the block.
 

@@ -1,4 +1,4 @@
-"""Hardware alerts and the safety-tool policy (seed 003 §3), as a pure state machine.
+"""Hardware alerts and the safety-tool policy, as a pure state machine.
 
 An external safety system reports alerts as JSON mid-task (battery, actuators, temperature,
 e-stop, sensors). Per alert class the policy is ``warn`` (log, continue) or ``stop`` (protective

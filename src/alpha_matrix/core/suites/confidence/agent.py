@@ -1,6 +1,6 @@
 """The executive's confidence gate as a pure state machine, and the ledger that audits it.
 
-Rules (seed 003 §4): check confidence before every skill call, never call below threshold,
+Rules: check confidence before every skill call, never call below threshold,
 re-plan when the chosen sub-task is unsure, stop the robot at the end. The agent is driven
 frame-in/decision-out so a ROS node only converts messages:
 
@@ -268,7 +268,7 @@ class ConfidenceLedger:
 
     A call is *checked* when a real-state query since the last skill finished scored exactly that
     instruction; it is *below threshold* when that latest score is under the threshold. Either
-    breach is a rule violation and fails the episode (seed 003 §4); so does a missing final stop.
+    breach is a rule violation and fails the episode; so does a missing final stop.
     """
 
     threshold: float

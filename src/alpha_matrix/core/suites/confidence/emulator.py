@@ -1,6 +1,6 @@
 """The VLA-confidence emulator: candidate sub-task instructions + current state -> confidence each.
 
-It stands in for a learned skill policy's self-estimate (seed 003 §4). A learned policy is
+It stands in for a learned skill policy's self-estimate. A learned policy is
 confident on what it was trained on and feasible now, and unsure elsewhere, so the score is
 
     clip(base(in distribution?) x feasibility x reach margin + calibration noise, 0, 1)

@@ -14,7 +14,7 @@ from alpha_matrix.core.suites.report import Reading, listed, not_run_next, pct, 
 
 
 def summarize(results: Sequence[ConfidenceResult]) -> dict[str, float | int]:
-    """Suite metrics (seed 003 §4): task completion, confidence-check rate, sub-step completion."""
+    """Suite metrics: task completion, confidence-check rate, sub-step completion."""
     calls = sum(r.calls for r in results)
     rows = [row for r in results for row in r.rows]
     return {

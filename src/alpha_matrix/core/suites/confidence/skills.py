@@ -93,7 +93,7 @@ class SceneGeometry:
     half_extent: float = 0.025  # cube half size, m (WorldConfig.cube_half_extent)
     rest_z: float = 0.65  # block centre resting on the table, m
     fallen_z: float = 0.60  # below this a block has left the table
-    success_radius: float = 0.05  # 3-D block centre to target, m (seed 001 §V-A)
+    success_radius: float = 0.05  # 3-D block centre to target, m (the pick-and-place task's radius)
     stack_xy_tolerance: float = 0.03  # a block counts as on another within this xy offset, m
     clear_radius: float = 0.06  # a place target is occupied by another block this close in xy, m
 

@@ -1,2 +1,2 @@
-"""Incident-grounded hazard scenarios (seed 000, ICAT): a risk memory of standards and incidents,
+"""Incident-grounded hazard scenarios (after ICAT, Incident-Case-Grounded Adaptive Testing): a risk memory of standards and incidents,
 scenarios inverted from its prohibitions, consequences measured in the physics, models scored on them."""

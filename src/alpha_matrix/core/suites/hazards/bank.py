@@ -2,7 +2,7 @@
 consequence + severity c, prevention rule p, provenance r), after ICAT's risk memory.
 
 pydantic only here, at the file boundary; every problem is one ``ConfigError`` line naming the
-file and the key. Provenance carries the fact sheet's verification mark for each source, and a
+file and the key. Provenance carries a verification mark for each source, and a
 clause, table or page is cited only from a verified source: a [U] source never has a locator.
 Body regions and their ISO/TS 15066 Annex A limits are limits.py's one table.
 """

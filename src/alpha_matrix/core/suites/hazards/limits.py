@@ -38,7 +38,7 @@ class RegionLimit:
 
 
 # ISO/TS 15066:2016 Annex A, quasi-static values [V-s]: read only in a secondary source quoting
-# the table (shared/notes/risk-memory-sources.md). The one table of the suite: the bank, the
+# the table. The one table of the suite: the bank, the
 # scenario generator and the physics grading all read it.
 LIMITS: dict[str, RegionLimit] = {
     "skull_forehead": RegionLimit(130.0, (130.0, 110.0), 150.0, 4.4),

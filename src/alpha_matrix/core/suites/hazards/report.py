@@ -21,7 +21,7 @@ from alpha_matrix.core.suites.records import SuiteRecord
 from alpha_matrix.core.suites.report import Reading, listed, not_run_next
 
 ICAT_ANCHOR = (
-    "ICAT (seed 000): 91.5 % of the world models' failed continuations of hazardous actions were "
+    "ICAT (arXiv 2604.16405): 91.5 % of the world models' failed continuations of hazardous actions were "
     "rendered benign (its safety illusion), graded by human raters"
 )
 

@@ -6,7 +6,7 @@ takes the world, the human or any ground truth (``test_proximity`` enforces this
 every pybullet call raise during ``detect``), so the same class runs unchanged on a real
 sensor and inside the ROS node.
 
-Recipe (``shared/notes/pybullet-grasp-and-camera.md``, adapted to the overhead camera):
+Recipe, adapted to the overhead camera:
 foreground = pixels markedly nearer than the reference (threshold scaled with the sensor's
 noise at that range); back-projected to the world; points in the robot/table exclusion volume,
 near the floor or above head height dropped; open 3x3 to remove speckle, dilate to group the

@@ -11,7 +11,7 @@ with v_h = 1.6 m/s (ISO 13855) unless ``measure_speed`` is set, in which case it
 approach speed measured from successive estimates (never below ``min_human_speed``).
 
 A decision carries the step it was made on; the caller applies it at step + reaction latency,
-which is what keeps asynchronous stops deterministic (DESIGN section 3).
+which is what keeps asynchronous stops deterministic (the driver contract's bounded lookahead).
 """
 
 from __future__ import annotations
