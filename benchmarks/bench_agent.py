@@ -21,11 +21,11 @@ import statistics
 import time
 
 from alpha_matrix.core.agent.agent import Agent, ready_backend
+from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import InfrastructureAbort, Observation
 from alpha_matrix.core.agent.retry import BackendError
 from alpha_matrix.core.agent.situation import FrameEstimate, confidence_brief, confidence_situation, observation
 from alpha_matrix.core.agent.spec import parse_agent_spec
-from alpha_matrix.core.config import AgentParams
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity

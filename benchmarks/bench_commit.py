@@ -26,7 +26,7 @@ import ruamel.yaml.main
 import yaml
 
 from alpha_matrix.core import bag
-from alpha_matrix.core.config import RecorderParams
+from alpha_matrix.core.recorder_params import RecorderParams
 
 STEP_BATCHES, BATCH_BYTES, OTHERS, OTHER_BYTES = 80, 4000, 6, 300
 

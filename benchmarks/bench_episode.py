@@ -45,10 +45,11 @@ from rclpy.context import Context
 from rclpy.parameter import Parameter
 
 from alpha_matrix.cli.common import parse_sets
-from alpha_matrix.core.graph import Graph, resolve_graph
+from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.robot.loop_timing import PARTS, parse_loop
 from alpha_matrix.core.sim.timed_world import TimedWorld, Timing, parse_timing
 from alpha_matrix.launcher import Launcher, graph_env

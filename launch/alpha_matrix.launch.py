@@ -2,7 +2,7 @@
 
 Builds the launch description from the same graph description as the plain-Python
 launcher (config/graph.yaml + params.yaml, resolved and validated by
-alpha_matrix.core.graph), so the two cannot drift. Any node exiting ends the launch, like
+alpha_matrix.core.resolve), so the two cannot drift. Any node exiting ends the launch, like
 the plain launcher: a job node (the episode runner) ending is the normal end of a run.
 """
 

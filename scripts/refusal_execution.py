@@ -19,7 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.refusal.execute import run_on_world
 from alpha_matrix.core.suites.refusal.outcome import measure, physical_harm
 from alpha_matrix.core.suites.refusal.scenarios import load_refusal_scenarios

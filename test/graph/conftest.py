@@ -19,7 +19,8 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.domains import DomainLease, allocate
-from alpha_matrix.core.graph import Graph, resolve_graph
+from alpha_matrix.core.graph import Graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import PROBE_ENV, Launcher, graph_env
 from alpha_matrix.ros.shm import clean_stale_shm
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 from conftest import CONFIG, Captured, next_domain_id, run_cli, wait_until
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from alpha_matrix.cli.suite import suite_graph
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 from alpha_matrix.ros.shm import stale_shm
 from alpha_matrix.ros.transport import PROFILE_ENV, localhost_udp, profile_path

@@ -239,7 +239,7 @@ def test_a_trajectory_into_the_table_collides_and_cancel_stops_it(arm: Arm) -> N
     import pybullet as p
 
     from alpha_matrix.core.sim.kinematics import Kinematics
-    from alpha_matrix.core.sim.world import WorldConfig
+    from alpha_matrix.core.sim.world_config import WorldConfig
 
     cfg = WorldConfig()
     kin = Kinematics(cfg)

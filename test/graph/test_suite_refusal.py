@@ -25,7 +25,8 @@ import yaml
 
 from alpha_matrix.core.agent.wire import decision_of
 from alpha_matrix.core.bag import read_bag
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.audit_common import as_json
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.context import RefusalContext, parse_context

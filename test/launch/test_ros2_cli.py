@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from launch_env import ROOT, lease_domain, require_tools
 
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import Launcher, graph_env
 
 require_tools()

@@ -12,7 +12,6 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from alpha_matrix.core.config import ProximityBridgeParams, ProximityDetectorParams
 from alpha_matrix.core.depth_image import DepthImageError, depth_metres, image_metres, millimetres
 from alpha_matrix.core.sim.camera_model import (
     CELL_CAMERA,
@@ -21,6 +20,7 @@ from alpha_matrix.core.sim.camera_model import (
     world_from_camera,
 )
 from alpha_matrix.core.suites.common import config_dir
+from alpha_matrix.core.suites.proximity.params import ProximityBridgeParams, ProximityDetectorParams
 from alpha_matrix.core.suites.proximity.run import camera_info_from_k
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -6,7 +6,7 @@ import yaml
 
 from alpha_matrix.cli import main as cli_main
 from alpha_matrix.core.errors import ConfigError, GraphError
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import discard_unrecorded, node_command, unmade_dirs
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -67,7 +67,7 @@ def test_the_recorder_acks_as_sparsely_as_the_bridge_window_allows():
 
 
 def test_batches_stay_short_while_the_chaos_node_may_serve_f1_from_its_pose_history():
-    from alpha_matrix.core.config import SimBridgeParams
+    from alpha_matrix.core.robot.params import SimBridgeParams
 
     def calm(overrides: dict | None = None, exclude: tuple[str, ...] = ()) -> int | None:
         graph = resolve_graph(CONFIG, overrides, exclude=exclude)
@@ -319,7 +319,7 @@ def test_a_run_that_recorded_anything_or_was_there_before_is_kept(tmp_path):
 def test_flow_window_params_are_checked():
     import pytest
 
-    from alpha_matrix.core.config import SimBridgeParams
+    from alpha_matrix.core.robot.params import SimBridgeParams
 
     p = SimBridgeParams(gating_consumers=["safety_monitor", "recorder"], flow_consumers=["recorder", "gone"])
     assert p.gate_windows() == {"recorder": 192}  # a flow consumer that does not gate is ignored
@@ -332,7 +332,7 @@ def test_flow_window_params_are_checked():
 def test_ros2_launch_gets_every_parameter_but_the_empty_lists_it_cannot_type():
     import dataclasses
 
-    from alpha_matrix.core.graph import launch_parameters
+    from alpha_matrix.core.resolve import launch_parameters
 
     bridge = resolve_graph(CONFIG).node("sim_bridge")  # no F1 in the run: no history consumer
     assert bridge.parameters["history_consumers"] == []

@@ -11,8 +11,9 @@ import pytest
 
 from alpha_matrix.cli.common import check_set_names
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.graph import default_config_dir, resolve_graph
+from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.records import OutcomeRecord, Provenance
+from alpha_matrix.core.resolve import resolve_graph
 
 
 def test_ros2_control_swaps_the_bridge_for_the_adapter_under_the_same_name() -> None:

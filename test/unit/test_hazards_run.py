@@ -11,13 +11,14 @@ import pytest
 
 from alpha_matrix.core.agent.agent import Agent, make_backend
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, ToolCall
-from alpha_matrix.core.config import HazardBridgeParams, load_yaml
+from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards import run
 from alpha_matrix.core.suites.hazards.execute import StopResult
+from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
 from alpha_matrix.core.suites.hazards.prediction import PredictionError, outcome_statement
 from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Severity
 

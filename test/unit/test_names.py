@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from alpha_matrix.core.config import validate_params
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.cells import default_run_id
 from alpha_matrix.core.names import (
@@ -15,6 +14,7 @@ from alpha_matrix.core.names import (
     name_part,
     worker_bag_name,
 )
+from alpha_matrix.core.node_params import validate_params
 
 GOOD = ["t", "a", "run-1", "oracle-0123abcdef12", "x.y_z-1", "A" * RUN_ID_MAX, "1", "a..b"]
 HOSTILE = [

@@ -16,7 +16,7 @@ import pytest
 
 from alpha_matrix.cli import main
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.run_plan import (
     REQUESTED_FILE,
     check_same_config,

@@ -13,7 +13,8 @@ from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 def cmd_check_driver(args: argparse.Namespace) -> int:
     from alpha_matrix.core.domains import check_domain_id
     from alpha_matrix.core.driver_check import judge, render
-    from alpha_matrix.core.graph import default_config_dir, resolve_graph
+    from alpha_matrix.core.graph import default_config_dir
+    from alpha_matrix.core.resolve import resolve_graph
     from alpha_matrix.launcher import graph_env
     from alpha_matrix.ros.driver_check import check_driver
     from alpha_matrix.ros.stop import ExecutorFailed

@@ -8,16 +8,18 @@ import os
 import shutil
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
-from alpha_matrix.core.graph import SHARED, Graph, resolve_graph
+from alpha_matrix.core.graph import SHARED, Graph
 from alpha_matrix.core.planning.llm_planner import concrete_backend
+from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.records import RunStore
+from alpha_matrix.core.resolve import resolve_graph
 
 
 def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -49,8 +51,9 @@ def check_set_names(items: list[str], config: Path | None, graph_file: str = "gr
     """Each ``--set NODE.PARAM`` names a node of the graph and a parameter that node has: otherwise
     one line blaming the --set (not params.yaml), with the near name suggested. Nodes of another
     package take any parameter; a graph file that does not read is left to the resolver to report."""
-    from alpha_matrix.core.config import PARAM_MODELS, load_yaml
+    from alpha_matrix.core.config import load_yaml
     from alpha_matrix.core.graph import PACKAGE, default_config_dir
+    from alpha_matrix.core.node_params import PARAM_MODELS
 
     try:
         raw = load_yaml((config or default_config_dir()) / graph_file)
@@ -96,17 +99,28 @@ def graph_for(
     overrides = parse_sets(args.set)
     for node, values in (extra or {}).items():
         overrides.setdefault(node, {}).update(values)
-    external = external_nodes(args)
-    graph = resolve_graph(args.config, overrides, exclude=exclude, external=external, driver=driver_of(args))
+    return resolve_graph(
+        args.config,
+        overrides,
+        exclude=exclude,
+        external=external_nodes(args),
+        driver=driver_of(args),
+        derive=(partial(_auto_backend, args),),
+    )
+
+
+def _auto_backend(args: argparse.Namespace, graph: Graph) -> dict[str, dict[str, Any]]:
+    """ "auto" is decided here, once, so the config hash (and the run id) name the backend that
+    actually runs: a resumed run cannot silently switch models. A model no backend here can serve
+    is refused before anything starts."""
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
         refuse_unservable_models(graph)
-        return graph
-    # "auto" is decided here, once, so the config hash (and the run id) name the backend that
-    # actually runs: a resumed run cannot silently switch models.
+        return {}
+    values: dict[str, dict[str, Any]] = {}
     for node in planners:
         chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
-        args._auto_backend = chosen
+        args._auto_backend = chosen  # one choice for every graph of this command (workers, shards)
         refuse_unservable_models(graph, node.name, chosen, auto=True)
         why = ""
         if chosen == "llamacpp":  # the weak embedded model: say so where the user looks, with the way out
@@ -116,8 +130,8 @@ def graph_for(
                 "not of planning; your own model: --llm-backend ollama --arms llm:<model>, README 'Recipes')"
             )
         print(f"{node.name}: backend auto -> {chosen}{why}", file=sys.stderr, flush=True)
-        overrides.setdefault(node.name, {})["backend"] = chosen
-    return resolve_graph(args.config, overrides, exclude=exclude, external=external, driver=driver_of(args))
+        values[node.name] = {"backend": chosen}
+    return values
 
 
 def _model_arms(graph: Graph) -> list[str]:

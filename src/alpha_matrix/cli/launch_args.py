@@ -10,8 +10,9 @@ from pathlib import Path
 
 from alpha_matrix.cli.common import check_set_names, parse_sets
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.graph import Graph, default_config_dir
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
+from alpha_matrix.core.resolve import resolve_graph
 
 SET_HELP = "NODE.PARAM=VALUE items separated by ';', as --set (e.g. sim_bridge.batch_steps=8)"
 

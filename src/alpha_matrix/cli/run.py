@@ -56,9 +56,9 @@ def planned_graphs(args: argparse.Namespace) -> tuple[Graph, list[Graph]]:
 
 def planned_episodes(graphs: list[Graph]) -> list[str]:
     """The episode ids the runners of ``graphs`` (one per worker) run, in run order."""
-    from alpha_matrix.core.config import EpisodeRunnerParams
     from alpha_matrix.core.matrix import episode as batch
     from alpha_matrix.core.matrix.cells import episode_id
+    from alpha_matrix.core.matrix.params import EpisodeRunnerParams
 
     ids = []
     for g in graphs:
@@ -69,8 +69,8 @@ def planned_episodes(graphs: list[Graph]) -> list[str]:
 
 def run_config_hash(graph: Graph) -> str:
     """The config hash the runner records the run under (its manifest's)."""
-    from alpha_matrix.core.config import EpisodeRunnerParams
     from alpha_matrix.core.matrix.episode import config_hash
+    from alpha_matrix.core.matrix.params import EpisodeRunnerParams
 
     return config_hash(EpisodeRunnerParams.model_validate(graph.node("episode_runner").parameters))
 

@@ -12,7 +12,7 @@ def default_runs_dir(args: argparse.Namespace) -> Path:
     """Where ``run`` writes its run directories: the resolved graph's episode_runner.runs_dir
     (so --config and --set count here as they do there; the suites' default is the same)."""
     from alpha_matrix.cli.common import check_set_names, parse_sets
-    from alpha_matrix.core.graph import resolve_graph
+    from alpha_matrix.core.resolve import resolve_graph
 
     check_set_names(list(args.set), args.config)
     graph = resolve_graph(args.config, parse_sets(args.set))

@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,11 @@ from alpha_matrix.cli.common import (
 )
 from alpha_matrix.cli.interrupted import expect_interrupt
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.graph import Graph, default_config_dir, resolve_graph
+from alpha_matrix.core.graph import Graph, default_config_dir
 from alpha_matrix.core.matrix.run_options import parse_shard
 from alpha_matrix.core.names import RULE as RUN_ID_RULE
 from alpha_matrix.core.names import listed, name_part
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.suites import registry
 
 # The suites' pieces (scenario loaders, records, reports) load the simulation (pybullet): the
@@ -49,17 +51,16 @@ def _sha256(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
 
 
-def _config_file_overrides(suite: str, graph: Graph, config: Path, overrides: dict[str, dict[str, Any]]) -> None:
+def _config_files(suite: str, config: Path, graph: Graph) -> dict[str, dict[str, Any]]:
     """The suite's config file parameter (registry) is empty by default, meaning the package's
     config/<file>; a --config run points every node at its own directory's file instead, so the
     whole graph reads one file."""
     config_file = registry.spec(suite).config_file
     if config_file is None:
-        return
+        return {}
     param, name = config_file
-    for node in graph.nodes:
-        if param in node.parameters and not node.parameters[param]:
-            overrides.setdefault(node.name, {})[param] = str((config / name).resolve())
+    path = str((config / name).resolve())
+    return {n.name: {param: path} for n in graph.nodes if param in n.parameters and not n.parameters[param]}
 
 
 AGENT_SUITES = (
@@ -102,10 +103,10 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
 def preflight_agent(graph: Graph) -> None:
     """A served model that cannot be reached or is not pulled: one line, before anything starts."""
     from alpha_matrix.core.agent.agent import ready_backend
+    from alpha_matrix.core.agent.params import AgentParams
     from alpha_matrix.core.agent.protocol import InfrastructureAbort
     from alpha_matrix.core.agent.retry import BackendError
     from alpha_matrix.core.agent.spec import parse_agent_spec
-    from alpha_matrix.core.config import AgentParams
 
     try:
         node = graph.node("agent")
@@ -145,28 +146,6 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
         overrides.setdefault("hazard_bridge", {})["probe"] = probe
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
-    graph_file = f"graph_{args.suite}.yaml"
-    external = external_nodes(args)
-    _config_file_overrides(
-        args.suite,
-        resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args)),
-        config,
-        overrides,
-    )
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
-    try:
-        registry.scenario_requests(
-            args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
-        )
-    except ConfigError:
-        if (other := _suite_of_file(args.suite, scenarios)) is None:
-            raise
-        raise ConfigError(
-            f"{scenarios}: a scenario file of the {other} suite, not of {args.suite} "
-            f"(alpha-matrix suite {other} --scenarios {scenarios})"
-        ) from None
-    ctx = registry.graph_context(args.suite, graph)
-    runner.update(scenarios_sha256=_sha256(scenarios), context_json=context_json(ctx))
     if args.runs_dir is not None:
         runner["runs_dir"] = args.runs_dir
     shard, ray, workers = getattr(args, "shard", None), getattr(args, "ray", None), getattr(args, "workers", 1)
@@ -178,12 +157,36 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
         raise ConfigError("--workers must be at least 1")
     if workers > 1 and ray is None:
         raise ConfigError("a suite runs one graph here; --workers N (shards) needs --ray")
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
-    run_id = args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{graph.config_hash[:12]}"
-    runner["run_id"] = run_id
-    overrides.setdefault("recorder", {})["run_id"] = run_id
-    graph = resolve_graph(config, overrides, graph_file=graph_file, external=external, driver=driver_of(args))
-    return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / run_id
+    runner["scenarios_sha256"] = _sha256(scenarios)
+    if args.run_id:  # validated as a parameter; else derived from the config hash (name_run)
+        runner["run_id"] = overrides.setdefault("recorder", {})["run_id"] = args.run_id
+
+    def context(graph: Graph) -> dict[str, dict[str, Any]]:
+        """The scenario file checked with the files the graph's nodes read; the suite's context
+        (core/suites/context.py) from the graph, so --config and --set are honoured and the bag carries it."""
+        try:
+            registry.scenario_requests(
+                args.suite, scenarios, registry.runner_config_file(args.suite, graph.node("suite_runner").parameters)
+            )
+        except ConfigError:
+            if (other := _suite_of_file(args.suite, scenarios)) is None:
+                raise
+            raise ConfigError(
+                f"{scenarios}: a scenario file of the {other} suite, not of {args.suite} "
+                f"(alpha-matrix suite {other} --scenarios {scenarios})"
+            ) from None
+        return {"suite_runner": {"context_json": context_json(registry.graph_context(args.suite, graph))}}
+
+    graph = resolve_graph(
+        config,
+        overrides,
+        graph_file=f"graph_{args.suite}.yaml",
+        external=external_nodes(args),
+        driver=driver_of(args),
+        derive=(partial(_config_files, args.suite, config), context),
+        name_run=lambda digest: args.run_id or f"{args.suite}-{name_part(scenarios.stem)}-{digest[:12]}",
+    )
+    return graph, Path(graph.node("suite_runner").parameters["runs_dir"]) / graph.run_id
 
 
 def _suite_of_file(suite: str, scenarios: Path) -> str | None:

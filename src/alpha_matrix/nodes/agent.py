@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from rclpy.node import Node
 
 from alpha_matrix.core.agent.agent import Agent, load_templates, ready_backend
+from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import Decision
 from alpha_matrix.core.agent.spec import parse_agent_spec
-from alpha_matrix.core.config import AgentParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.ros.agent_msgs import decision_to_msg, observation_from_msg
 from alpha_matrix.ros.lifecycle import run_node

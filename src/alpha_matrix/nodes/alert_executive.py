@@ -17,13 +17,13 @@ import json
 from alpha_matrix_interfaces.msg import CommandStatus, SuiteRequest
 from std_srvs.srv import Trigger
 
-from alpha_matrix.core.config import AlertExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.robot.commands import plan_to_commands
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.alerts.guard import compose_alert_result
+from alpha_matrix.core.suites.alerts.params import AlertExecutiveParams
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, last_event_step
 from alpha_matrix.ros.convert import poses_of

@@ -44,11 +44,11 @@ from alpha_matrix_interfaces.srv import Decide, Gripper, MoveTo, Observe
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.config import AlertGuardParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
 from alpha_matrix.core.suites.alerts.guard_feed import GuardFeed
+from alpha_matrix.core.suites.alerts.params import AlertGuardParams
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg

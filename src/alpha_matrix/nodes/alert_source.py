@@ -15,7 +15,7 @@ from collections import defaultdict
 from alpha_matrix_interfaces.msg import HardwareAlert, RobotStatus, StepBatch, SuiteRequest
 from rclpy.node import Node
 
-from alpha_matrix.core.config import AlertSourceParams
+from alpha_matrix.core.suites.alerts.params import AlertSourceParams
 from alpha_matrix.core.suites.alerts.policy import AlertClass, StatusModel
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, alert_scenario_from_json
 from alpha_matrix.ros.gating import GatingLink

@@ -6,7 +6,7 @@ agent node against the closed tools; this node acts on it only by the tool's nam
 defines it: ``ask_clarification`` is answered by the scripted operator, ``pick_and_place`` is
 executed on the robot over the driver contract, ``task_done`` ends it. The first executed call
 resets the robot's episode (scene_bridge spawns the item's blocks); each call is planned from the
-block's measured position to its goal (core/suites/ambiguity/physical.py, core/sim/pick_place.py)
+block's measured position to its goal (core/suites/ambiguity/physical.py, core/robot/pick_place.py)
 and run to its end (ros/pick_place_link.py), and the placement is what the step stream's object
 poses then measure.
 
@@ -25,9 +25,9 @@ from typing import Any
 from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest, SuiteResult
 from alpha_matrix_interfaces.srv import Decide
 
-from alpha_matrix.core.config import AmbiguityExecutiveParams
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, episode_id, turn_json
 from alpha_matrix.core.suites.ambiguity.items import item_of
+from alpha_matrix.core.suites.ambiguity.params import AmbiguityExecutiveParams
 from alpha_matrix.core.suites.ambiguity.physical import DriverRobot, PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg

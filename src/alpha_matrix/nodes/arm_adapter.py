@@ -43,12 +43,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from alpha_matrix.core.config import ArmAdapterParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.adapter.driver import AdapterCore, AdapterSettings, Command, Ended, Out
 from alpha_matrix.core.robot.adapter.kinematics import ArmFrames, ArmKinematics
 from alpha_matrix.core.robot.adapter.motion import JointPath, plan_joint_move, plan_move
 from alpha_matrix.core.robot.adapter.outcomes import gripper_outcome, rejected, trajectory_outcome
+from alpha_matrix.core.robot.adapter.params import ArmAdapterParams
 from alpha_matrix.core.robot.adapter.samples import BODY_NAMES, Sample, StepBuffer, assemble, joint_order, pick
 from alpha_matrix.ros.convert import copy_fields, point, vec3
 from alpha_matrix.ros.lifecycle import run_node

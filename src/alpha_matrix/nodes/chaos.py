@@ -19,9 +19,10 @@ import threading
 from alpha_matrix_interfaces.msg import CommandStatus, FaultEvent, StepBatch
 from alpha_matrix_interfaces.srv import FaultReport, GetPlanText, Gripper, MoveTo, Observe, SetFault
 
-from alpha_matrix.core.config import PLAN_WAIT_S, ChaosParams
+from alpha_matrix.core.config import PLAN_WAIT_S
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix.chaos import ChaosCore
+from alpha_matrix.core.matrix.params import ChaosParams
 from alpha_matrix.ros.convert import fault_events, point, vec3
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params

@@ -18,9 +18,9 @@ from alpha_matrix_interfaces.srv import Disturb, GetPlan, Observe
 from rclpy.duration import Duration
 from rclpy.node import Node
 
-from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.matrix import episode as batch
 from alpha_matrix.core.matrix.cells import Cell, episode_id, episode_seed
+from alpha_matrix.core.matrix.params import EpisodeRunnerParams
 from alpha_matrix.core.matrix.summary import summarize
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.records import EpisodeRecord, Provenance, RunStore, provenance

@@ -16,8 +16,8 @@ from alpha_matrix_interfaces.msg import CommandStatus, PlanExecution, PlanReques
 from alpha_matrix_interfaces.srv import Gripper, Hold, MoveTo, Observe
 from rclpy.node import Node
 
-from alpha_matrix.core.config import ExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.matrix.params import ExecutiveParams
 from alpha_matrix.core.planning.plan import PlanError
 from alpha_matrix.core.robot.commands import Command, StepDefaults
 from alpha_matrix.core.robot.plan_execution import (

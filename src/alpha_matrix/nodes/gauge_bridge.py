@@ -18,9 +18,9 @@ from alpha_matrix_interfaces.msg import SuiteRequest
 from alpha_matrix_interfaces.srv import Decide
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.config import GaugeBridgeParams
 from alpha_matrix.core.suites.gauge.agent_run import agent_part, run_agent
 from alpha_matrix.core.suites.gauge.faces import FACES
+from alpha_matrix.core.suites.gauge.params import GaugeBridgeParams
 from alpha_matrix.core.suites.gauge.run import GaugeRequest, gauge_observation, result_of
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg

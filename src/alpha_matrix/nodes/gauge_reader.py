@@ -16,7 +16,7 @@ from alpha_matrix_interfaces.srv import Decide
 from pydantic import ValidationError
 from rclpy.node import Node
 
-from alpha_matrix.core.config import GaugeReaderParams
+from alpha_matrix.core.suites.gauge.params import GaugeReaderParams
 from alpha_matrix.core.suites.gauge.run import read_observation, reading_decision
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
 from alpha_matrix.ros.agent_msgs import decision_to_msg, observation_from_msg

@@ -17,10 +17,10 @@ from alpha_matrix_interfaces.msg import SuiteRequest
 from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
-from alpha_matrix.core.config import HazardBridgeParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.context import HazardsContext, parse_context
 from alpha_matrix.core.suites.hazards.generate import Feasibility
+from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
 from alpha_matrix.core.suites.hazards.run import PHYSICS_TOPIC, hazards_observation, plays, result_of
 from alpha_matrix.core.suites.hazards.scenario import Scenario
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg

@@ -19,12 +19,12 @@ from alpha_matrix_interfaces.msg import PlannerProvenance, PlannerReply
 from alpha_matrix_interfaces.srv import GetPlanText
 from rclpy.node import Node
 
-from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.matrix.cells import model_arm
 from alpha_matrix.core.planning.llm import LLMError
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend, load_template
+from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.provenance import reply_to_msg_fields
 from alpha_matrix.ros.convert import poses_of, vec3
 from alpha_matrix.ros.lifecycle import run_node

@@ -6,8 +6,8 @@ from alpha_matrix_interfaces.msg import PlannerReply
 from alpha_matrix_interfaces.srv import GetPlan, GetPlanText
 from rclpy.node import Node
 
-from alpha_matrix.core.config import OracleParams
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
+from alpha_matrix.core.planning.params import OracleParams
 from alpha_matrix.core.planning.plan import Plan, plan_to_text
 from alpha_matrix.ros.convert import plan_to_msg, poses_of, vec3
 from alpha_matrix.ros.lifecycle import run_node

@@ -23,12 +23,12 @@ from alpha_matrix_interfaces.msg import ProximityTruth
 from alpha_matrix_interfaces.srv import Reset, SetHuman
 from sensor_msgs.msg import CameraInfo, Image
 
-from alpha_matrix.core.config import ProximityBridgeParams
 from alpha_matrix.core.depth_image import ENCODINGS, millimetres
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.sim.camera import Frame
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.suites.proximity.bridge_scene import ProximityScene
+from alpha_matrix.core.suites.proximity.params import ProximityBridgeParams
 from alpha_matrix.core.suites.proximity.run import frame_tag
 from alpha_matrix.nodes.sim_bridge import SimBridge
 from alpha_matrix.ros.bridge_msgs import sim_time

@@ -40,9 +40,9 @@ from alpha_matrix_interfaces.msg import ProximityEstimate, StepBatch, SuiteReque
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
-from alpha_matrix.core.config import ProximityDetectorParams
 from alpha_matrix.core.depth_image import DepthImageError, image_metres
 from alpha_matrix.core.sim.camera_model import pose_from_quaternion
+from alpha_matrix.core.suites.proximity.params import ProximityDetectorParams
 from alpha_matrix.core.suites.proximity.run import (
     SUITE,
     DetectorCore,

@@ -18,12 +18,11 @@ from typing import Any
 from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
 
-from alpha_matrix.core.config import ProximityExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.robot.commands import plan_to_commands
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.proximity.agent_score import agent_part, decision_steps
 from alpha_matrix.core.suites.proximity.arm_work import (
     estimate_rows,
@@ -33,6 +32,7 @@ from alpha_matrix.core.suites.proximity.arm_work import (
     truth_reaches,
     work_until,
 )
+from alpha_matrix.core.suites.proximity.params import ProximityExecutiveParams
 from alpha_matrix.core.suites.proximity.run import SUITE, ArmAccount, compose_result, scenario_from_json
 from alpha_matrix.ros.convert import poses_of
 from alpha_matrix.ros.mailbox import ListBox

@@ -20,9 +20,9 @@ from rclpy.serialization import deserialize_message
 from std_srvs.srv import Trigger
 
 from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
-from alpha_matrix.core.config import RecorderParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.evidence import EVENTS_TOPIC, SUITE_RESULT_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
+from alpha_matrix.core.recorder_params import RecorderParams
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params

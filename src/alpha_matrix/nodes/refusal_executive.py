@@ -28,7 +28,6 @@ from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
 from alpha_matrix.core.agent.protocol import Image
-from alpha_matrix.core.config import RefusalExecutiveParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.context import RefusalContext, parse_context
@@ -36,6 +35,7 @@ from alpha_matrix.core.suites.refusal.evaluate import admitted, item_result, obs
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import call_of
+from alpha_matrix.core.suites.refusal.params import RefusalExecutiveParams
 from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json

@@ -11,9 +11,9 @@ from __future__ import annotations
 from alpha_matrix_interfaces.msg import EpisodeEnd, SafetyEvent, SafetySummary, StepBatch
 from rclpy.node import Node
 
-from alpha_matrix.core.config import SafetyMonitorParams
 from alpha_matrix.core.safety.engine import SafetyConfig, SafetyEngine, critical_openings
 from alpha_matrix.core.safety.engine import SafetyEvent as CoreEvent
+from alpha_matrix.core.safety.params import SafetyMonitorParams
 from alpha_matrix.core.safety.stream import process_batch
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node

@@ -17,10 +17,11 @@ from alpha_matrix_interfaces.msg import SuiteRequest
 from alpha_matrix_interfaces.srv import Reset
 
 from alpha_matrix.core.robot.driver import DriverCore
+from alpha_matrix.core.robot.pick_place import NO_SCENE
 from alpha_matrix.core.robot.stepping import names_by_id
 from alpha_matrix.core.sim.bodies import BodySpec
-from alpha_matrix.core.sim.pick_place import NO_SCENE
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.ambiguity import items as ambiguity_items
 from alpha_matrix.core.suites.ambiguity import physical as ambiguity_physical
 from alpha_matrix.core.suites.refusal import execute as refusal_execute

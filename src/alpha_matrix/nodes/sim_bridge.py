@@ -18,17 +18,18 @@ from alpha_matrix_interfaces.msg import StepAck
 from alpha_matrix_interfaces.srv import Disturb, Gripper, Hold, MoveTo, Observe, ProtectiveStop, Reset
 from rclpy.node import Node
 
-from alpha_matrix.core.config import SimBridgeParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.driver import CommandEvent, DriverCore
 from alpha_matrix.core.robot.gate import LookaheadGate
 from alpha_matrix.core.robot.loop_timing import LoopTiming
+from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
 from alpha_matrix.core.safety.engine import SafetyConfig
 from alpha_matrix.core.safety.stream import StepScreen
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.timed_world import TimedWorld, timing_line
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.ros.bridge_msgs import BridgePublishers
 from alpha_matrix.ros.convert import copy_fields, object_states, vec3
 from alpha_matrix.ros.lifecycle import run_node

@@ -12,8 +12,8 @@ from pathlib import Path
 from alpha_matrix_interfaces.srv import SkillConfidence
 from rclpy.node import Node
 
-from alpha_matrix.core.config import SkillConfidenceParams
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.params import SkillConfidenceParams
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
 from alpha_matrix.core.suites.confidence.skills import SkillState
 from alpha_matrix.ros.convert import poses_of

@@ -27,10 +27,10 @@ from alpha_matrix_interfaces.srv import Decide
 
 from alpha_matrix.core.agent.protocol import Decision as AgentAnswer
 from alpha_matrix.core.agent.protocol import Observation
-from alpha_matrix.core.config import SkillExecutiveParams
 from alpha_matrix.core.suites.confidence.agent import Decision, Query, SkillAgent, Task
 from alpha_matrix.core.suites.confidence.agent_run import CheckAnswer, run_agent_skill_task
 from alpha_matrix.core.suites.confidence.agent_score import Answer, confidence_agent_part
+from alpha_matrix.core.suites.confidence.params import SkillExecutiveParams
 from alpha_matrix.core.suites.confidence.run import confidence_result_dict, run_skill_task
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config, parse_goal
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg

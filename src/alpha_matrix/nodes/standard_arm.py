@@ -37,11 +37,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
-from alpha_matrix.core.config import StandardArmParams
 from alpha_matrix.core.standard_arm.arm import ARM_JOINT_NAMES, JOINT_NAMES, SENSOR_FRAME, SimArm, panda_urdf_text
 from alpha_matrix.core.standard_arm.gripper import GripperController, GripperEnd, GripperSettings
 from alpha_matrix.core.standard_arm.jtc import Feedback, GoalEnd, TrajectoryController
 from alpha_matrix.core.standard_arm.pacing import Pacer
+from alpha_matrix.core.standard_arm.params import StandardArmParams
 from alpha_matrix.core.standard_arm.tolerances import default_tolerances, goal_tolerances
 from alpha_matrix.core.standard_arm.trajectory import State, validate
 from alpha_matrix.ros import standard_arm_msgs as msgs

@@ -10,7 +10,7 @@ from __future__ import annotations
 from alpha_matrix_interfaces.msg import StepBatch
 from rclpy.node import Node
 
-from alpha_matrix.core.config import StepConsumerParams
+from alpha_matrix.core.matrix.params import StepConsumerParams
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alpha_matrix.core.config import SuiteBridgeParams
 from alpha_matrix.core.robot.driver import DriverCore
 from alpha_matrix.core.robot.stepping import names_by_id
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
+from alpha_matrix.core.suites.params import SuiteBridgeParams
 from alpha_matrix.nodes.sim_bridge import SimBridge
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_fields

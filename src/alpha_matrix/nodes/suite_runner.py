@@ -25,7 +25,6 @@ from alpha_matrix_interfaces.msg import SuiteRequest, SuiteResult
 from rclpy.duration import Duration
 from rclpy.node import Node
 
-from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.names import listed
 from alpha_matrix.core.records import provenance
@@ -33,6 +32,7 @@ from alpha_matrix.core.shards import in_share
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import context_json, parse_context
+from alpha_matrix.core.suites.params import SuiteRunnerParams
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
 from alpha_matrix.ros.agent_progress import AgentProgress
 from alpha_matrix.ros.lifecycle import run_node

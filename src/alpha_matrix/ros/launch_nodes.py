@@ -13,7 +13,8 @@ from typing import Any
 from launch.actions import Shutdown
 from launch_ros.actions import Node
 
-from alpha_matrix.core.graph import Graph, launch_parameters
+from alpha_matrix.core.graph import Graph
+from alpha_matrix.core.resolve import launch_parameters
 from alpha_matrix.ros.shm import clean_stale_shm
 from alpha_matrix.ros.transport import VARIABLES, localhost_udp
 

@@ -1,4 +1,4 @@
-"""A planned pick-and-place (core/sim/pick_place.py) run on the robot over the driver contract, and
+"""A planned pick-and-place (core/robot/pick_place.py) run on the robot over the driver contract, and
 the step stream's object poses it is measured from: the executives of the suites whose agents call
 ``pick_and_place`` (refusal, ambiguity) share it. Use from a thread other than the one spinning
 the node (``spin_behind``), as RobotClient."""
@@ -13,7 +13,7 @@ from rclpy.node import Node
 
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.robot.commands import Command
-from alpha_matrix.core.sim.pick_place import MOTION, NO_SCENE, PoseSample, pose_sample
+from alpha_matrix.core.robot.pick_place import MOTION, NO_SCENE, PoseSample, pose_sample
 from alpha_matrix.ros.convert import point
 from alpha_matrix.ros.mailbox import wait_ready
 from alpha_matrix.ros.qos import STEP_STREAM

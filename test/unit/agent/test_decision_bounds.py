@@ -15,11 +15,11 @@ from alpha_matrix.core.agent.agent import backend_for
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.ollama import OllamaAgent
 from alpha_matrix.core.agent.openai import OpenAIAgent
+from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import AgentProvenance, InfrastructureAbort, RawAnswer, RawToolCall
 from alpha_matrix.core.agent.retry import RetryPolicy, exchange
 from alpha_matrix.core.agent.served import parse_extra_body
 from alpha_matrix.core.agent.spec import parse_agent_spec
-from alpha_matrix.core.config import AgentParams
 from alpha_matrix.core.errors import ConfigError
 
 

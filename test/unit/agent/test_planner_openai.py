@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from scripted_http import FakeTime, Reply, ScriptedServer
 
-from alpha_matrix.core.config import LLMPlannerParams, validate_params
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.node_params import validate_params
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.planning.llm import LLMError, ModelNotPulledError, make_backend
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend
 from alpha_matrix.core.planning.openai import LLMInfrastructureAbort, OpenAIBackend
 from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.plan import generation_schema, plan_to_text
 from alpha_matrix.core.planning.prompt import load_prompt, render
 

@@ -29,9 +29,9 @@ from alpha_matrix.core.bag import (
     read_bag,
     tolerate_bad_splits,
 )
-from alpha_matrix.core.config import DEFAULT_RECORDED_TOPICS
 from alpha_matrix.core.matrix.audit import audit_bag, format_notes, format_table, window_sweep
 from alpha_matrix.core.outcome import ZONE
+from alpha_matrix.core.recorder_params import DEFAULT_RECORDED_TOPICS
 
 TOPICS = dict(t.split("=") for t in DEFAULT_RECORDED_TOPICS)
 STORE = make_typestore()

@@ -6,11 +6,11 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix import episode as batch
 from alpha_matrix.core.matrix.cells import Cell, episode_id
 from alpha_matrix.core.matrix.fault_log import FaultOrderError
+from alpha_matrix.core.matrix.params import EpisodeRunnerParams
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.records import Provenance
 

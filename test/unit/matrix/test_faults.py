@@ -37,7 +37,7 @@ from alpha_matrix.core.planning.guards import parse_plan_text
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.planning.plan import PlanError, plan_to_text
 from alpha_matrix.core.records import FaultRecord
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 LEVELS = (0.0, 0.33, 0.66, 1.0)
 PLAN_TEXT = plan_to_text(oracle_plan("red", (0.5, -0.1, 0.651), (0.6, 0.35, 0.65)))

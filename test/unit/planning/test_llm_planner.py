@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.planning.guards import parse_plan_text
@@ -20,6 +19,7 @@ from alpha_matrix.core.planning.llamacpp import GGUFError, LlamaCppBackend, chec
 from alpha_matrix.core.planning.llm import LLMError, LLMReply, ReplayBackend
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend
 from alpha_matrix.core.planning.oracle import oracle_plan
+from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.plan import generation_schema, plan_to_text
 from alpha_matrix.core.planning.prompt import RenderedPrompt, load_prompt, render
 from alpha_matrix.core.planning.replay import load_recorded_replies

@@ -11,7 +11,8 @@ from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, SETTLE_STEPS, SUCCESS_R
 from alpha_matrix.core.planning.oracle import OracleConfig, oracle_plan
 from alpha_matrix.core.planning.plan import Grip, MoveTo, Plan, Release, plan_to_text
 from alpha_matrix.core.robot.commands import plan_to_commands
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 ZONE = WorldConfig().zone
 

@@ -11,9 +11,9 @@ from collections import deque
 import pytest
 from test_stepping import sample
 
-from alpha_matrix.core.config import SimBridgeParams
 from alpha_matrix.core.robot.driver import CommandEvent, State
 from alpha_matrix.core.robot.gate import LookaheadGate, flow_ack_every
+from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.robot.stepping import StepBuffer
 
 L = 24

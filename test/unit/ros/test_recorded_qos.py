@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from alpha_matrix.core.config import DEFAULT_RECORDED_TOPICS
+from alpha_matrix.core.recorder_params import DEFAULT_RECORDED_TOPICS
 from alpha_matrix.ros.qos import EVENT_TOPICS, STEP_TOPIC
 
 CONFIG = Path(__file__).resolve().parents[3] / "config"

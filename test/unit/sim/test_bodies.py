@@ -7,7 +7,8 @@ import pytest
 
 from alpha_matrix.core.sim.bodies import BodySpec
 from alpha_matrix.core.sim.errors import WorldError
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 CUP = BodySpec("cup", "cylinder", (0.07, 0.07, 0.1), 0.2, (0.55, 0.1))
 BALL = BodySpec("ball", "sphere", (0.066, 0.066, 0.066), 0.06, (0.7, -0.2))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from alpha_matrix.core.sim.kinematics import Kinematics, _rot_error, dls_step
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 
 def numpy_rot_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:

@@ -10,7 +10,8 @@ import pytest
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.outcome import SETTLE_STEPS
 from alpha_matrix.core.sim.errors import WorldError
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 CFG = WorldConfig()
 # Step index inside the oracle plan: settle 120 + hover 300 + descend 120 + grip 60 = lift start.

@@ -9,7 +9,8 @@ import pytest
 
 from alpha_matrix.core.sim.errors import WorldError
 from alpha_matrix.core.sim.kinematics import Kinematics
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.standard_arm.arm import ARM_JOINT_NAMES, JOINT_NAMES, SimArm, panda_urdf_text
 from alpha_matrix.core.standard_arm.gripper import GripperController, GripperEnd, GripperSettings
 from alpha_matrix.core.standard_arm.jtc import GoalEnd, TrajectoryController

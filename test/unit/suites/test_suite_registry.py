@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from alpha_matrix.core.config import SuiteRunnerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.common import config_dir
+from alpha_matrix.core.suites.params import SuiteRunnerParams
 
 PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit", "agent_decisions")
 

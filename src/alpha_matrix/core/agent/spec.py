@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pydantic_core import PydanticCustomError
+
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import MODEL_NAME, check_run_id
 
@@ -59,3 +61,13 @@ def parse_agent_spec(text: str, where: str = "--agent") -> AgentSpec:
         check_run_id(tail, where)
         return AgentSpec("replay", tail)
     raise ConfigError(f"{where}: {text[:80]!r}: expected {SPEC_HELP}")
+
+
+def agent_spec_ok(value: str) -> str:
+    """A parameter model's validator of an ``agent`` value: a parse error as pydantic's own."""
+    if value:
+        try:
+            parse_agent_spec(value, "agent")
+        except ConfigError as err:
+            raise PydanticCustomError("agent", str(err).removeprefix("agent: ")) from None
+    return value

@@ -48,7 +48,7 @@ from alpha_matrix.core.matrix.faults import (
     validate_intensity,
 )
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 Vec3 = tuple[float, float, float]
 DT = WorldConfig().timestep

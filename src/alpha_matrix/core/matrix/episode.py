@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from alpha_matrix.core.config import EpisodeRunnerParams
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.matrix.cells import (
     ARMS,
@@ -27,6 +26,7 @@ from alpha_matrix.core.matrix.cells import (
     validate_intensity,
 )
 from alpha_matrix.core.matrix.fault_log import checked_fault_order
+from alpha_matrix.core.matrix.params import EpisodeRunnerParams
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, evaluate_outcome
 from alpha_matrix.core.planning.provenance import reply_from_msg, reply_timing, reply_to_record
 from alpha_matrix.core.records import (

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from alpha_matrix.core.agent.retry import RetryPolicy
-from alpha_matrix.core.config import LLMPlannerParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import MODEL_NAME
 from alpha_matrix.core.planning.guards import parse_plan_text
@@ -24,6 +23,7 @@ from alpha_matrix.core.planning.llm import (
     ReplayBackend,
     make_backend,
 )
+from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.plan import PlanError, generation_schema
 from alpha_matrix.core.planning.prompt import PromptTemplate, RenderedPrompt, load_prompt, render
 from alpha_matrix.core.planning.replay import load_recorded_replies

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from alpha_matrix.core.robot.state import State
 from alpha_matrix.core.sim.sample import StepSample
-from alpha_matrix.core.sim.world import Vec3, World
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import Vec3
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pybullet as p
 import pybullet_data
 
 if TYPE_CHECKING:
-    from alpha_matrix.core.sim.world import WorldConfig
+    from alpha_matrix.core.sim.world_config import WorldConfig
 
 # Model facts of franka_panda/panda.urdf (not tunable).
 ARM_JOINTS = (0, 1, 2, 3, 4, 5, 6)

@@ -14,7 +14,7 @@ from alpha_matrix.core.sim.errors import WorldError
 from alpha_matrix.core.sim.kinematics import FINGER_JOINTS, STATE_JOINTS
 
 if TYPE_CHECKING:
-    from alpha_matrix.core.sim.world import WorldConfig
+    from alpha_matrix.core.sim.world_config import WorldConfig
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ import pybullet as p
 import pybullet_data
 
 from alpha_matrix.core.sim.kinematics import STATE_JOINTS
-from alpha_matrix.core.sim.world import Quat, Vec3, World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import Quat, Vec3, WorldConfig
 from alpha_matrix.core.standard_arm.wrench import Contact, Wrench, contact_force, wrench_in_frame
 
 ARM_JOINT_NAMES = tuple(f"panda_joint{i}" for i in range(1, 8))

@@ -26,7 +26,7 @@ def kin() -> ArmKinematics:
 
 def test_fk_matches_the_simulated_panda(kin: ArmKinematics) -> None:
     from alpha_matrix.core.sim.kinematics import Kinematics  # the test may look at the simulator
-    from alpha_matrix.core.sim.world import WorldConfig
+    from alpha_matrix.core.sim.world_config import WorldConfig
 
     sim = Kinematics(WorldConfig())
     try:

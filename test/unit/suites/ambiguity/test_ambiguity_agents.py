@@ -137,8 +137,8 @@ def test_calls_outside_the_scene_are_invalid_and_change_nothing(shipped, call: R
 def test_the_baselines_are_agent_specs_of_the_graph() -> None:
     """--agent always_execute / always_ask: the resolver's baselines behind the agent node."""
     from alpha_matrix.core.agent.agent import backend_for
+    from alpha_matrix.core.agent.params import AgentParams
     from alpha_matrix.core.agent.spec import parse_agent_spec
-    from alpha_matrix.core.config import AgentParams
     from alpha_matrix.core.errors import ConfigError
 
     for name in ("always_execute", "always_ask"):

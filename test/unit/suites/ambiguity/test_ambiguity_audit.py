@@ -14,8 +14,9 @@ import pytest
 
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.protocol import NO_PROMPT, AgentProvenance, Decision, Observation, RawAnswer
-from alpha_matrix.core.sim.pick_place import PoseSample
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.robot.pick_place import PoseSample
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.ambiguity.audit import AmbiguityEpisode, _audit_one, replay_episode
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
 from alpha_matrix.core.suites.ambiguity.items import Item, item_json

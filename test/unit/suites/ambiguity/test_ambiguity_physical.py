@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from alpha_matrix.core.sim.pick_place import MOTION, OfflineRobot
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.robot.pick_place import MOTION, OfflineRobot
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.ambiguity.generate import BIN_Y, PAD_OFFSET, TRAY_Y
 from alpha_matrix.core.suites.ambiguity.physical import (
     BIN_SPOTS,

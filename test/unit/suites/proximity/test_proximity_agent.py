@@ -18,7 +18,7 @@ from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.situation import FrameEstimate
 from alpha_matrix.core.agent.spec import AgentSpec, parse_agent_spec
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.graph import resolve_graph
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
 from alpha_matrix.core.suites.proximity.agent_score import DecisionRow, decision_steps, score_decisions

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, ToolCall
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.refusal.audit import RefusalEpisode, outcome_again
 from alpha_matrix.core.suites.refusal.evaluate import item_result
 from alpha_matrix.core.suites.refusal.execute import outcome_json, run_on_world

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.confidence.emulator import ReachEnvelope
 from alpha_matrix.core.suites.refusal.embodiment import EMBODIMENT
 

@@ -11,8 +11,9 @@ from dataclasses import asdict, replace
 
 import pytest
 
-from alpha_matrix.core.sim.pick_place import OfflineRobot
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.robot.pick_place import OfflineRobot
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult
 from alpha_matrix.core.suites.refusal.execute import body_specs, grip_height, plan_motion, run_on_world
 from alpha_matrix.core.suites.refusal.generate import RefusalItem

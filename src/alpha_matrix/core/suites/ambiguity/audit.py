@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.attempts import STEP_TOPIC
-from alpha_matrix.core.sim.pick_place import PoseSample, pose_sample
+from alpha_matrix.core.robot.pick_place import PoseSample, pose_sample
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
 from alpha_matrix.core.suites.ambiguity.items import Item, item_of

@@ -7,7 +7,7 @@ ball: sphere). Places are table positions, not bodies: a slot or a pad is a poin
 block within ``PLACED_M``; a bin is a square of half-side ``BIN_HALF_M`` whose block positions
 (``BIN_SPOTS``) are filled in order, the first one free of other blocks being the goal point.
 
-A call runs the shared plan (core/sim/pick_place.py) from where the block now is to the goal
+A call runs the shared plan (core/robot/pick_place.py) from where the block now is to the goal
 point, on whichever robot the episode has (``Robot``: the graph's driver, a plain World offline,
 the bag's step stream in the audit). The episode's reset (the item's bodies spawned) comes before
 its first executed call. The placement is then what the poses measured: a block is in a place
@@ -22,8 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from alpha_matrix.core.robot.commands import Command
-from alpha_matrix.core.sim.bodies import BodySpec
-from alpha_matrix.core.sim.pick_place import (
+from alpha_matrix.core.robot.pick_place import (
     MOTION,
     PLACED_M,
     RESTING_M,
@@ -34,7 +33,9 @@ from alpha_matrix.core.sim.pick_place import (
     plan_pick_place,
     track_facts,
 )
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.bodies import BodySpec
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.ambiguity.scene import Place, Scene
 
 Vec3 = tuple[float, float, float]
@@ -115,7 +116,7 @@ def goal_point(scene: Scene, obj: str, goal: str, positions: dict[str, Vec3]) ->
 
 class Robot(Protocol):
     """Plans and runs one pick-and-place (world frame); resets the episode before its first run.
-    Returns the plan's record (core/sim/pick_place.Motion.plan_json) and the pose samples of the
+    Returns the plan's record (core/robot/pick_place.Motion.plan_json) and the pose samples of the
     steps it ran (none when the plan failed)."""
 
     def pick_place(

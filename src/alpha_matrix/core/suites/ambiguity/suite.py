@@ -78,7 +78,8 @@ def run_offline(
     on one plain World as the graph's bridge executes them (``physical``), or on the placement table."""
     if not physical:
         return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
-    from alpha_matrix.core.sim.world import World, WorldConfig
+    from alpha_matrix.core.sim.world import World
+    from alpha_matrix.core.sim.world_config import WorldConfig
 
     world = World(WorldConfig(block_names=(), block_rgba=()))
     try:

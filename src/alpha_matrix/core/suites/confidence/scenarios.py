@@ -24,7 +24,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.planning.oracle import OracleConfig
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.seeds import derive_seed
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.confidence.agent import Goal, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceConfig, ReachEnvelope, Region, TrainingEntry

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from alpha_matrix.core.config import GaugeReaderParams
+from alpha_matrix.core.suites.gauge.params import GaugeReaderParams
 
 _D = GaugeReaderParams.model_validate({})
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.config import SimBridgeParams, load_yaml
+from alpha_matrix.core.config import load_yaml
+from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.seeds import rng
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.common import config_dir

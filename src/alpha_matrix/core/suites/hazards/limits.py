@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Severity, severity_rank
 
 G = -WorldConfig.gravity  # m/s², the simulated world's gravity, so m g h matches what falls there

@@ -29,7 +29,8 @@ import pybullet as p
 import pybullet_data
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.hazards.limits import (
     Grade,
     applicable_limits,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 _WORLD = WorldConfig()
 

@@ -1,4 +1,4 @@
-"""An admitted pick_and_place as robot motion: the shared plan (core/sim/pick_place.py: hover,
+"""An admitted pick_and_place as robot motion: the shared plan (core/robot/pick_place.py: hover,
 descend, finger grasp, lift, carry, set down, release; reach checks) for the call's object and
 place, and the same plan run on a plain World (offline and in unit tests).
 
@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from alpha_matrix.core.sim import pick_place
+from alpha_matrix.core.robot import pick_place
+from alpha_matrix.core.robot.pick_place import MOTION, NO_SCENE, Motion, MotionConfig, OfflineRobot, PoseSample
 from alpha_matrix.core.sim.bodies import BodySpec
-from alpha_matrix.core.sim.pick_place import MOTION, NO_SCENE, Motion, MotionConfig, OfflineRobot, PoseSample
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.refusal.outcome import measure
 from alpha_matrix.core.suites.refusal.predicates import Call

@@ -3,7 +3,7 @@
 The facts come from the target's poses in the robot's step stream (one pose per StepBatch: the
 object poses after the batch's last step; 16 steps = 67 ms apart, and at every command's end), so
 the record and the audit compute them from the same data with ``measure`` (moved, lift, placed,
-dropped: core/sim/pick_place.track_facts, shared with the ambiguity suite):
+dropped: core/robot/pick_place.track_facts, shared with the ambiguity suite):
 
     moved           the target was displaced more than MOVED_M from its first recorded pose
     max_lift_m      the highest rise of the target above that first pose
@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from alpha_matrix.core.sim.pick_place import MOVED_M, PLACED_M, RESTING_M, PoseSample, pose_sample, track_facts
+from alpha_matrix.core.robot.pick_place import MOVED_M, PLACED_M, RESTING_M, PoseSample, pose_sample, track_facts
 from alpha_matrix.core.suites.refusal.predicates import AwayFromPeople, Call, KeepOut, MaxLift, Predicate
 from alpha_matrix.core.suites.refusal.scene import Scene
 

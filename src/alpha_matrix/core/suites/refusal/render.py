@@ -24,7 +24,7 @@ from alpha_matrix.core.agent.images import rgb_image
 from alpha_matrix.core.agent.protocol import Image
 from alpha_matrix.core.sim.bodies import spawn_body
 from alpha_matrix.core.sim.camera import Camera, CameraConfig, matrices
-from alpha_matrix.core.sim.world import WorldConfig
+from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.refusal.execute import body_specs
 from alpha_matrix.core.suites.refusal.scene import Scene
 from alpha_matrix.core.suites.refusal.view import TABLE_CAMERA, TableCamera

@@ -26,12 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from alpha_matrix.core.config import SimBridgeParams
 from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.robot.driver import DriverCore
+from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.robot.stepping import StepBuffer
 from alpha_matrix.core.sim.bodies import BodySpec
-from alpha_matrix.core.sim.world import World, WorldConfig
+from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.sim.world_config import WorldConfig
 
 Vec3 = tuple[float, float, float]
 _WORLD = WorldConfig()
