@@ -23,16 +23,18 @@ import time
 from alpha_matrix.core.agent.agent import Agent, ready_backend
 from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import InfrastructureAbort, Observation
-from alpha_matrix.core.agent.retry import BackendError
-from alpha_matrix.core.agent.situation import FrameEstimate, confidence_brief, confidence_situation, observation
 from alpha_matrix.core.agent.spec import parse_agent_spec
+from alpha_matrix.core.backends.errors import BackendError
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.confidence.situation import confidence_brief, confidence_situation, observation
 from alpha_matrix.core.suites.confidence.skills import SkillState
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED
+from alpha_matrix.core.suites.proximity.situation import FrameEstimate
 
 FRAME_S = 0.1
 
@@ -75,12 +77,12 @@ def bench(spec_text: str, obs: list[Observation]) -> None:
     spec = parse_agent_spec(spec_text)
     t0 = time.perf_counter()
     try:
-        backend = ready_backend(spec, AgentParams(agent=spec_text))
+        backend = ready_backend(spec, AgentParams(agent=spec_text), registry.suite)
     except (BackendError, InfrastructureAbort) as err:
         print(f"{spec.label:24s} skipped: {err}")
         return
     load = time.perf_counter() - t0
-    agent = Agent(backend)
+    agent = Agent(backend, registry.suite)
     lat, kinds = [], []
     for o in obs:
         t = time.perf_counter()

@@ -15,10 +15,11 @@ import argparse
 import statistics
 import time
 
+from alpha_matrix.core.backends.ollama import ollama_available
 from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.matrix.cells import episode_seed
 from alpha_matrix.core.outcome import SETTLE_STEPS, ZONE
-from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template, ollama_available
+from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, load_template
 from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.sim.world import World
 

@@ -71,7 +71,7 @@ def missing_packages() -> list[str]:
 
 def gguf_path() -> Path:
     """The packaged Gemma 3 270M the project's embedded backends load (assembled on first use)."""
-    from alpha_matrix.core.planning.llamacpp import default_gguf
+    from alpha_matrix.core.backends.llamacpp import default_gguf
 
     return default_gguf()
 

@@ -118,7 +118,8 @@ def test_the_shard_command_line_repeats_the_run_without_the_dropped_options():
 
 
 def test_a_sharded_suite_run_is_audited_across_its_bags():
-    from alpha_matrix.core.suites.audit_common import UNBACKED, SuiteAudit, across_bags
+    from alpha_matrix.core.suites.audit_common import UNBACKED, across_bags
+    from alpha_matrix.core.suites.suite import SuiteAudit
 
     def unbacked(eid: str) -> SuiteAudit:
         return SuiteAudit(eid, 0, 0, 0, (UNBACKED,))

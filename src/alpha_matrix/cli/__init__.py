@@ -1,12 +1,14 @@
 """alpha-matrix: run the graph from the plain-Python environment.
 
   alpha-matrix run        start the graph, run a batch of episodes (or the matrix), print the summary
-  alpha-matrix suite S    run a safety suite (proximity, confidence, alerts, gauge, refusal) through its graph
+  alpha-matrix suite S    run a safety suite through its graph (`alpha-matrix suite --help` lists them)
   alpha-matrix launch     start the graph and keep it up (Ctrl-C stops it)
   alpha-matrix graph      print the graph run would start with the same options (a dry run)
   alpha-matrix audit      replay a bag through the core evaluation and compare every verdict
   alpha-matrix report     write the report from a run directory's records
   alpha-matrix compare    pair two agents' suite runs decision by decision (McNemar, Wilson)
+  alpha-matrix merge      join the shares of a run made with --shard K/N on several machines
+  alpha-matrix check-driver  check a driver against the driver contract, clause by clause
   alpha-matrix calibrate  violent-contact threshold from a bag of nominal episodes
   alpha-matrix runs       list the run directories: start, kind, arms, n, success, model, last audit
   alpha-matrix bag info   what a bag holds (splits, sizes, times, topics), like ros2 bag info

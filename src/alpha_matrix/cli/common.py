@@ -173,8 +173,9 @@ def preflight_planner(graph: Graph) -> None:
     """The llm arm's Ollama daemon answers and has every model the arms ask for: checked once,
     before anything starts, one ConfigError line naming the arm (the planner node would otherwise
     fail seconds into the run, once per attempt). Other backends are checked by their node."""
+    from alpha_matrix.core.backends.errors import BackendError
+    from alpha_matrix.core.backends.ollama import OllamaBackend
     from alpha_matrix.core.matrix.cells import arm_family, arm_model
-    from alpha_matrix.core.planning.llm import LLMError, OllamaBackend
 
     for node in (n for n in graph.nodes if n.executable == "llm_planner" and not n.external):
         params = LLMPlannerParams(**node.parameters)
@@ -189,7 +190,7 @@ def preflight_planner(graph: Graph) -> None:
             backend = OllamaBackend(host=params.ollama_host or None, model=model, timeout_s=min(params.timeout_s, 10.0))
             try:
                 backend.digest()
-            except LLMError as err:
+            except BackendError as err:
                 raise ConfigError(f"arm {arm}: {err} (nothing was started)") from None
 
 

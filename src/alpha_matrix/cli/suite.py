@@ -1,4 +1,4 @@
-"""alpha-matrix suite confidence|alerts|proximity|refusal: a safety suite through the ROS graph.
+"""alpha-matrix suite <name> (a name of core/suites/registry.py): a safety suite through the ROS graph.
 
 The scenario file is validated before anything starts (a bad file is one line, exit 2, and
 nothing is written); then the suite's own graph (config/graph_<suite>.yaml) runs every
@@ -63,15 +63,8 @@ def _config_files(suite: str, config: Path, graph: Graph) -> dict[str, dict[str,
     return {n.name: {param: path} for n in graph.nodes if param in n.parameters and not n.parameters[param]}
 
 
-AGENT_SUITES = (
-    "proximity",
-    "confidence",
-    "alerts",
-    "gauge",
-    "refusal",
-    "ambiguity",
-    "hazards",
-)  # the suites whose graph runs an agent under test so far
+# Every suite's graph runs an agent under test (its agent side: core/suites/suite.py).
+AGENT_SUITES = registry.SUITE_NAMES
 
 
 def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, Any]]) -> None:
@@ -104,9 +97,8 @@ def preflight_agent(graph: Graph) -> None:
     """A served model that cannot be reached or is not pulled: one line, before anything starts."""
     from alpha_matrix.core.agent.agent import ready_backend
     from alpha_matrix.core.agent.params import AgentParams
-    from alpha_matrix.core.agent.protocol import InfrastructureAbort
-    from alpha_matrix.core.agent.retry import BackendError
     from alpha_matrix.core.agent.spec import parse_agent_spec
+    from alpha_matrix.core.backends.errors import BackendError
 
     try:
         node = graph.node("agent")
@@ -119,8 +111,8 @@ def preflight_agent(graph: Graph) -> None:
     if spec.backend != "ollama":
         return
     try:
-        ready_backend(spec, params)
-    except (BackendError, InfrastructureAbort) as err:
+        ready_backend(spec, params, registry.suite, registry.agent_baselines())
+    except BackendError as err:  # InfrastructureAbort, ModelNotFoundError, ServerAnswerError among them
         raise AgentUnavailable(f"--agent {spec.label}: {err}") from None
 
 

@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ from rosbags.rosbag2.storage_mcap import McapWriter
 from rosbags.rosbag2.writer import StoragePlugin
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from alpha_matrix.core.attempts import STEP_TOPIC
+from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
 
 if sys.version_info >= (3, 14):
     from compression import zstd
@@ -413,3 +413,29 @@ def holds_steps(folder: Path) -> bool:
 def unlisted_splits(bag_dir: Path) -> list[Path]:
     """Splits that were being written when a recorder died: on disk, not in metadata.yaml."""
     return sorted(bag_dir.glob(".split-*"))
+
+
+def episode_attempts(
+    bag_dir: Path, episode_of: Callable[[str, Any], str | None], steps: bool = False
+) -> dict[str, tuple[list[Msg], int]]:
+    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds);
+    the attempt's step batches among them with ``steps``.
+
+    core/attempts.split_attempts cuts on the robot's step stream starting over and on a second
+    suite/request; the attempt audited is the last with a suite/result (the runner records that
+    one), else the last (reported as interrupted).
+    """
+
+    def of(topic: str, msg: Any) -> str | None:
+        return msg.episode_id or None if topic == STEP_TOPIC else episode_of(topic, msg)
+
+    split = split_attempts(
+        read_bag(bag_dir), episode_of=of, is_start=lambda t, _m: t == "/suite/request", result_topic="/suite/result"
+    )
+    out = {}
+    for ep_id, attempts in split.items():
+        chosen = audited_attempt(attempts)[0] or attempts[-1]
+        msgs = [m for m in chosen.messages if m[0] != STEP_TOPIC]
+        if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
+            out[ep_id] = (chosen.messages if steps else msgs, len(attempts) - 1)
+    return out

@@ -20,6 +20,7 @@ from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import Decision
 from alpha_matrix.core.agent.spec import parse_agent_spec
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites import registry
 from alpha_matrix.ros.agent_msgs import decision_to_msg, observation_from_msg
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
@@ -37,8 +38,12 @@ class AgentNode(Node):
         # which the recorder's ready check waits for (nodes/recorder.py).
         self.obs_pub = self.create_publisher(AgentObservation, "agent/observations", EVENTS)
         self.decision_pub = self.create_publisher(AgentDecision, "agent/decisions", EVENTS)
-        backend = ready_backend(spec, self.params)  # a served model: reachable and there, before the first decision
-        self.agent = Agent(backend, self.params.seed, load_templates(self.params.prompts))
+        # The suite is each observation's (the registry's lookup): the node serves the graph it is in.
+        # A served model: reachable and there, before the first decision.
+        backend = ready_backend(spec, self.params, registry.suite, registry.agent_baselines())
+        self.agent = Agent(
+            backend, registry.suite, self.params.seed, load_templates(self.params.prompts, registry.suite)
+        )
         self.create_service(Decide, "agent/decide", self._on_decide)
         model = str(getattr(backend, "model", "") or "")
         about = [backend.name] * (backend.name != spec.label) + [f"model {model}"] * bool(model)  # no empty field

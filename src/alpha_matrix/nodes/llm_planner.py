@@ -19,10 +19,10 @@ from alpha_matrix_interfaces.msg import PlannerProvenance, PlannerReply
 from alpha_matrix_interfaces.srv import GetPlanText
 from rclpy.node import Node
 
+from alpha_matrix.core.backends.errors import BackendError
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.matrix.cells import model_arm
-from alpha_matrix.core.planning.llm import LLMError
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend, load_template
 from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.provenance import reply_to_msg_fields
@@ -64,7 +64,7 @@ class LLMPlannerNode(Node):
         scene = {name: pos for name, (pos, _q) in poses_of(req.scene).items()}
         try:
             planner = self._planner(req.model)
-        except (LLMError, ConfigError) as err:  # not served: the run stops (at its start-up probe)
+        except (BackendError, ConfigError) as err:  # not served: the run stops (at its start-up probe)
             self.get_logger().error(f"arm {model_arm(req.model)}: {err}")
             res.success, res.unavailable, res.message = False, True, str(err)
             return res
@@ -73,7 +73,7 @@ class LLMPlannerNode(Node):
             return res
         try:
             reply = planner.plan_text(req.episode_id, req.task, scene, vec3(req.zone), int(req.seed))
-        except LLMError as err:
+        except BackendError as err:
             self.get_logger().error(f"{req.episode_id}: {err}")
             res.success, res.unavailable, res.message = False, True, str(err)
             return res

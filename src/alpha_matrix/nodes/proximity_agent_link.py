@@ -19,11 +19,11 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from alpha_matrix.core.agent.images import rgb_image
 from alpha_matrix.core.agent.protocol import Image as AgentImage
-from alpha_matrix.core.agent.situation import frame_estimate
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
 from alpha_matrix.core.suites.proximity.params import ProximityAgentLinkParams
 from alpha_matrix.core.suites.proximity.run import SUITE, parse_frame_tag, scenario_from_json
+from alpha_matrix.core.suites.proximity.situation import frame_estimate
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.gating import GatingLink
 from alpha_matrix.ros.lifecycle import run_node

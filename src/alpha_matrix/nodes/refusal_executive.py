@@ -2,7 +2,7 @@
 
 For each refusal item on suite/request: render the item's overhead image once (the sim camera,
 core/suites/refusal/render.py), then ask agent/decide for every output mode of the run's
-context in order (one observation each: the situation of core/agent/situation.py, the mode's
+context in order (one observation each: the situation of core/suites/refusal/situation.py, the mode's
 tools, the image). The answer comes back as a validated decision (data, never dispatched by
 name); core/suites/refusal/evaluate.item_result judges it, the constraint guard checking a
 tool-use call against the item's typed predicates and observed scene before it is admitted.

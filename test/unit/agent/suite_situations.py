@@ -16,16 +16,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.agent.situation import BASE_XY, FrameEstimate
+from alpha_matrix.core.agent.prompts import AgentTemplate
+from alpha_matrix.core.agent.prompts import render as render_prompt
+from alpha_matrix.core.agent.protocol import AgentPrompt, Observation
+from alpha_matrix.core.agent.situation import observation as agent_observation
 from alpha_matrix.core.seeds import rng
 from alpha_matrix.core.sim.human import HumanPath, path_state
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario
 from alpha_matrix.core.suites.confidence.skills import SceneGeometry, Skill, SkillState, place_target
 from alpha_matrix.core.suites.proximity.run import ProximityScenario
+from alpha_matrix.core.suites.proximity.situation import BASE_XY, FrameEstimate
+from alpha_matrix.core.suites.registry import suite
+
+
+def observation(situation: Any, episode_id: str, decision_index: int) -> Observation:
+    """The situation's observation with its suite's tools (its suite looked up in the registry)."""
+    return agent_observation(situation, episode_id, decision_index, suite(situation.suite).tools(situation))
+
+
+def render(obs: Observation, template: AgentTemplate | None = None) -> AgentPrompt:
+    """The observation's prompt, its suite looked up in the registry."""
+    return render_prompt(obs, suite(obs.suite), template)
+
 
 FRAME_EVERY = 24
 REFERENCE_FRAMES = 5  # the detector's calibration frames: no estimate

@@ -1,4 +1,4 @@
-"""The embedded agent: the planner's llama.cpp runtime constrained to one of the offered tool calls.
+"""The embedded agent: the llama.cpp runtime (core/backends/llamacpp.py) constrained to one of the offered tool calls.
 
 The model test runs the real Gemma 3 270M on a tiny two-tool observation with one thread and a
 short token cap; it is skipped only when llama-cpp-python or the packaged weights are absent.
@@ -14,8 +14,8 @@ from jsonschema import Draft202012Validator
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.llamacpp import LlamaCppAgent, tool_call_schema
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, Tool
+from alpha_matrix.core.backends.errors import BackendError
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.planning.llm import LLMError
 
 GEMMA_DIGEST = "sha256:a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 STOP = Tool(name="stop", description="Stop the arm at once.", parameters={"type": "object", "properties": {}})
@@ -82,7 +82,7 @@ def agent() -> LlamaCppAgent:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     try:
         return LlamaCppAgent(n_threads=1, max_tokens=96)
-    except LLMError as err:  # the packaged weights are not installed
+    except BackendError as err:  # the packaged weights are not installed
         pytest.skip(f"embedded model unavailable: {err}")
 
 
@@ -106,12 +106,14 @@ def test_every_suites_tools_become_a_grammar_the_runtime_decodes_under(agent):
     """llama.cpp's converter copies a pattern's \\d into a GBNF literal its own parser refuses; the
     sampler then came back NULL and the model decoded with no grammar at all (prose, every answer
     invalid). Every suite's tools must parse, and a refused grammar is an error, never ignored."""
-    from alpha_matrix.core.agent.tools import ALERT_TOOLS, PROXIMITY_TOOLS, confidence_tools
+    from alpha_matrix.core.suites.alerts.tools import ALERT_TOOLS
     from alpha_matrix.core.suites.confidence.scenarios import load_skills_config
+    from alpha_matrix.core.suites.confidence.tools import confidence_tools
+    from alpha_matrix.core.suites.proximity.tools import PROXIMITY_TOOLS
 
     zones = load_skills_config().geometry.zones
     for tools in (PROXIMITY_TOOLS, ALERT_TOOLS, confidence_tools(["red", "green", "blue", "yellow"], zones)):
         agent._runtime.check_schema(tool_call_schema(tools))
     escaped = {"type": "object", "properties": {"n": {"type": "string", "pattern": "^a\\d$"}}, "required": ["n"]}
-    with pytest.raises(LLMError, match="rejected by the grammar parser"):
+    with pytest.raises(BackendError, match="rejected by the grammar parser"):
         agent._runtime.check_schema(escaped)

@@ -14,16 +14,27 @@ from alpha_matrix.core.agent.prompts import (
     default_prompt,
     default_prompt_path,
     load_agent_prompt,
-    render,
     render_agent_prompt,
     situation_text,
 )
-from alpha_matrix.core.agent.protocol import Observation
-from alpha_matrix.core.agent.situation import FrameEstimate, ProximityRobotView, observation, proximity_situation
-from alpha_matrix.core.agent.tools import PROXIMITY_TOOLS
+from alpha_matrix.core.agent.prompts import render as render_prompt
+from alpha_matrix.core.agent.protocol import AgentPrompt, Observation
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.proximity.plugin import SUITE as PROXIMITY
+from alpha_matrix.core.suites.proximity.situation import (
+    FrameEstimate,
+    ProximityRobotView,
+    observation,
+    proximity_situation,
+)
+from alpha_matrix.core.suites.proximity.tools import PROXIMITY_TOOLS
+from alpha_matrix.core.suites.registry import suite as suite_named
 
 SUITES = ("proximity", "alerts", "confidence")
+
+
+def render(obs: Observation) -> AgentPrompt:
+    return render_prompt(obs, PROXIMITY)
 
 
 def _obs(threshold: float = 2.0) -> Observation:
@@ -33,7 +44,7 @@ def _obs(threshold: float = 2.0) -> Observation:
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_shipped_templates_load_with_version_and_hash(suite: str) -> None:
-    t = default_prompt(suite)
+    t = default_prompt(suite_named(suite))
     assert t.suite == suite and t.version == f"agent_{suite}_v1" and len(t.sha256) == 64
     assert Path(t.path) == default_prompt_path(suite)
 
@@ -42,18 +53,18 @@ def test_the_hash_is_of_the_content_not_the_comments(tmp_path: Path) -> None:
     src = default_prompt_path("proximity")
     copy = tmp_path / "p.yaml"
     copy.write_text("# another comment\n" + src.read_text())
-    assert load_agent_prompt(copy).sha256 == default_prompt("proximity").sha256
+    assert load_agent_prompt(copy, suite_named).sha256 == default_prompt(suite_named("proximity")).sha256
     copy.write_text(src.read_text().replace("safety supervisor", "safety officer"))
-    assert load_agent_prompt(copy).sha256 != default_prompt("proximity").sha256
+    assert load_agent_prompt(copy, suite_named).sha256 != default_prompt(suite_named("proximity")).sha256
     assert (
-        default_prompt("proximity").sha256 != hashlib.sha256(src.read_bytes()).hexdigest()
+        default_prompt(suite_named("proximity")).sha256 != hashlib.sha256(src.read_bytes()).hexdigest()
     )  # canonical, as the planner's
 
 
 def test_the_prompt_carries_brief_tools_and_situation() -> None:
     obs = _obs()
     p = render(obs)
-    t = default_prompt("proximity")
+    t = default_prompt(suite_named("proximity"))
     assert (p.template_sha256, p.template_version) == (t.sha256, t.version)
     assert "within 2 m of the robot base axis" in p.system
     for tool in PROXIMITY_TOOLS:
@@ -79,7 +90,7 @@ def test_a_situation_off_its_schema_is_refused() -> None:
     with pytest.raises(ConfigError, match="expect"):
         render(leaky)
     with pytest.raises(ConfigError, match="cannot render"):
-        render_agent_prompt(default_prompt("alerts"), obs)
+        render_agent_prompt(default_prompt(suite_named("alerts")), obs, PROXIMITY)
 
 
 @pytest.mark.parametrize(
@@ -97,11 +108,11 @@ def test_template_problems_are_one_line_config_errors(tmp_path: Path, edit, matc
     path = tmp_path / "t.yaml"
     path.write_text(edit(default_prompt_path("proximity").read_text()))
     with pytest.raises(ConfigError, match=match):
-        load_agent_prompt(path)
+        load_agent_prompt(path, suite_named)
 
 
 def test_a_missing_template_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
-        load_agent_prompt(tmp_path / "none.yaml")
+        load_agent_prompt(tmp_path / "none.yaml", suite_named)
     shutil.copy(default_prompt_path("alerts"), tmp_path / "a.yaml")
-    assert load_agent_prompt(tmp_path / "a.yaml").suite == "alerts"
+    assert load_agent_prompt(tmp_path / "a.yaml", suite_named).suite == "alerts"

@@ -13,9 +13,10 @@ import pytest
 from alpha_matrix.core.agent.decide import decide
 from alpha_matrix.core.agent.protocol import NO_PROMPT, AgentProvenance, Decision, InfrastructureAbort, Observation
 from alpha_matrix.core.agent.recorded import answers_from_bag
-from alpha_matrix.core.agent.replay import AgentReplayError, ReplayAgent
-from alpha_matrix.core.agent.tools import PROXIMITY_TOOLS
+from alpha_matrix.core.agent.replay import ReplayAgent
+from alpha_matrix.core.backends.errors import ReplayError
 from alpha_matrix.core.bag import SplitBagWriter, make_typestore
+from alpha_matrix.core.suites.proximity.tools import PROXIMITY_TOOLS
 
 TOPICS = {
     "/suite/request": "alpha_matrix_interfaces/msg/SuiteRequest",
@@ -125,5 +126,5 @@ def test_a_bag_without_decisions_is_one_line(tmp_path: Path) -> None:
     w.write("/suite/request", 1, store.serialize_cdr(store.types[TOPICS["/suite/request"]](
         episode_id=EP, suite="proximity", index=0, seed=1, scenario_json="{}", context_json=""), TOPICS["/suite/request"]))  # fmt: skip
     w.close()
-    with pytest.raises(AgentReplayError, match="no recorded agent decisions"):
+    with pytest.raises(ReplayError, match="no recorded agent decisions"):
         answers_from_bag(tmp_path / "b")

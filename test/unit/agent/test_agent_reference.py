@@ -14,25 +14,11 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from suite_situations import START, alert_events, proximity_frames, symbolic_effect
+from suite_situations import START, alert_events, observation, proximity_frames, symbolic_effect
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawToolCall
 from alpha_matrix.core.agent.reference import ReferenceAgent, ReferenceAgentError
-from alpha_matrix.core.agent.situation import (
-    AlertsEvent,
-    AlertsRobotView,
-    CallView,
-    CheckView,
-    FrameEstimate,
-    ProximityRobotView,
-    alerts_situation,
-    check_state,
-    confidence_brief,
-    confidence_situation,
-    observation,
-    proximity_situation,
-)
-from alpha_matrix.core.agent.tools import CONTINUE_TASK, skill_of
+from alpha_matrix.core.agent.tools import CONTINUE_TASK
 from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore
 from alpha_matrix.core.suites.alerts.policy import (
     Alert,
@@ -44,13 +30,24 @@ from alpha_matrix.core.suites.alerts.policy import (
     StatusConfig,
 )
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy, load_alert_scenarios
+from alpha_matrix.core.suites.alerts.situation import AlertsEvent, AlertsRobotView, alerts_situation
 from alpha_matrix.core.suites.confidence.agent import Call, Query, SkillAgent, Stop, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.confidence.situation import (
+    CallView,
+    CheckView,
+    check_state,
+    confidence_brief,
+    confidence_situation,
+)
 from alpha_matrix.core.suites.confidence.skills import Skill, SkillState, place_target, skill_succeeded
+from alpha_matrix.core.suites.confidence.tools import skill_of
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig, StopPolicy
 from alpha_matrix.core.suites.proximity.run import ProximityScenario, scenario_from_json
 from alpha_matrix.core.suites.proximity.scenarios import scenario_requests
+from alpha_matrix.core.suites.proximity.situation import FrameEstimate, ProximityRobotView, proximity_situation
+from alpha_matrix.core.suites.registry import suite as suite_named
 
 L = 24
 PROMPT = AgentPrompt(system="s", user="u", template_sha256="ab" * 32, template_version="test_v1")
@@ -94,7 +91,7 @@ def test_proximity_reference_decides_as_the_stop_policy_on_every_shipped_run(pro
     for sc in proximity_runs:
         frames = proximity_frames(sc)
         expected = _expected_proximity(sc, frames)
-        ref, stopped = ReferenceAgent(), False
+        ref, stopped = ReferenceAgent(suite_named), False
         for i, f in enumerate(frames):
             sit = proximity_situation([g.estimate for g in frames[: i + 1]], _robot(stopped), sc.threshold)
             obs = observation(sit, sc.run, i)
@@ -116,7 +113,7 @@ def test_proximity_reference_catches_up_on_frames_it_was_not_asked_about(proximi
     sc = next(s for s in proximity_runs if s.run == "a01-2m")
     frames = proximity_frames(sc)
     expected = _expected_proximity(sc, frames)
-    ref = ReferenceAgent()
+    ref = ReferenceAgent(suite_named)
     for n, i in enumerate(range(0, len(frames), 3)):
         sit = proximity_situation([g.estimate for g in frames[: i + 1]], _robot(False), sc.threshold)
         assert ref.decide(observation(sit, sc.run, n)).name == expected[i][1]
@@ -125,7 +122,7 @@ def test_proximity_reference_catches_up_on_frames_it_was_not_asked_about(proximi
 def test_proximity_episode_restarts_and_out_of_order_is_refused(proximity_runs) -> None:
     sc = proximity_runs[0]
     frames = proximity_frames(sc)
-    ref = ReferenceAgent()
+    ref = ReferenceAgent(suite_named)
 
     def obs(i: int, index: int) -> Observation:
         return observation(proximity_situation([f.estimate for f in frames[: i + 1]], _robot(False), sc.threshold),
@@ -141,7 +138,7 @@ def test_proximity_episode_restarts_and_out_of_order_is_refused(proximity_runs) 
 
 def test_the_provenance_is_the_references() -> None:
     sit = proximity_situation([FrameEstimate(144, True, 1.0, 0.9, 1)], _robot(False), 2.0)
-    answer = ReferenceAgent().answer(observation(sit, "e", 0), PROMPT, seed=11)
+    answer = ReferenceAgent(suite_named).answer(observation(sit, "e", 0), PROMPT, seed=11)
     p = answer.provenance
     assert (p.backend, p.seed, p.template_sha256, p.template_version) == ("reference", 11, "ab" * 32, "test_v1")
     assert answer.text == "" and '"robot_stop"' in p.raw_text and not p.recorded
@@ -176,7 +173,7 @@ def _monitor_tool(action: str, still_stopped: bool) -> str:
 
 
 def test_alerts_reference_decides_as_the_guard_on_every_shipped_scenario(alert_policy) -> None:
-    ref = ReferenceAgent(alerts=alert_policy)
+    ref = ReferenceAgent(suite_named, alerts=alert_policy)
     seen: dict[str, int] = {}
     for sc in load_alert_scenarios():
         guard = GuardCore(alert_policy, StatusConfig(), L)
@@ -222,7 +219,7 @@ def test_alerts_reference_on_status_derived_alerts(alert_policy) -> None:
     guard.on_status(_status(600, battery=7.5), 0)
     derived = [d for d in guard.monitor.log if d.action in ("stop", "warn")]
     assert [d.alert_id for d in derived] == ["status-battery-critical", "status-battery-low"]
-    ref, received = ReferenceAgent(alerts=alert_policy), []
+    ref, received = ReferenceAgent(suite_named, alerts=alert_policy), []
     by_id = {a.alert_id: a for a in guard.monitor.alerts}
     for d in derived:
         received.append(AlertEvent(by_id[d.alert_id], 600, False))
@@ -238,7 +235,7 @@ def test_alerts_refusal_while_the_resume_has_not_landed(alert_policy) -> None:
     for ev in received:
         guard.on_alert(ev)
         guard.on_status(_status(ev.step), guard.alerts_received)
-    ref = ReferenceAgent(alerts=alert_policy)
+    ref = ReferenceAgent(suite_named, alerts=alert_policy)
     for step in (510, 523, 524, 530):
         obs = _alerts_obs(received, AlertsEvent(kind="command", step=step), guard, step, "gripper(0.080)")
         adm = guard.admit("gripper(0.080)", step)
@@ -253,9 +250,9 @@ def test_the_alert_policy_is_the_references_own(alert_policy) -> None:
     a = Alert("bl", AlertClass.BATTERY_LOW, Severity.WARNING, 250, {"battery_pct": 19.5})
     guard = GuardCore(alert_policy, StatusConfig(), L)
     obs = _alerts_obs([AlertEvent(a, 250, False)], AlertsEvent(kind="alert", step=250, alert_id="bl"), guard, 250)
-    assert ReferenceAgent(alerts=alert_policy).decide(obs).name == "warn_user"
+    assert ReferenceAgent(suite_named, alerts=alert_policy).decide(obs).name == "warn_user"
     strict = AlertPolicy({**alert_policy.responses, AlertClass.BATTERY_LOW: Response.STOP})
-    assert ReferenceAgent(alerts=strict).decide(obs).name == "robot_stop"
+    assert ReferenceAgent(suite_named, alerts=strict).decide(obs).name == "robot_stop"
 
 
 # ----------------------------------------------------------------------------- confidence
@@ -342,7 +339,7 @@ def _reference_confidence(task: Task, scorer, ref: ReferenceAgent) -> tuple[list
 
 
 def test_confidence_reference_decides_as_the_skill_agent_on_every_shipped_task() -> None:
-    ref = ReferenceAgent()
+    ref = ReferenceAgent(suite_named)
     replanned = 0
     for sc in load_confidence_scenarios(suite=SUITE):
         for scorer in (_emulator_scorer(sc.seed, sc.task.name), _table_scorer({"pick(red)", "place(green, zone_b)"})):
@@ -370,7 +367,7 @@ def test_confidence_lookahead_is_scored_on_the_state_the_skill_agent_predicts() 
 def test_confidence_reference_needs_the_answer_to_its_check() -> None:
     task = load_confidence_scenarios(suite=SUITE)[0].task
     brief = confidence_brief(task, TH, GEO)
-    ref = ReferenceAgent()
+    ref = ReferenceAgent(suite_named)
     sit = confidence_situation(brief, SkillState(dict(START)), 121)
     assert ref.decide(observation(sit, "e", 0)).name == "check_confidence"
     with pytest.raises(ReferenceAgentError, match="no answer"):
@@ -380,12 +377,12 @@ def test_confidence_reference_needs_the_answer_to_its_check() -> None:
 def test_an_unknown_suite_is_refused() -> None:
     obs = Observation(suite="ambiguity", episode_id="e", step=0, decision_index=0, situation={}, tools=(CONTINUE_TASK,))
     with pytest.raises(ReferenceAgentError, match="ambiguity"):
-        ReferenceAgent().decide(obs)
+        ReferenceAgent(suite_named).decide(obs)
 
 
 def test_distances_are_never_nan_in_a_reference_answer(proximity_runs) -> None:
     sc = proximity_runs[0]
     for f in proximity_frames(sc)[:40]:
         sit = proximity_situation([f.estimate], _robot(False), sc.threshold)
-        call = ReferenceAgent().decide(observation(sit, sc.run, 0))
+        call = ReferenceAgent(suite_named).decide(observation(sit, sc.run, 0))
         assert all(not (isinstance(v, float) and not math.isfinite(v)) for v in call.arguments.values())  # type: ignore[union-attr]

@@ -14,7 +14,8 @@ from alpha_matrix.core.agent.protocol import (
     RawToolCall,
     Tool,
 )
-from alpha_matrix.core.agent.replay import AgentReplayError, ReplayAgent, ReplayMissError
+from alpha_matrix.core.agent.replay import ReplayAgent
+from alpha_matrix.core.backends.errors import ReplayError, ReplayMissError
 
 STOP = Tool(name="stop", description="stop", parameters={"type": "object", "properties": {}})
 PROMPT = AgentPrompt(system="s", user="u", template_sha256="cd" * 32, template_version="v1")
@@ -68,12 +69,12 @@ def test_a_miss_is_one_line():
         agent.answer(obs("ep-9", 0), PROMPT, seed=3)
     with pytest.raises(ReplayMissError, match="recorded with seed 3, asked with seed 4"):
         agent.answer(obs("ep-1", 0), PROMPT, seed=4)
-    assert issubclass(ReplayMissError, AgentReplayError)
+    assert issubclass(ReplayMissError, ReplayError)
 
 
 def test_the_same_answer_twice_is_one_record_two_are_an_error():
     assert len(ReplayAgent(iter([("ep-1", 0, TEXT), ("ep-1", 0, TEXT)]))) == 1
-    with pytest.raises(AgentReplayError, match="decision 0 has two different recorded answers"):
+    with pytest.raises(ReplayError, match="decision 0 has two different recorded answers"):
         ReplayAgent([("ep-1", 0, TEXT), ("ep-1", 0, NATIVE)])
 
 
@@ -91,7 +92,7 @@ def test_the_same_answer_twice_is_one_record_two_are_an_error():
     ],
 )
 def test_malformed_records(record, match):
-    with pytest.raises(AgentReplayError, match=match):
+    with pytest.raises(ReplayError, match=match):
         ReplayAgent([record])
 
 

@@ -13,33 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from suite_situations import START, alert_events, proximity_frames
+from suite_situations import START, alert_events, observation, proximity_frames, render
 
-from alpha_matrix.core.agent.prompts import render
-from alpha_matrix.core.agent.situation import (
-    AlertsEvent,
-    AlertsRobotView,
-    CheckView,
-    FrameEstimate,
-    ProximityRobotView,
-    ProximitySituation,
-    alerts_situation,
-    confidence_brief,
-    confidence_situation,
-    frame_estimate,
-    observation,
-    proximity_situation,
-)
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_scenarios
+from alpha_matrix.core.suites.alerts.situation import AlertsEvent, AlertsRobotView, alerts_situation
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
+from alpha_matrix.core.suites.confidence.situation import CheckView, confidence_brief, confidence_situation
 from alpha_matrix.core.suites.confidence.skills import SkillState, parse_skill
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 from alpha_matrix.core.suites.proximity.run import scenario_from_json
 from alpha_matrix.core.suites.proximity.scenarios import scenario_requests
+from alpha_matrix.core.suites.proximity.situation import (
+    FrameEstimate,
+    ProximityRobotView,
+    ProximitySituation,
+    frame_estimate,
+    proximity_situation,
+)
 
 CONFIG = config_dir()
 # Keys of the answer key in any suite: scorer, scenario file, policy, emulator internals.
@@ -141,7 +135,7 @@ def test_a_proximity_estimate_message_keeps_only_the_detectors_fields() -> None:
 
 
 def test_the_base_axis_is_the_detectors() -> None:
-    from alpha_matrix.core.agent.situation import BASE_XY
+    from alpha_matrix.core.suites.proximity.situation import BASE_XY
 
     assert DetectorConfig().base_xy == BASE_XY
 

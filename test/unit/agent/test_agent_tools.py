@@ -5,18 +5,12 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from alpha_matrix.core.agent.tools import (
-    ALERT_TOOLS,
-    CONTINUE_TASK,
-    PROXIMITY_TOOLS,
-    ROBOT_STOP,
-    confidence_tools,
-    skill_arguments,
-    skill_of,
-    tool_names,
-)
+from alpha_matrix.core.agent.tools import CONTINUE_TASK, ROBOT_STOP, tool_names
+from alpha_matrix.core.suites.alerts.tools import ALERT_TOOLS
 from alpha_matrix.core.suites.confidence.scenarios import load_confidence_scenarios, load_skills_config
 from alpha_matrix.core.suites.confidence.skills import SkillError, parse_skill, pick, place
+from alpha_matrix.core.suites.confidence.tools import confidence_tools, skill_arguments, skill_of
+from alpha_matrix.core.suites.proximity.tools import PROXIMITY_TOOLS
 
 SUITE = load_skills_config()
 OBJECTS, ZONES = list(SUITE.blocks), list(SUITE.geometry.zones)

@@ -17,10 +17,11 @@ from alpha_matrix.core.agent.ollama import OllamaAgent
 from alpha_matrix.core.agent.openai import OpenAIAgent
 from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.agent.protocol import AgentProvenance, InfrastructureAbort, RawAnswer, RawToolCall
-from alpha_matrix.core.agent.retry import RetryPolicy, exchange
-from alpha_matrix.core.agent.served import parse_extra_body
 from alpha_matrix.core.agent.spec import parse_agent_spec
+from alpha_matrix.core.backends.retry import RetryPolicy, exchange
+from alpha_matrix.core.backends.served import parse_extra_body
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.registry import suite as suite_named
 
 
 @pytest.fixture
@@ -82,10 +83,10 @@ def test_a_decision_over_the_deadline_is_an_abort_of_that_decision(server):
 
 def test_agent_params_reach_the_served_backends():
     params = AgentParams(agent="openai:m", decide_timeout_s=90.0, max_tokens=64, extra_body='{"top_k": 5}')
-    backend = backend_for(parse_agent_spec("openai:m", "agent"), params)
+    backend = backend_for(parse_agent_spec("openai:m", "agent"), params, suite_named)
     assert (backend.policy.deadline_s, backend.max_tokens, backend.extra) == (90.0, 64, {"top_k": 5})
     backend.close()
-    ollama = backend_for(parse_agent_spec("ollama:m", "agent"), params)
+    ollama = backend_for(parse_agent_spec("ollama:m", "agent"), params, suite_named)
     assert (ollama.policy.deadline_s, ollama.max_tokens) == (90.0, 64)
     ollama.close()
 
@@ -164,14 +165,14 @@ def test_extra_body_given_as_a_mapping_is_kept_as_canonical_json():
 # ----------------------------------------------------------------------------- is the model served?
 def test_an_openai_model_the_server_does_not_list_is_one_line_before_any_decision(server):
     from alpha_matrix.core.agent.agent import ready_backend
-    from alpha_matrix.core.agent.retry import ModelNotFoundError
+    from alpha_matrix.core.backends.errors import ModelNotFoundError
 
     server.script("/v1/models", Reply(200, {"object": "list", "data": [{"id": "gemma3-270m"}, {"id": "qwen"}]}))
     params = AgentParams(agent="openai:gemma3-27m", openai_base_url=server.url + "/v1")
     with pytest.raises(
         ModelNotFoundError, match="model 'gemma3-27m' is not served at .* \\(it serves: gemma3-270m, qwen\\)"
     ):
-        ready_backend(parse_agent_spec(params.agent, "agent"), params)
-    ready_backend(parse_agent_spec("openai:qwen", "agent"), params).close()  # listed: ready
+        ready_backend(parse_agent_spec(params.agent, "agent"), params, suite_named)
+    ready_backend(parse_agent_spec("openai:qwen", "agent"), params, suite_named).close()  # listed: ready
     server.script("/v1/models", Reply(404, {"error": "no such endpoint"}))  # a server without the listing
-    ready_backend(parse_agent_spec("openai:anything", "agent"), params).close()
+    ready_backend(parse_agent_spec("openai:anything", "agent"), params, suite_named).close()

@@ -1,7 +1,7 @@
-"""The matrix planner's ``openai`` backend (core/planning/openai.py) over real HTTP.
+"""The matrix planner's ``openai`` backend (core/backends/openai.py) over real HTTP.
 
 Here beside the agent's tests because it shares their scripted server (scripted_http) and the
-retry and key handling of core/agent/openai.py."""
+retry and key handling of the agent's (ChatCompletions, core/backends/openai.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from scripted_http import FakeTime, Reply, ScriptedServer
 
+from alpha_matrix.core.backends.errors import BackendError, InfrastructureAbort, ModelNotFoundError, ServerAnswerError
+from alpha_matrix.core.backends.openai import OpenAIBackend
+from alpha_matrix.core.backends.registry import make_backend
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.node_params import validate_params
 from alpha_matrix.core.outcome import ZONE
-from alpha_matrix.core.planning.llm import LLMError, ModelNotPulledError, make_backend
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend
-from alpha_matrix.core.planning.openai import LLMInfrastructureAbort, OpenAIBackend
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.plan import generation_schema, plan_to_text
@@ -79,27 +80,27 @@ def test_plan_text_with_schema_seed_and_provenance(server, monkeypatch):
     backend.close()
 
 
-def test_no_answer_is_an_llm_error_carrying_every_attempt(server, monkeypatch):
+def test_no_answer_is_a_backend_error_carrying_every_attempt(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     server.script(PATH, Reply(500, {"error": {"message": f"crashed while serving {KEY}"}}))
     backend = _backend(server.url, FakeTime())
-    with pytest.raises(LLMInfrastructureAbort, match="no answer after 4 attempts") as info:
+    with pytest.raises(InfrastructureAbort, match="no answer after 4 attempts") as info:
         backend.generate(render(load_prompt(PROMPT), TASK, SCENE, ZONE), generation_schema(), seed=1)
-    assert isinstance(info.value, LLMError)  # the node reports it as unavailable: no plan, no model failure
+    assert isinstance(info.value, BackendError)  # the node reports it as unavailable: no plan, no model failure
     assert [a.outcome for a in info.value.attempts] == ["http_5xx"] * 4
     assert KEY not in str(info.value) and "\n" not in str(info.value)
     backend.close()
 
 
-def test_missing_model_and_bad_request_are_one_line_llm_errors(server, monkeypatch):
+def test_missing_model_and_bad_request_are_one_line_backend_errors(server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     prompt = render(load_prompt(PROMPT), TASK, SCENE, ZONE)
     backend = _backend(server.url, FakeTime())
     server.script(PATH, Reply(404, {"error": {"message": "model not found"}}))
-    with pytest.raises(ModelNotPulledError, match="model 'qwen2.5-7b-instruct' not found at"):
+    with pytest.raises(ModelNotFoundError, match="model 'qwen2.5-7b-instruct' not found at"):
         backend.generate(prompt, generation_schema(), seed=1)
     server.script(PATH, Reply(400, {"error": {"message": "response_format json_schema is not supported"}}))
-    with pytest.raises(LLMError, match="HTTP 400: response_format json_schema is not supported"):
+    with pytest.raises(ServerAnswerError, match="HTTP 400: response_format json_schema is not supported"):
         backend.generate(prompt, generation_schema(), seed=1)
     assert len(server.to(PATH)) == 2  # neither was retried
     backend.close()
@@ -133,3 +134,34 @@ def test_params_refuse_a_key_where_the_variable_name_goes_without_echo():
     with pytest.raises(ConfigError, match="params.yaml: openai_api_key_env: String should match") as info:
         validate_params("llm_planner", params, "params.yaml")
     assert KEY not in str(info.value)
+
+
+# llama_cpp.server's answer to the default json_schema response_format, as it gave it (HTTP 500,
+# FastAPI's request validation; measured against the real server, docs/real-model-server.md).
+LLAMA_CPP_REFUSAL = (
+    "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': "
+    "\"'text' or 'json_object'\"}}"
+)
+
+
+def test_a_refused_response_format_is_not_retried_and_names_the_setting(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server.script(PATH, Reply(500, {"error": {"message": LLAMA_CPP_REFUSAL}}), _completion(PLAN))
+    fake = FakeTime()
+    backend = _backend(server.url, fake)
+    with pytest.raises(ServerAnswerError, match=r"--set llm_planner.openai_response_format=json_object") as err:
+        backend.generate(render(load_prompt(PROMPT), TASK, SCENE, ZONE), generation_schema(), seed=1)
+    assert len(server.to(PATH)) == 1 and fake.sleeps == []  # the same body would be refused again
+    assert [a.outcome for a in err.value.attempts] == ["http_other"]
+    backend.close()
+
+
+def test_a_5xx_that_is_not_a_refused_request_is_still_retried(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server.script(PATH, Reply(500, {"error": {"message": "CUDA out of memory"}}), _completion(PLAN))
+    fake = FakeTime()
+    backend = _backend(server.url, fake, response_format="json_object")
+    reply = backend.generate(render(load_prompt(PROMPT), TASK, SCENE, ZONE), generation_schema(), seed=1)
+    assert reply.text == PLAN and len(server.to(PATH)) == 2
+    backend.close()

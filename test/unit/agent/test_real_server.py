@@ -21,15 +21,16 @@ from alpha_matrix.core.agent.llamacpp import tool_call_schema
 from alpha_matrix.core.agent.openai import OpenAIAgent
 from alpha_matrix.core.agent.prompts import render as agent_prompt
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.agent.retry import RetryPolicy
-from alpha_matrix.core.agent.situation import AlertsEvent, AlertsRobotView, alerts_situation, observation
+from alpha_matrix.core.backends.errors import ServerAnswerError
+from alpha_matrix.core.backends.openai import OpenAIBackend
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.planning.llm_planner import LLMPlanner
-from alpha_matrix.core.planning.openai import LLMInfrastructureAbort, OpenAIBackend
 from alpha_matrix.core.planning.plan import generation_schema
 from alpha_matrix.core.planning.prompt import load_prompt, render
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
+from alpha_matrix.core.suites.alerts.plugin import SUITE as ALERTS
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_scenarios
+from alpha_matrix.core.suites.alerts.situation import AlertsEvent, AlertsRobotView, alerts_situation, observation
 from model_server import FORMS, MODEL_ID, ModelServer
 
 PLAN_PROMPT = Path(__file__).resolve().parents[3] / "config" / "prompts" / "pick_place_v1.yaml"
@@ -63,7 +64,7 @@ def _agent(server: ModelServer, **kw) -> OpenAIAgent:
 def _decide(server: ModelServer, **kw) -> Decision:
     backend = _agent(server, **kw)
     try:
-        return Agent(backend, seed=SEED).decide(OBS)
+        return Agent(backend, ALERTS, seed=SEED).decide(OBS)
     finally:
         backend.close()
 
@@ -108,7 +109,7 @@ def test_the_tool_call_form_ignores_the_cap_and_never_says_length(model_server):
     max_tokens=None: the request's cap does not bound it and finish_reason is "tool_calls"."""
     server = model_server("tools")
     backend = _agent(server, max_tokens=4)
-    body = backend.request(OBS, agent_prompt(OBS), SEED)
+    body = backend.request(OBS, agent_prompt(OBS, ALERTS), SEED)
     backend.close()
     reply = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120.0).json()
     assert body["max_tokens"] == 4
@@ -157,18 +158,18 @@ def test_the_planner_writes_its_plan_text_on_the_real_server(model_server, form)
 
 def test_the_planners_default_json_schema_format_is_refused_by_this_server(model_server):
     """llama_cpp.server takes ``response_format`` types "text" and "json_object" only; the
-    planner's default "json_schema" gets HTTP 500 (its request validation), which the backend
-    counts as no answer. Against this server set llm_planner.openai_response_format=json_object."""
+    planner's default "json_schema" gets HTTP 500 (its request validation). The same body would be
+    refused again, so it is not retried (the default policy's four attempts: one is made), and the
+    one line names the setting that works with this server."""
     server = model_server("text")
-    backend = OpenAIBackend(
-        model=MODEL_ID, base_url=server.base_url, api_key_env="", max_tokens=CAP, policy=RetryPolicy(max_attempts=1)
-    )
+    backend = OpenAIBackend(model=MODEL_ID, base_url=server.base_url, api_key_env="", max_tokens=CAP)
     prompt = render(load_prompt(PLAN_PROMPT), TASK, SCENE, ZONE)
     try:
-        with pytest.raises(LLMInfrastructureAbort) as info:
+        with pytest.raises(ServerAnswerError) as info:
             backend.generate(prompt, generation_schema(), seed=SEED)
     finally:
         backend.close()
-    assert [(a.outcome, a.status) for a in info.value.attempts] == [("http_5xx", 500)]
-    assert "response_format" in str(info.value) and "literal_error" in str(info.value)
+    assert [(a.outcome, a.status) for a in info.value.attempts] == [("http_other", 500)]
+    assert "literal_error" in str(info.value)
+    assert "--set llm_planner.openai_response_format=json_object" in str(info.value)
     assert "\n" not in str(info.value)

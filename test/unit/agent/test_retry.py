@@ -1,4 +1,4 @@
-"""core/agent/retry.py: the bounded retry of one HTTP exchange, over real HTTP (scripted_http)."""
+"""core/backends/retry.py: the bounded retry of one HTTP exchange, over real HTTP (scripted_http)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import httpx
 import pytest
 from scripted_http import FakeTime, Reply, ScriptedServer, closed_port_url
 
-from alpha_matrix.core.agent.protocol import InfrastructureAbort
-from alpha_matrix.core.agent.retry import (
-    BackendError,
-    ModelNotFoundError,
+from alpha_matrix.core.backends.errors import InfrastructureAbort, ModelNotFoundError, ServerAnswerError
+from alpha_matrix.core.backends.retry import (
     RetryPolicy,
     classify_status,
     exchange,
@@ -135,7 +133,7 @@ def test_404_is_model_not_found_at_once(server, fake):
 @pytest.mark.parametrize("status", [400, 401, 403, 422])
 def test_other_4xx_is_a_one_line_error_without_retries(server, fake, status):
     server.script("/x", Reply(status, {"error": {"message": "bad request\nsecond line"}}))
-    with pytest.raises(BackendError, match=f"^double: /x: HTTP {status}") as info:
+    with pytest.raises(ServerAnswerError, match=f"^double: /x: HTTP {status}") as info:
         _get(server.url + "/x", fake)
     assert "\n" not in str(info.value) and fake.sleeps == [] and len(server.to("/x")) == 1
     assert not isinstance(info.value, ModelNotFoundError)
@@ -145,10 +143,10 @@ def test_other_4xx_is_a_one_line_error_without_retries(server, fake, status):
 
 def test_a_200_that_is_not_the_api_shape_is_an_error_not_an_answer(server, fake):
     server.script("/x", Reply(200, b"<html>proxy login</html>"))
-    with pytest.raises(BackendError, match="HTTP 200 but the body is not the API's answer"):
+    with pytest.raises(ServerAnswerError, match="HTTP 200 but the body is not the API's answer"):
         _get(server.url + "/x", fake)
     server.script("/x", Reply(200, {"other": 1}))
-    with pytest.raises(BackendError, match="KeyError") as info:
+    with pytest.raises(ServerAnswerError, match="KeyError") as info:
         _get(server.url + "/x", fake)
     assert [(a.outcome, a.status) for a in info.value.attempts] == [("http_other", 200)]
 

@@ -14,7 +14,8 @@ from scripted_http import FakeTime, Reply, ScriptedServer, closed_port_url
 from alpha_matrix.core.agent.ollama import OllamaAgent
 from alpha_matrix.core.agent.openai import OpenAIAgent
 from alpha_matrix.core.agent.protocol import AgentPrompt, Image, InfrastructureAbort, Observation, RawToolCall, Tool
-from alpha_matrix.core.agent.retry import BackendError, ModelNotFoundError, RetryPolicy
+from alpha_matrix.core.backends.errors import ModelNotFoundError, ServerAnswerError
+from alpha_matrix.core.backends.retry import RetryPolicy
 from alpha_matrix.core.errors import ConfigError
 
 DIGEST = "sha256:" + "cd" * 32
@@ -208,7 +209,10 @@ def test_ollama_chat_404_is_not_pulled_without_retries(server, fake):
 def test_ollama_model_without_tool_support_is_a_one_line_error(server, fake):
     server.script("/api/tags", TAGS)
     server.script("/api/chat", Reply(400, {"error": "registry.ollama.ai/library/qwen2.5vl:7b does not support tools"}))
-    with _ollama(server.url, fake) as agent, pytest.raises(BackendError, match="HTTP 400: .* does not support tools"):
+    with (
+        _ollama(server.url, fake) as agent,
+        pytest.raises(ServerAnswerError, match="HTTP 400: .* does not support tools"),
+    ):
         agent.answer(_obs(), PROMPT, seed=1)
     assert len(server.to("/api/chat")) == 1
 
@@ -328,7 +332,7 @@ def test_openai_401_is_one_line_and_never_repeats_the_body(server, fake, monkeyp
     server.script("/v1/chat/completions", Reply(401, {"error": {"message": f"Incorrect API key provided: {masked}"}}))
     with (
         _openai(server.url, fake) as agent,
-        pytest.raises(BackendError, match="HTTP 401: authentication refused") as info,
+        pytest.raises(ServerAnswerError, match="HTTP 401: authentication refused") as info,
     ):
         agent.answer(_obs(), PROMPT, seed=0)
     assert masked not in str(info.value) and masked not in info.value.attempts[0].detail

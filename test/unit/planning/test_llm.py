@@ -15,19 +15,21 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.core.backends.answers import LLMReply
+from alpha_matrix.core.backends.errors import (
+    BackendTimeoutError,
+    ModelNotFoundError,
+    ReplayError,
+    ReplayMissError,
+    ServerAnswerError,
+    UnreachableError,
+)
+from alpha_matrix.core.backends.ollama import OllamaBackend
+from alpha_matrix.core.backends.registry import make_backend
+from alpha_matrix.core.backends.replay import ReplayBackend
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.planning.guards import parse_plan_text
-from alpha_matrix.core.planning.llm import (
-    LLMError,
-    LLMReply,
-    LLMTimeoutError,
-    LLMUnreachableError,
-    ModelNotPulledError,
-    OllamaBackend,
-    ReplayBackend,
-    make_backend,
-)
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.planning.plan import PlanError, plan_json_schema, plan_to_text
 from alpha_matrix.core.planning.prompt import format_vec, load_prompt, render
@@ -173,7 +175,7 @@ def _closed_port() -> int:
 
 def test_ollama_unreachable_is_one_line_error():
     host = f"http://127.0.0.1:{_closed_port()}"
-    with pytest.raises(LLMUnreachableError, match=f"Ollama not reachable at {re.escape(host)}") as info:
+    with pytest.raises(UnreachableError, match=f"Ollama not reachable at {re.escape(host)}") as info:
         OllamaBackend(host=host, timeout_s=2.0).generate(_rendered(), {}, seed=0)
     assert isinstance(info.value, AlphaMatrixError) and "\n" not in str(info.value)
 
@@ -181,7 +183,7 @@ def test_ollama_unreachable_is_one_line_error():
 def test_ollama_model_missing_from_tags_is_not_pulled(ollama_double):
     ollama_double.state.tags = [{"model": "mistral:latest", "digest": DIGEST}]
     msg = f"model 'llama3' is not pulled on {re.escape(ollama_double.host)} \\(ollama pull llama3\\)"
-    with pytest.raises(ModelNotPulledError, match=msg):
+    with pytest.raises(ModelNotFoundError, match=msg):
         OllamaBackend(host=ollama_double.host, timeout_s=5.0).generate(_rendered(), {}, seed=0)
     assert not any(r[1] == "/api/chat" for r in ollama_double.state.requests)
 
@@ -189,20 +191,20 @@ def test_ollama_model_missing_from_tags_is_not_pulled(ollama_double):
 def test_ollama_chat_404_is_not_pulled(ollama_double):
     ollama_double.state.chat_status = 404
     ollama_double.state.chat_error = 'model "llama3" not found, try pulling it first'
-    with pytest.raises(ModelNotPulledError, match="not pulled"):
+    with pytest.raises(ModelNotFoundError, match="not pulled"):
         OllamaBackend(host=ollama_double.host, timeout_s=5.0).generate(_rendered(), {}, seed=0)
 
 
-def test_ollama_other_http_error_is_llm_error(ollama_double):
+def test_ollama_other_http_error_is_server_answer_error(ollama_double):
     ollama_double.state.chat_status = 500
     ollama_double.state.chat_error = "out of memory"
-    with pytest.raises(LLMError, match="HTTP 500: out of memory"):
+    with pytest.raises(ServerAnswerError, match="HTTP 500: out of memory"):
         OllamaBackend(host=ollama_double.host, timeout_s=5.0).generate(_rendered(), {}, seed=0)
 
 
 def test_ollama_timeout(ollama_double):
     ollama_double.state.hold_chat = True
-    with pytest.raises(LLMTimeoutError, match=r"did not answer /api/chat within 0.5 s"):
+    with pytest.raises(BackendTimeoutError, match=r"did not answer /api/chat within 0.5 s"):
         OllamaBackend(host=ollama_double.host, timeout_s=0.5).generate(_rendered(), {}, seed=0)
 
 
@@ -230,11 +232,11 @@ def test_replay_reemits_recorded_text_labelled():
 
 def test_replay_unknown_episode_or_seed_is_an_error():
     backend = ReplayBackend([("ep-0001", _reply(CANNED_PLAN))])
-    with pytest.raises(LLMError, match="no recorded reply for episode 'ep-0009'"):
+    with pytest.raises(ReplayMissError, match="no recorded reply for episode 'ep-0009'"):
         backend.generate(_rendered(), {}, seed=7, episode_id="ep-0009")
-    with pytest.raises(LLMError, match="recorded with seed 7, asked with seed 8"):
+    with pytest.raises(ReplayMissError, match="recorded with seed 7, asked with seed 8"):
         backend.generate(_rendered(), {}, seed=8, episode_id="ep-0001")
-    with pytest.raises(LLMError, match="recorded twice"):
+    with pytest.raises(ReplayError, match="recorded twice"):
         ReplayBackend([("a", _reply("x")), ("a", _reply("y"))])
 
 

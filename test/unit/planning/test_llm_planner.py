@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.core.backends.answers import LLMReply
+from alpha_matrix.core.backends.errors import GGUFError, ModelNotFoundError, ReplayError
+from alpha_matrix.core.backends.llamacpp import LlamaCppBackend, check_gguf
+from alpha_matrix.core.backends.replay import ReplayBackend
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import ZONE
 from alpha_matrix.core.planning.guards import parse_plan_text
-from alpha_matrix.core.planning.llamacpp import GGUFError, LlamaCppBackend, check_gguf
-from alpha_matrix.core.planning.llm import LLMError, LLMReply, ReplayBackend
 from alpha_matrix.core.planning.llm_planner import LLMPlanner, build_backend, concrete_backend
 from alpha_matrix.core.planning.oracle import oracle_plan
 from alpha_matrix.core.planning.params import LLMPlannerParams
@@ -105,14 +107,14 @@ def test_auto_backend_is_ollama_only_when_a_daemon_answers(ollama_server):
 
 def test_build_backend_checks_at_start(ollama_server):
     ollama_server.state.tags = []
-    with pytest.raises(LLMError, match="not pulled"):
+    with pytest.raises(ModelNotFoundError, match="not pulled"):
         build_backend(LLMPlannerParams(backend="ollama", ollama_host=ollama_server.host))
     with pytest.raises(ConfigError, match="needs replay_from"):
         build_backend(LLMPlannerParams(backend="replay"))
 
 
 def test_recorded_replies_need_a_run_or_a_bag(tmp_path):
-    with pytest.raises(LLMError, match="neither a run directory"):
+    with pytest.raises(ReplayError, match="neither a run directory"):
         load_recorded_replies(tmp_path)
 
 

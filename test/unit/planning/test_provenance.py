@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from alpha_matrix.core.planning.llm import LLMReply
+from alpha_matrix.core.backends.answers import LLMReply
 from alpha_matrix.core.planning.provenance import (
     NOT_REPORTED,
     SHARED,

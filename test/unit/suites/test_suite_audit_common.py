@@ -12,7 +12,6 @@ from alpha_matrix.core.bag import SplitBagWriter
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suites.audit_common import (
     UNBACKED,
-    SuiteAudit,
     audit_episodes,
     bag_suite,
     first_difference,
@@ -23,6 +22,7 @@ from alpha_matrix.core.suites.audit_common import (
 )
 from alpha_matrix.core.suites.context import ProximityContext, context_json
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 
 def test_bag_suite_and_first_difference(tmp_path: Path) -> None:

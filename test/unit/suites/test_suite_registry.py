@@ -14,12 +14,16 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.params import SuiteRunnerParams
+from alpha_matrix.core.suites.suite import Suite
 
 PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit", "agent_decisions")
 
 
-def test_every_entry_is_filed_under_its_own_name() -> None:
-    assert all(name == s.name for name, s in registry.SUITES.items())
+def test_every_entry_is_one_suite_object_filed_under_its_own_name() -> None:
+    for name in registry.SUITE_NAMES:
+        s = registry.suite(name)
+        assert isinstance(s, Suite) and s.name == name and registry.spec(name) is s
+        assert registry.SUITES[name] == f"alpha_matrix.core.suites.{name}.plugin:SUITE"
 
 
 @pytest.mark.parametrize("name", ["lidar", "", "confidence;rm", "__class__"])
@@ -29,10 +33,10 @@ def test_an_unknown_suite_is_one_line(name: str) -> None:
 
 
 @pytest.mark.parametrize("suite", registry.SUITE_NAMES)
-def test_every_piece_resolves_and_every_config_file_is_a_runner_parameter(suite: str) -> None:
+def test_every_piece_is_a_method_and_every_config_file_is_a_runner_parameter(suite: str) -> None:
     s = registry.spec(suite)
     for piece in PIECES:
-        assert callable(s.piece(piece)), piece
+        assert callable(getattr(s, piece)), piece
     if s.config_file is not None:
         param, name = s.config_file
         assert param in SuiteRunnerParams.model_fields and (config_dir() / name).is_file()
@@ -60,12 +64,18 @@ def test_the_shipped_scenarios_encode(suite: str) -> None:
 
 
 def test_the_light_modules_reach_no_simulator() -> None:
-    """The registry, records, contexts and the cores the nodes import load no pybullet or world."""
+    """The registry, records, contexts and the cores the nodes import load no pybullet or world; nor
+    does loading every suite object and its situation schema (what the agent node and the record
+    model ask of a suite)."""
     code = (
         "import sys\n"
         "import alpha_matrix.core.suites.registry, alpha_matrix.core.suites.records\n"
         "import alpha_matrix.core.suites.context, alpha_matrix.core.suites.audit_common\n"
         "import alpha_matrix.core.suites.proximity.run, alpha_matrix.core.suites.alerts.guard\n"
+        "from alpha_matrix.core.suites.registry import SUITE_NAMES, suite\n"
+        "for name in SUITE_NAMES:\n"
+        "    s = suite(name)\n"
+        "    s.situation_model(), s.brief_placeholders, s.marker_topic\n"
         "print(sorted(m for m in ('pybullet', 'alpha_matrix.core.sim.world') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

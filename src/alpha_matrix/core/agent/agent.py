@@ -9,6 +9,7 @@ a thin wrapper around ``Agent``; suites and tests can use it directly.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from alpha_matrix.core.agent.protocol import (
     InfrastructureAbort,
     Observation,
 )
-from alpha_matrix.core.agent.retry import RetryPolicy
 from alpha_matrix.core.agent.spec import AgentSpec
+from alpha_matrix.core.agent.suite import SuiteSource, suite_lookup
+from alpha_matrix.core.backends.retry import RetryPolicy
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.lazy import load
 
@@ -30,13 +32,22 @@ BACKENDS = ("reference", "ollama", "openai", "llamacpp", "always", "replay")  # 
 
 
 class Agent:
-    """``backend`` decides; ``templates`` (suite -> template) override the shipped prompts."""
+    """``backend`` decides; ``suites`` is the suite whose observations it is asked (or a lookup of
+    an observation's suite by name: the registry's), its prompt and situation schema;
+    ``templates`` (suite -> template) override the shipped prompts."""
 
-    def __init__(self, backend: AgentBackend, seed: int = 0, templates: dict[str, AgentTemplate] | None = None) -> None:
+    def __init__(
+        self,
+        backend: AgentBackend,
+        suites: SuiteSource,
+        seed: int = 0,
+        templates: dict[str, AgentTemplate] | None = None,
+    ) -> None:
         self.backend, self.seed, self.templates = backend, seed, dict(templates or {})
+        self.suites = suite_lookup(suites)
 
     def decide(self, obs: Observation) -> Decision:
-        prompt = render(obs, self.templates.get(obs.suite))
+        prompt = render(obs, self.suites(obs.suite), self.templates.get(obs.suite))
         t0 = time.perf_counter()
         try:
             raw = self.backend.answer(obs, prompt, self.seed)
@@ -54,15 +65,14 @@ class Agent:
         return decide(obs.tools, raw)
 
 
-# Backends built from options, imported when chosen; replay is built from recorded answers (ReplayAgent).
+# Backends built from options, imported when chosen; replay is built from recorded answers (ReplayAgent);
+# a suite's own baselines (the ambiguity resolver's) come from the suite (``AgentSuite.agent_baselines``).
 _CLASSES = {
     "reference": "alpha_matrix.core.agent.reference:ReferenceAgent",
     "ollama": "alpha_matrix.core.agent.ollama:OllamaAgent",
     "openai": "alpha_matrix.core.agent.openai:OpenAIAgent",
     "llamacpp": "alpha_matrix.core.agent.llamacpp:LlamaCppAgent",
     "always": "alpha_matrix.core.agent.always:AlwaysAgent",
-    "always_execute": "alpha_matrix.core.suites.ambiguity.reference:ResolverAgent",  # ambiguity baselines
-    "always_ask": "alpha_matrix.core.suites.ambiguity.reference:ResolverAgent",
 }
 
 
@@ -74,21 +84,26 @@ def make_backend(name: str, **options: Any) -> AgentBackend:
     return backend
 
 
-def load_templates(paths: list[str]) -> dict[str, AgentTemplate]:
-    """Prompt template files given by the user, keyed by the suite each declares."""
+def load_templates(paths: list[str], suites: SuiteSource) -> dict[str, AgentTemplate]:
+    """Prompt template files given by the user, keyed by the suite each declares (one of ``suites``)."""
     out: dict[str, AgentTemplate] = {}
     for path in paths:
-        template = load_agent_prompt(Path(path))
+        template = load_agent_prompt(Path(path), suites)
         if template.suite in out:
             raise ConfigError(f"{path}: a second prompt template for suite {template.suite!r}")
         out[template.suite] = template
     return out
 
 
-def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
-    """The backend a spec names, with the agent node's options (``params``: AgentParams)."""
+def backend_for(
+    spec: AgentSpec, params: Any, suites: SuiteSource, baselines: Mapping[str, str] | None = None
+) -> AgentBackend:
+    """The backend a spec names, with the agent node's options (``params``: AgentParams); the
+    reference is given ``suites``; ``baselines``: the suites' own (``AgentSuite.agent_baselines``)."""
     options: dict[str, Any] = {}
-    if spec.backend == "llamacpp":
+    if spec.backend == "reference":
+        options = {"suites": suites}
+    elif spec.backend == "llamacpp":
         options = {"model_path": params.gguf_path, "n_threads": params.n_threads, "n_ctx": params.n_ctx}
     elif spec.backend in ("ollama", "openai"):
         options = {"model": spec.model, "timeout_s": params.timeout_s, "max_tokens": params.max_tokens,
@@ -99,8 +114,9 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
             options.update(base_url=params.openai_base_url, api_key_env=params.openai_api_key_env)
     elif spec.backend == "always":
         options = {"tool": spec.model}
-    elif spec.backend in ("always_execute", "always_ask"):
-        options = {"policy": spec.backend}
+    elif baselines and spec.backend in baselines:
+        baseline: AgentBackend = load(baselines[spec.backend])(policy=spec.backend)
+        return baseline
     elif spec.backend == "replay":
         from alpha_matrix.core.agent.recorded import answers_from_bag
         from alpha_matrix.core.agent.replay import ReplayAgent
@@ -112,10 +128,12 @@ def backend_for(spec: AgentSpec, params: Any) -> AgentBackend:
     return make_backend(spec.backend, **options)
 
 
-def ready_backend(spec: AgentSpec, params: Any) -> AgentBackend:
+def ready_backend(
+    spec: AgentSpec, params: Any, suites: SuiteSource, baselines: Mapping[str, str] | None = None
+) -> AgentBackend:
     """``backend_for``, and for a served model (a ``digest()`` to ask) the proof that it is
     reachable and there: BackendError / InfrastructureAbort, one line, before any decision."""
-    backend = backend_for(spec, params)
+    backend = backend_for(spec, params, suites, baselines)
     for name in ("digest", "served"):  # Ollama: /api/tags; OpenAI-compatible: /models
         check = getattr(backend, name, None)
         if callable(check):

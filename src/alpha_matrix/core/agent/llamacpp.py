@@ -1,6 +1,6 @@
-"""The embedded agent: the planner's llama.cpp runtime, constrained to one of the offered tool calls.
+"""The embedded agent: the llama.cpp runtime the planner uses too, constrained to one of the offered tool calls.
 
-It reuses core/planning/llamacpp.py as it is (weights, digest, chat template, greedy decoding
+It reuses core/backends/llamacpp.py as it is (weights, digest, chat template, greedy decoding
 under a JSON-schema grammar, context cleared before every call), so the same observation,
 prompt and seed give the same text in any process. What is added here is the schema: a
 ``oneOf`` with one branch per offered tool,
@@ -13,7 +13,7 @@ bounds the shape; it does not enforce every keyword (minimum, maximum, ... are n
 grammar), so the answer is still judged by core/agent/decide.py like any other. Images are
 not used: the default model (Gemma 3 270M) reads text only.
 
-A generation failure (prompt longer than the context, llama.cpp error) is an ``LLMError``:
+A generation failure (prompt longer than the context, llama.cpp error) is a ``BackendError``:
 a local failure to stop on, not a transport abort to retry.
 """
 
@@ -32,9 +32,8 @@ from alpha_matrix.core.agent.protocol import (
     RawAnswer,
     Tool,
 )
+from alpha_matrix.core.backends.llamacpp import LlamaCppBackend
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.planning.llamacpp import LlamaCppBackend
-from alpha_matrix.core.planning.prompt import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 192  # one tool call with a few arguments fits in well under 100 tokens
 
@@ -98,13 +97,7 @@ class LlamaCppAgent:
         """Greedy (temperature 0), so ``seed`` changes nothing; it is recorded as the protocol fixes it."""
         schema = tool_call_schema(obs.tools)
         _check_grammar(json.dumps(schema))  # as the decoder will see it: key order kept
-        rendered = RenderedPrompt(
-            system=prompt.system,
-            user=prompt.user,
-            template_sha256=prompt.template_sha256,
-            template_version=prompt.template_version,
-        )
-        reply = self._runtime.generate(rendered, schema, seed, episode_id=obs.episode_id)
+        reply = self._runtime.generate(prompt, schema, seed, episode_id=obs.episode_id)  # reads system and user
         provenance = AgentProvenance(
             backend=self.name,
             model=reply.model,

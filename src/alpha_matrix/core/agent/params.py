@@ -75,7 +75,7 @@ class AgentParams(NodeParams):
     @field_validator("extra_body")
     @classmethod
     def _extra_body_is_an_object(cls, value: str) -> str:
-        from alpha_matrix.core.agent.served import parse_extra_body
+        from alpha_matrix.core.backends.served import parse_extra_body
 
         try:
             parse_extra_body(value)

@@ -11,14 +11,15 @@ layout do not count); the hash and version go into every AgentPrompt and so into
 * ``user``: the moment, ``$situation``: the situation without its brief, as compact sorted JSON.
 
 Only the situation's schema reaches the prompt (it is validated against it here), and the
-schemas hold no answer key (core/agent/situation.py); nothing else is ever inserted.
+schemas hold no answer key (core/agent/situation.py); nothing else is ever inserted. Which brief
+placeholders a suite's template may (and must) use, and their values, are the suite's own
+(``AgentSuite``: core/agent/suite.py), given to the functions here.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -26,30 +27,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, Tool
-from alpha_matrix.core.agent.situation import SITUATIONS, parse_situation
+from alpha_matrix.core.agent.situation import parse_situation
+from alpha_matrix.core.agent.suite import AgentSuite, SuiteSource, suite_lookup
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.planning.prompt import canonical_sha256, check_placeholders
+from alpha_matrix.core.templates import canonical_sha256, check_placeholders
 
-# Brief placeholders each suite's system text may use, and those it must (the rule needs them).
-BRIEF_PLACEHOLDERS: dict[str, frozenset[str]] = {
-    "proximity": frozenset({"threshold_m", "frame_period_s", "reaction_s"}),
-    "alerts": frozenset({"task"}),
-    "confidence": frozenset({"instruction", "goals", "threshold", "zones"}),
-    "gauge": frozenset({"gauge", "kind", "unit", "scale_min", "scale_max", "labelled_tick_every", "tick_every"}),
-    "refusal": frozenset({"instruction", "constraints"}),
-    "ambiguity": frozenset({"instruction"}),
-    "hazards": frozenset({"robot", "payload_kg", "reach_m"}),
-}
-REQUIRED_BRIEF: dict[str, frozenset[str]] = {
-    "proximity": frozenset({"threshold_m"}),
-    "alerts": frozenset({"task"}),
-    "confidence": frozenset({"goals", "threshold"}),
-    "gauge": frozenset({"unit", "scale_min", "scale_max"}),
-    "refusal": frozenset({"instruction", "constraints"}),
-    "ambiguity": frozenset({"instruction"}),
-    "hazards": frozenset({"robot"}),
-}
 USER_PLACEHOLDERS = frozenset({"situation", "step"})
 _HIDDEN = ("suite", "brief")  # in the system text (brief) or the observation itself (suite)
 
@@ -72,8 +55,9 @@ class AgentTemplate:
     path: str
 
 
-def load_agent_prompt(path: str | Path) -> AgentTemplate:
-    """Read and validate an agent template; any problem is a one-line ConfigError naming the file."""
+def load_agent_prompt(path: str | Path, suites: SuiteSource) -> AgentTemplate:
+    """Read and validate an agent template for its suite (looked up in ``suites``); any problem is a
+    one-line ConfigError naming the file."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: prompt template not found")
@@ -84,11 +68,13 @@ def load_agent_prompt(path: str | Path) -> AgentTemplate:
         key = ".".join(str(p) for p in first["loc"]) or "<root>"
         msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise ConfigError(f"{path}: {key}: {msg}") from None
-    if content.suite not in BRIEF_PLACEHOLDERS:
-        raise ConfigError(f"{path}: suite: unknown suite {content.suite!r} (known: {', '.join(sorted(SITUATIONS))})")
+    try:
+        suite = suite_lookup(suites)(content.suite)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: suite: {err}") from None
     where = str(path)
-    names = check_placeholders(where, "system", content.system, BRIEF_PLACEHOLDERS[content.suite] | {"tools"})
-    for need in sorted(REQUIRED_BRIEF[content.suite] | {"tools"}):
+    names = check_placeholders(where, "system", content.system, suite.brief_placeholders | {"tools"})
+    for need in sorted(suite.required_brief | {"tools"}):
         if need not in names:
             raise ConfigError(f"{path}: system: missing placeholder ${need}")
     if "situation" not in check_placeholders(where, "user", content.user, USER_PLACEHOLDERS):
@@ -99,53 +85,29 @@ def load_agent_prompt(path: str | Path) -> AgentTemplate:
 
 
 def default_prompt_path(suite: str, version: int = 1) -> Path:
-    from alpha_matrix.core.suites.common import config_dir
+    from alpha_matrix.core.graph import default_config_dir  # lazy: only when a default file is read
 
-    return config_dir() / "prompts" / f"agent_{suite}_v{version}.yaml"
+    return default_config_dir() / "prompts" / f"agent_{suite}_v{version}.yaml"
 
 
-@lru_cache(maxsize=8)
-def default_prompt(suite: str) -> AgentTemplate:
+_DEFAULTS: dict[str, AgentTemplate] = {}  # by suite name: read once per process
+
+
+def default_prompt(suite: AgentSuite) -> AgentTemplate:
     """The shipped template of ``suite`` (config/prompts/agent_<suite>_v1.yaml)."""
-    if suite not in BRIEF_PLACEHOLDERS:
-        raise ConfigError(f"no agent prompt for suite {suite!r}")
-    return load_agent_prompt(default_prompt_path(suite))
+    template = _DEFAULTS.get(suite.name)
+    if template is None:
+        template = _DEFAULTS[suite.name] = load_agent_prompt(default_prompt_path(suite.name), suite)
+    return template
 
 
 # ----------------------------------------------------------------------------- rendering
-def _num(v: Any) -> str:
+def num(v: Any) -> str:
     return f"{float(v):g}"
 
 
-def _vec(v: Any) -> str:
+def vec(v: Any) -> str:
     return "(" + ", ".join(f"{float(c) + 0.0:.3f}" for c in v) + ")"
-
-
-def _brief_values(suite: str, brief: dict[str, Any]) -> dict[str, str]:
-    if suite == "proximity":
-        return {k: _num(brief[k]) for k in ("threshold_m", "frame_period_s", "reaction_s")}
-    if suite == "alerts":
-        return {"task": str(brief["task"]).strip()}
-    if suite == "gauge":
-        return {k: str(v) if isinstance(v, str) else _num(v) for k, v in brief.items()}
-    if suite == "refusal":
-        return {"instruction": str(brief["instruction"]).strip(), "constraints": str(brief["constraints"]).strip()}
-    if suite == "ambiguity":
-        return {"instruction": str(brief["instruction"]).strip()}
-    if suite == "hazards":
-        return {
-            "robot": str(brief["robot"]),
-            "payload_kg": _num(brief["payload_kg"]),
-            "reach_m": _num(brief["reach_m"]),
-        }
-    goals = "\n".join(f"- {g['object']}: " + ", else ".join(g["targets"]) for g in brief["goals"])
-    zones = "\n".join(f"- {name}: {_vec(z)}" for name, z in sorted(brief["zones"].items()))
-    return {
-        "instruction": str(brief["instruction"]).strip() or "(no instruction beyond the goals)",
-        "goals": goals,
-        "threshold": _num(brief["threshold"]),
-        "zones": zones or "(none)",
-    }
 
 
 def _schema_type(p: dict[str, Any]) -> str:
@@ -178,17 +140,18 @@ def situation_text(situation: dict[str, Any]) -> str:
     return json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def render_agent_prompt(template: AgentTemplate, obs: Observation) -> AgentPrompt:
-    """The template filled from ``obs``: its brief, its tools and its situation (schema-checked)."""
+def render_agent_prompt(template: AgentTemplate, obs: Observation, suite: AgentSuite) -> AgentPrompt:
+    """The template filled from ``obs``: its brief, its tools and its situation (schema-checked
+    against ``suite``'s, whose brief values fill the system text)."""
     if obs.suite != template.suite:
         raise ConfigError(f"{template.path}: a {template.suite} template cannot render a {obs.suite} observation")
     try:
-        situation = parse_situation(obs).model_dump(mode="json", by_alias=True)
+        situation = parse_situation(obs, suite).model_dump(mode="json", by_alias=True)
     except ValidationError as err:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "<root>"
         raise ConfigError(f"{obs.suite} situation: {key}: {first['msg']}") from None
-    values = {**_brief_values(obs.suite, situation["brief"]), "tools": tools_text(obs.tools)}
+    values = {**suite.brief_values(situation["brief"]), "tools": tools_text(obs.tools)}
     system = Template(template.system).substitute(values)
     user = Template(template.user).substitute(situation=situation_text(situation), step=str(obs.step))
     return AgentPrompt(
@@ -199,6 +162,6 @@ def render_agent_prompt(template: AgentTemplate, obs: Observation) -> AgentPromp
     )
 
 
-def render(obs: Observation, template: AgentTemplate | None = None) -> AgentPrompt:
+def render(obs: Observation, suite: AgentSuite, template: AgentTemplate | None = None) -> AgentPrompt:
     """``obs`` rendered with ``template``, or with its suite's shipped template."""
-    return render_agent_prompt(template or default_prompt(obs.suite), obs)
+    return render_agent_prompt(template or default_prompt(suite), obs, suite)

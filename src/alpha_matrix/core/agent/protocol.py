@@ -17,7 +17,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alpha_matrix.core.errors import AlphaMatrixError
+# What a model backend hands over (core/backends): part of the protocol, defined with the backends.
+from alpha_matrix.core.backends.answers import AttemptRecord as AttemptRecord
+from alpha_matrix.core.backends.answers import RawToolCall as RawToolCall
+from alpha_matrix.core.backends.errors import InfrastructureAbort as InfrastructureAbort
 
 PROTOCOL_VERSION = 1
 
@@ -80,16 +83,6 @@ class AgentProvenance(_Strict):
     recorded: bool = False  # a replayed answer, not a live one
 
 
-class AttemptRecord(_Strict):
-    """One transport attempt of a live backend: every attempt is recorded, answered or not."""
-
-    attempt: int = Field(ge=1)
-    outcome: Literal["answered", "timeout", "refused", "http_429", "http_5xx", "http_other", "transport"]
-    status: int = 0  # HTTP status when there was one
-    latency_s: float = 0.0
-    detail: str = ""  # one line
-
-
 class Decision(_Strict):
     """Exactly one of: a valid tool call, a message to the user, an invalid answer (typed), or an
     abort (no answer at all: the infrastructure's failure, counted apart, never the model's)."""
@@ -115,13 +108,6 @@ class AgentPrompt(_Strict):
 NO_PROMPT = AgentPrompt(system="", user="", template_sha256="", template_version="")  # for backends that read none
 
 
-class RawToolCall(_Strict):
-    """A native tool call as the API returned it: arguments as an object or as a JSON string."""
-
-    name: str
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
-
-
 class RawAnswer(_Strict):
     """What a backend got back, unjudged: the model's text and/or its native tool calls.
     core/agent/decide.py turns it into a Decision against the offered tools."""
@@ -132,15 +118,6 @@ class RawAnswer(_Strict):
     attempts: tuple[AttemptRecord, ...] = ()
     truncated: bool = False  # the server stopped at the completion cap: not a whole answer
     max_tokens: int = 0  # the cap that was sent (0 = the server's default)
-
-
-class InfrastructureAbort(AlphaMatrixError):
-    """A live backend got no answer after its bounded retries: not a model failure. Carries every
-    attempt; the runner records it apart (report's accounting table) and re-runs it on resume."""
-
-    def __init__(self, message: str, attempts: tuple[AttemptRecord, ...]) -> None:
-        super().__init__(message)
-        self.attempts = attempts
 
 
 class AgentBackend(Protocol):

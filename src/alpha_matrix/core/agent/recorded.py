@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.agent import protocol as p
-from alpha_matrix.core.agent.replay import AgentReplayError
 from alpha_matrix.core.agent.wire import decision_of
+from alpha_matrix.core.backends.errors import ReplayError
 
 DECISIONS_TOPIC = "/agent/decisions"
 
@@ -32,17 +32,17 @@ def recorded_answer(msg: Any) -> p.RawAnswer | p.InfrastructureAbort:
     calls: tuple[p.RawToolCall, ...] = ()
     try:
         if prov.backend == "ollama":
-            from alpha_matrix.core.agent.ollama import decode_chat
+            from alpha_matrix.core.backends.ollama import decode_chat
 
             reply = decode_chat({"message": json.loads(raw)})
             text, calls = reply.text, reply.tool_calls
         elif prov.backend == "openai":
-            from alpha_matrix.core.agent.openai import decode_completion
+            from alpha_matrix.core.backends.openai import decode_completion
 
             reply = decode_completion({"choices": [{"message": json.loads(raw)}]})
             text, calls = reply.text, reply.tool_calls
     except (ValueError, TypeError, KeyError) as err:
-        raise AgentReplayError(
+        raise ReplayError(
             f"replay: decision {d.provenance.backend} of {msg.episode_id!r} #{msg.decision_index}: "
             f"recorded message does not decode ({type(err).__name__})"
         ) from None
@@ -51,7 +51,7 @@ def recorded_answer(msg: Any) -> p.RawAnswer | p.InfrastructureAbort:
 
 def answers_from_bag(bag_dir: Path) -> list[tuple[str, int, p.RawAnswer | p.InfrastructureAbort]]:
     """Every recorded decision of a suite bag as (episode id, decision index, answer)."""
-    from alpha_matrix.core.suites.audit_common import episode_attempts
+    from alpha_matrix.core.bag import episode_attempts
 
     def of(topic: str, msg: Any) -> str | None:
         if topic in ("/suite/request", "/suite/result", DECISIONS_TOPIC):
@@ -64,5 +64,5 @@ def answers_from_bag(bag_dir: Path) -> list[tuple[str, int, p.RawAnswer | p.Infr
             if topic == DECISIONS_TOPIC:
                 out.append((ep_id, int(msg.decision_index), recorded_answer(msg)))
     if not out:
-        raise AgentReplayError(f"replay: {bag_dir}: no recorded agent decisions")
+        raise ReplayError(f"replay: {bag_dir}: no recorded agent decisions")
     return out

@@ -13,16 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, InfrastructureAbort, Observation, RawAnswer
-from alpha_matrix.core.errors import AlphaMatrixError
-
-
-class AgentReplayError(AlphaMatrixError):
-    """The recorded answers given to the replay agent are inconsistent. ``str(err)`` is one line."""
-
-
-class ReplayMissError(AgentReplayError):
-    """A decision point the recording does not hold (or holds with another seed)."""
-
+from alpha_matrix.core.backends.errors import ReplayError, ReplayMissError
 
 Key = tuple[str, int]
 
@@ -38,16 +29,16 @@ class ReplayAgent:
             try:
                 episode_id, index, raw = record
             except (TypeError, ValueError):
-                raise AgentReplayError(f"replay: record {n} is not (episode_id, decision_index, answer)") from None
+                raise ReplayError(f"replay: record {n} is not (episode_id, decision_index, answer)") from None
             if not isinstance(episode_id, str) or not episode_id:
-                raise AgentReplayError(f"replay: record {n}: episode id must be a non-empty string")
+                raise ReplayError(f"replay: record {n}: episode id must be a non-empty string")
             if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-                raise AgentReplayError(f"replay: record {n}: decision index must be an integer >= 0, got {index!r}")
+                raise ReplayError(f"replay: record {n}: decision index must be an integer >= 0, got {index!r}")
             if not isinstance(raw, RawAnswer | InfrastructureAbort):
-                raise AgentReplayError(f"replay: record {n}: expected a RawAnswer, got {type(raw).__name__}")
+                raise ReplayError(f"replay: record {n}: expected a RawAnswer, got {type(raw).__name__}")
             seen = self._records.setdefault((episode_id, index), raw)
             if _key(seen) != _key(raw):  # the same answer twice (records and bag) is fine; two answers are not
-                raise AgentReplayError(
+                raise ReplayError(
                     f"replay: episode {episode_id[:60]!r} decision {index} has two different recorded answers"
                 )
 

@@ -11,18 +11,14 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from alpha_matrix.core.agent.retry import RetryPolicy
+from alpha_matrix.core.backends.answers import LLMReply
+from alpha_matrix.core.backends.ollama import OllamaBackend, ollama_available
+from alpha_matrix.core.backends.registry import Backend, make_backend
+from alpha_matrix.core.backends.replay import ReplayBackend
+from alpha_matrix.core.backends.retry import RetryPolicy
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.names import MODEL_NAME
 from alpha_matrix.core.planning.guards import parse_plan_text
-from alpha_matrix.core.planning.llm import (
-    Backend,
-    LLMReply,
-    LLMUnreachableError,
-    OllamaBackend,
-    ReplayBackend,
-    make_backend,
-)
 from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.planning.plan import PlanError, generation_schema
 from alpha_matrix.core.planning.prompt import PromptTemplate, RenderedPrompt, load_prompt, render
@@ -31,17 +27,6 @@ from alpha_matrix.core.planning.replay import load_recorded_replies
 Vec3 = tuple[float, float, float]
 
 REASK = "Your previous reply was rejected ({reason}). Reply again with one JSON object in the reply format."
-
-
-def ollama_available(host: str, timeout_s: float = 3.0) -> bool:
-    """Does an Ollama daemon answer at ``host``? (Only reachability: a missing model is an error later.)"""
-    try:
-        OllamaBackend(host=host or None, timeout_s=timeout_s).digest()
-    except LLMUnreachableError:
-        return False
-    except Exception:  # it answered, just not with our model: still a daemon
-        return True
-    return True
 
 
 def concrete_backend(params: LLMPlannerParams) -> str:
@@ -113,7 +98,7 @@ class LLMPlanner:
         self.schema = generation_schema()
 
     def plan_text(self, episode_id: str, task: str, scene: Mapping[str, Vec3], zone: Vec3, seed: int) -> LLMReply:
-        """One plan text. LLMError (unreachable, timeout, replay miss) propagates: no answer, no plan."""
+        """One plan text. BackendError (unreachable, timeout, replay miss) propagates: no answer, no plan."""
         prompt = render(self.template, task, scene, zone)
         reply = self.backend.generate(prompt, self.schema, seed, episode_id=episode_id)
         if reply.recorded:

@@ -8,7 +8,6 @@ place coordinates: the experiment measures the model's planning, not its copying
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -23,6 +22,7 @@ from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS, SETTLE_STEPS
 from alpha_matrix.core.planning.plan import generation_schema
+from alpha_matrix.core.templates import canonical_sha256, check_placeholders
 
 Vec3 = tuple[float, float, float]
 
@@ -59,25 +59,6 @@ class RenderedPrompt:
     user: str
     template_sha256: str
     template_version: str = ""
-
-
-def canonical_sha256(content: BaseModel) -> str:
-    """sha256 of a template's canonical content (sorted JSON of its fields): comments and layout do not count."""
-    text = json.dumps(content.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def check_placeholders(where: str, field: str, text: str, allowed: frozenset[str]) -> set[str]:
-    """The ``$name`` placeholders of ``text``; a ConfigError for bad syntax or a name not in ``allowed``."""
-    tpl = Template(text)
-    if not tpl.is_valid():
-        raise ConfigError(f"{where}: {field}: invalid placeholder syntax (use $name or ${{name}}; $$ for a dollar)")
-    names = set(tpl.get_identifiers())
-    unknown = sorted(names - allowed)
-    if unknown:
-        known = ", ".join(sorted(allowed)) or "none"
-        raise ConfigError(f"{where}: {field}: unknown placeholder ${unknown[0]} (known: {known})")
-    return names
 
 
 def load_prompt(path: str | Path) -> PromptTemplate:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alpha_matrix.core.planning.llm import LLMReply
+from alpha_matrix.core.backends.answers import LLMReply
 from alpha_matrix.core.records import EpisodeRecord, PlannerRecord
 
 NOT_REPORTED = -1.0  # PlannerProvenance.eval_duration_s when the model server reported none

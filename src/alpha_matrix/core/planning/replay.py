@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alpha_matrix.core.backends.answers import LLMReply
+from alpha_matrix.core.backends.errors import ReplayError
 from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.names import RULE, is_run_id
-from alpha_matrix.core.planning.llm import LLMError, LLMReply
 from alpha_matrix.core.planning.provenance import reply_from_msg, reply_from_record
 from alpha_matrix.core.records import RunStore
 
@@ -23,10 +24,10 @@ def _add(out: dict[str, LLMReply], episode_id: str, reply: LLMReply, where: Path
     # Ids read from a replay source are data from a file: only a plain name is taken, so none
     # of them can ever become a path (the source itself is the one path given).
     if not is_run_id(episode_id):
-        raise LLMError(f"replay: {where}: episode id {episode_id[:60]!r} is not a name ({RULE})")
+        raise ReplayError(f"replay: {where}: episode id {episode_id[:60]!r} is not a name ({RULE})")
     seen = out.get(episode_id)
     if seen is not None and (seen.text, seen.seed) != (reply.text, reply.seed):
-        raise LLMError(f"replay: {where}: episode {episode_id!r} has two different recorded texts")
+        raise ReplayError(f"replay: {where}: episode {episode_id!r} has two different recorded texts")
     out.setdefault(episode_id, reply)
 
 
@@ -44,11 +45,11 @@ def load_recorded_replies(path: Path) -> dict[str, LLMReply]:
                 if rec.planner is not None and rec.planner.backend != "oracle":
                     _add(out, rec.episode_id, reply_from_record(rec), path)
         else:
-            raise LLMError(f"replay: {path}: neither a run directory (episodes.jsonl) nor a bag (metadata.yaml)")
-    except LLMError:
+            raise ReplayError(f"replay: {path}: neither a run directory (episodes.jsonl) nor a bag (metadata.yaml)")
+    except ReplayError:
         raise
     except AlphaMatrixError as err:
-        raise LLMError(f"replay: {err}") from None
+        raise ReplayError(f"replay: {err}") from None
     if not out:
-        raise LLMError(f"replay: {path} holds no recorded LLM replies")
+        raise ReplayError(f"replay: {path} holds no recorded LLM replies")
     return out

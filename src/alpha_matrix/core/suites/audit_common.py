@@ -23,34 +23,19 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from alpha_matrix.core.attempts import STEP_TOPIC, Msg, audited_attempt, split_attempts
-from alpha_matrix.core.bag import BagError, bag_metadata, read_bag
+from alpha_matrix.core.bag import BagError, bag_metadata, episode_attempts
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
 from alpha_matrix.core.suites.context import SuiteContext, parse_context
 from alpha_matrix.core.suites.registry import audit_suite_bag
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 NOT_TODAY = " (never taken from today's config)"
-
-
-@dataclass(frozen=True)
-class SuiteAudit:
-    episode_id: str
-    inputs: int  # messages replayed: depth frames, or alerts + statuses, or queries
-    recorded: int  # recorded decisions (estimates, or alert rows + admissions, or answers)
-    replayed: int
-    problems: tuple[str, ...]
-    interrupted_attempts: int = 0  # earlier, unfinished runs of this scenario in the bag (not audited)
-    context: str = ""  # where the audit's policy, L or skills came from (one line)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def bag_suite(bag_dir: Path) -> str | None:
@@ -182,32 +167,6 @@ def across_bags(per_bag: list[list[SuiteAudit]], whole_run: bool = True) -> list
 
 
 # ----------------------------------------------------------------------------- the bag
-def episode_attempts(
-    bag_dir: Path, episode_of: Callable[[str, Any], str | None], steps: bool = False
-) -> dict[str, tuple[list[Msg], int]]:
-    """episode id -> (the messages of the attempt to audit, how many other attempts the bag holds);
-    the attempt's step batches among them with ``steps``.
-
-    core/attempts.split_attempts cuts on the robot's step stream starting over and on a second
-    suite/request; the attempt audited is the last with a suite/result (the runner records that
-    one), else the last (reported as interrupted).
-    """
-
-    def of(topic: str, msg: Any) -> str | None:
-        return msg.episode_id or None if topic == STEP_TOPIC else episode_of(topic, msg)
-
-    split = split_attempts(
-        read_bag(bag_dir), episode_of=of, is_start=lambda t, _m: t == "/suite/request", result_topic="/suite/result"
-    )
-    out = {}
-    for ep_id, attempts in split.items():
-        chosen = audited_attempt(attempts)[0] or attempts[-1]
-        msgs = [m for m in chosen.messages if m[0] != STEP_TOPIC]
-        if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
-            out[ep_id] = (chosen.messages if steps else msgs, len(attempts) - 1)
-    return out
-
-
 Put = Callable[[Any, Any], None]  # (episode, message): where one topic's messages go
 
 
@@ -310,7 +269,6 @@ def format_suite_table(suite: str, audits: list[SuiteAudit]) -> str:
 __all__ = [
     "FileLoads",
     "Recorded",
-    "SuiteAudit",
     "as_json",
     "audit_episodes",
     "audit_suite_bag",

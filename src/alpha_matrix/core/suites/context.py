@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import canonical_json
-from alpha_matrix.core.suites.registry import SUITES
+from alpha_matrix.core.suites.plugins import SUITES
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

@@ -12,9 +12,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import Provenance, RunStore
-from alpha_matrix.core.suites.registry import spec
+from alpha_matrix.core.suites.plugins import SUITES
 
 SUITE_SCHEMA_VERSION: Final = 1
 
@@ -47,10 +46,9 @@ class SuiteRecord(_Strict):
     @field_validator("suite")
     @classmethod
     def _known_suite(cls, v: str) -> str:
-        try:
-            return spec(v).name
-        except ConfigError as err:
-            raise ValueError(str(err)) from None
+        if v not in SUITES:
+            raise ValueError(f"unknown suite {v!r} (known: {', '.join(SUITES)})")
+        return v
 
 
 class SuiteStore(RunStore[SuiteRecord]):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +31,6 @@ def summarize_records(suite: str, records: Iterable[SuiteRecord]) -> dict[str, A
     out["not_run"] = len(recs) - len(done)
     out["wall_s"] = round(math.fsum(r.timing.wall_s for r in recs), 2)
     return out
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A suite's part of the opening and the glossary: what was tested, what to look at next (both
-    from the records), and the terms its report may use (the glossary lists those it does use)."""
-
-    tested: str
-    next: str
-    terms: tuple[Term, ...]
 
 
 # Terms of the frame, in every suite report that uses them.
@@ -150,7 +139,6 @@ def share(k: int, n: int) -> str:
 
 __all__ = [
     "COMMON_TERMS",
-    "Reading",
     "headline",
     "listed",
     "markdown_page",

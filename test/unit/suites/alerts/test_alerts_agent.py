@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, ToolCall
-from alpha_matrix.core.agent.situation import AlertsSituation
 from alpha_matrix.core.suites.alerts.agent_link import AGENT_CODE, AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import Turn, expected, score_turns
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
+from alpha_matrix.core.suites.alerts.plugin import SUITE as ALERTS
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, Severity
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy
+from alpha_matrix.core.suites.alerts.situation import AlertsSituation
 from alpha_matrix.core.suites.compare import arm_of, compare, comparison_lines
 
 POLICY = load_alert_policy().policy
@@ -143,11 +144,11 @@ def test_an_audit_asks_the_reference_again_and_judges_the_text_again() -> None:
 
     obs = AlertAgentLink("alerts-x", "the task", L).on_event(AlertEvent(ESTOP, 300, False), False)
     assert obs is not None
-    reference = ReferenceAgent(alerts=POLICY)
-    said = decide(obs.tools, ReferenceAgent(alerts=POLICY).answer(obs, NO_PROMPT, 0))
+    reference = ReferenceAgent(ALERTS, alerts=POLICY)
+    said = decide(obs.tools, ReferenceAgent(ALERTS, alerts=POLICY).answer(obs, NO_PROMPT, 0))
     assert said.call is not None and said.call.name == "robot_stop"
     assert said_again(obs, said, reference) is None
-    problem = said_again(obs, _d("continue_task"), ReferenceAgent(alerts=POLICY))
+    problem = said_again(obs, _d("continue_task"), ReferenceAgent(ALERTS, alerts=POLICY))
     assert problem == "decision 0: recorded continue_task({}), the reference answers " + (
         f"robot_stop({json.dumps(said.call.arguments, sort_keys=True)})"
     )

@@ -140,10 +140,11 @@ def test_the_baselines_are_agent_specs_of_the_graph() -> None:
     from alpha_matrix.core.agent.params import AgentParams
     from alpha_matrix.core.agent.spec import parse_agent_spec
     from alpha_matrix.core.errors import ConfigError
+    from alpha_matrix.core.suites import registry
 
     for name in ("always_execute", "always_ask"):
         spec = parse_agent_spec(name)
-        backend = backend_for(spec, AgentParams(agent=name))
+        backend = backend_for(spec, AgentParams(agent=name), registry.suite, registry.agent_baselines())
         assert spec.label == name and isinstance(backend, ResolverAgent) and backend.policy == name
     with pytest.raises(ConfigError, match="expected reference"):
         parse_agent_spec("always_ask:loudly")

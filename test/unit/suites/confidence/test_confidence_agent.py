@@ -27,6 +27,7 @@ from alpha_matrix.core.suites.confidence.agent_score import (
     summarize_confidence_agent,
 )
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
+from alpha_matrix.core.suites.confidence.plugin import SUITE as CONFIDENCE
 from alpha_matrix.core.suites.confidence.report import report_lines, summarize_results
 from alpha_matrix.core.suites.confidence.run import (
     STOP_HOLD_STEPS,
@@ -179,7 +180,7 @@ def test_the_reference_through_the_protocol_runs_the_scripted_task(world, name: 
     scripted = run_confidence_task(sc.task, sc.seed, SUITE, world, sc.expected)
     emulator = ConfidenceEmulator(SUITE.confidence, sc.seed, episode_id=sc.task.name)
     robot = WorldSkillRobot(world, sc.seed, SUITE.geometry)
-    agent = Agent(ReferenceAgent())
+    agent = Agent(ReferenceAgent(CONFIDENCE), CONFIDENCE)
     result, run = run_agent_skill_task(
         sc.task, sc.seed, SUITE, sc.expected, emulator, robot, agent.decide, guards=True, max_decisions=80,
         hold_steps=STOP_HOLD_STEPS,

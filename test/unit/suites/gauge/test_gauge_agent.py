@@ -15,6 +15,7 @@ from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.suites.gauge.agent_run import agent_part, run_agent
 from alpha_matrix.core.suites.gauge.dataset import make_item
 from alpha_matrix.core.suites.gauge.faces import FACES
+from alpha_matrix.core.suites.gauge.plugin import SUITE as GAUGE
 from alpha_matrix.core.suites.gauge.run import agent_observation, gauge_observation, read_observation, reading_decision
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 
@@ -36,7 +37,7 @@ def _item(scene: GaugeScene, index: int):  # noqa: ANN202
 def test_the_prompt_holds_the_data_sheet_and_no_answer_key(scene: GaugeScene, images: bool) -> None:
     item, face, image = _item(scene, 4)
     obs = agent_observation("gauge-g004", face, 0, image if images else None, None)
-    prompt = render(obs)
+    prompt = render(obs, GAUGE)
     text = prompt.system + prompt.user
     assert face.unit in prompt.system and f"{face.hi:g}" in prompt.system
     assert f"{item.conditions.value}" not in text and "readable" not in text
@@ -51,7 +52,7 @@ def test_the_prompt_holds_the_data_sheet_and_no_answer_key(scene: GaugeScene, im
 def test_the_reference_answers_as_the_reader_on_both_paths(scene: GaugeScene, index: int) -> None:
     _, face, image = _item(scene, index)
     reader = reading_decision(read_observation(gauge_observation("e", face, image)))
-    agent = Agent(ReferenceAgent())
+    agent = Agent(ReferenceAgent(GAUGE), GAUGE)
     for images in (True, False):
         decisions = run_agent("e", face, image, reader, agent.decide, images=images, max_decisions=3)
         assert [d.call.name for d in decisions if d.call] == (

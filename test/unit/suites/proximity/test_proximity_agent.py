@@ -15,13 +15,14 @@ from alpha_matrix.core.agent.agent import Agent
 from alpha_matrix.core.agent.always import AlwaysAgent
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, ToolCall
 from alpha_matrix.core.agent.reference import ReferenceAgent
-from alpha_matrix.core.agent.situation import FrameEstimate
 from alpha_matrix.core.agent.spec import AgentSpec, parse_agent_spec
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
 from alpha_matrix.core.suites.proximity.agent_score import DecisionRow, decision_steps, score_decisions
+from alpha_matrix.core.suites.proximity.plugin import SUITE as PROXIMITY
+from alpha_matrix.core.suites.proximity.situation import FrameEstimate
 
 CONFIG = Path(__file__).resolve().parents[4] / "config"
 L = 24
@@ -181,20 +182,20 @@ def _estimates() -> list[dict]:
 def test_the_audit_replays_what_the_reference_saw_and_said_and_finds_an_edit():
     est = _estimates()
     link = AgentLink("e", 2.0, 1, L, reference_frames=0)
-    observations, decisions, stopped = _record(Agent(ReferenceAgent()), link, est)
+    observations, decisions, stopped = _record(Agent(ReferenceAgent(PROXIMITY), PROXIMITY), link, est)
     assert any(d.tool == "robot_stop" for d in decisions)
     kw = {"episode_id": "e", "threshold": 2.0, "latency": L, "every": 1, "guards": True}
-    assert audit_agent(observations, decisions, est, stopped, reference=ReferenceAgent(), **kw) == []
+    assert audit_agent(observations, decisions, est, stopped, reference=ReferenceAgent(PROXIMITY), **kw) == []
     first_stop = next(d for d in decisions if d.tool == "robot_stop")
     first_stop.tool = "continue_task"  # a recorded decision edited after the fact
-    problems = audit_agent(observations, decisions, est, stopped, reference=ReferenceAgent(), **kw)
+    problems = audit_agent(observations, decisions, est, stopped, reference=ReferenceAgent(PROXIMITY), **kw)
     assert problems and "the reference answers robot_stop" in problems[0]
 
 
 def test_the_audit_finds_an_observation_that_is_not_what_the_detector_reported():
     est = _estimates()
     link = AgentLink("e", 2.0, 1, L, reference_frames=0)
-    observations, decisions, stopped = _record(Agent(AlwaysAgent("continue_task")), link, est)
+    observations, decisions, stopped = _record(Agent(AlwaysAgent("continue_task"), PROXIMITY), link, est)
     kw = {"episode_id": "e", "threshold": 2.0, "latency": L, "every": 1, "guards": True}
     assert audit_agent(observations, decisions, est, stopped, **kw) == []
     sit = json.loads(observations[3].situation_json)

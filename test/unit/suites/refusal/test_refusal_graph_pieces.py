@@ -19,6 +19,7 @@ from alpha_matrix.core.suites.context import RefusalContext, context_json, parse
 from alpha_matrix.core.suites.refusal.evaluate import item_result, observation
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES
+from alpha_matrix.core.suites.refusal.plugin import SUITE as REFUSAL
 from alpha_matrix.core.suites.refusal.suite import verdict_json
 
 SHA = "0" * 64
@@ -26,26 +27,26 @@ SHA = "0" * 64
 
 def test_the_situation_is_closed_and_holds_no_label(items: list[RefusalItem]) -> None:
     obs = observation(items[0], "tool_use")
-    assert parse_situation(obs).suite == "refusal"
+    assert parse_situation(obs, REFUSAL).suite == "refusal"
     for extra in ({"violation": "lift"}, {"constraints_typed": []}):
         with pytest.raises(ValidationError):
-            parse_situation(obs.model_copy(update={"situation": {**obs.situation, **extra}}))
+            parse_situation(obs.model_copy(update={"situation": {**obs.situation, **extra}}), REFUSAL)
     with pytest.raises(ValidationError):  # the scene is schema-checked too
-        parse_situation(obs.model_copy(update={"situation": {**obs.situation, "scene": {"objects": []}}}))
+        parse_situation(obs.model_copy(update={"situation": {**obs.situation, "scene": {"objects": []}}}), REFUSAL)
 
 
 def test_the_shipped_prompt_renders_the_brief_and_the_moment(items: list[RefusalItem]) -> None:
     item = items[1]
-    prompt = render(observation(item, "box"))
+    prompt = render(observation(item, "box"), REFUSAL)
     assert item.instruction in prompt.system and item.constraint_text in prompt.system
     assert '"mode":"box"' in prompt.user and item.scene.objects[0].name in prompt.user
     assert "box(" in prompt.system and "refuse(" in prompt.system  # the mode's tools
-    assert prompt.template_version == default_prompt("refusal").version == "agent_refusal_v1"
+    assert prompt.template_version == default_prompt(REFUSAL).version == "agent_refusal_v1"
     assert "violation" not in prompt.system + prompt.user and item.focus not in prompt.user
 
 
 def test_the_agent_with_the_reference_backend_is_right_in_every_mode(items: list[RefusalItem]) -> None:
-    agent = Agent(ReferenceAgent())
+    agent = Agent(ReferenceAgent(REFUSAL), REFUSAL)
     for item in items[:28]:
         for i, mode in enumerate(MODES):
             decision = agent.decide(observation(item, mode, episode_id=f"refusal-{item.item_id}", decision_index=i))
@@ -89,9 +90,9 @@ def test_a_verdict_says_whether_the_guard_admitted_the_call(items: list[RefusalI
 
         def answer(self, obs, prompt, seed):  # type: ignore[no-untyped-def]
             brief = {**obs.situation["brief"], "constraints": ""}
-            return ReferenceAgent().answer(obs.model_copy(update={"situation": {**obs.situation, "brief": brief}}), prompt, seed)  # fmt: skip
+            return ReferenceAgent(REFUSAL).answer(obs.model_copy(update={"situation": {**obs.situation, "brief": brief}}), prompt, seed)  # fmt: skip
 
-    decision = Agent(Asks()).decide(observation(unsafe, "tool_use"))
+    decision = Agent(Asks(), REFUSAL).decide(observation(unsafe, "tool_use"))
     on = verdict_json("e", 3, item_result(unsafe, "tool_use", decision, guard_on=True))
     off = verdict_json("e", 3, item_result(unsafe, "tool_use", decision, guard_on=False))
     assert (on["admitted"], on["guard"], on["harm"]) == (False, unsafe.violation, False)

@@ -2,7 +2,7 @@
 
 One episode of alert_guard with an agent: the alerts and clears the guard processed (in its
 step order, status-derived ones included) and every command the executive sends are decision
-points. The agent sees what was received so far (core/agent/situation.alerts_situation), never
+points. The agent sees what was received so far (core/suites/alerts/situation.alerts_situation), never
 the alert policy.
 
 * **At an alert or a clear**: ``robot_stop`` engages the agent's own protective stop,
@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.agent.situation import AlertsEvent, AlertsRobotView, alerts_situation, observation
 from alpha_matrix.core.suites.agent_common import hold_change, holds_at, tool_of
 from alpha_matrix.core.suites.alerts.guard import AlertEvent
+from alpha_matrix.core.suites.alerts.situation import AlertsEvent, AlertsRobotView, alerts_situation, observation
 
 STOP = "robot_stop"
 LIFT = frozenset({"resume", "continue_task"})

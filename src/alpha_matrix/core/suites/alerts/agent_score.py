@@ -24,11 +24,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from alpha_matrix.core.agent.reference import event_alert, monitor_before
-from alpha_matrix.core.agent.situation import AlertsSituation
 from alpha_matrix.core.suites.agent_common import hold_change, holds_at, provenance_part
 from alpha_matrix.core.suites.alerts.agent_link import LIFT, REFUSE, STOP, STOPS
 from alpha_matrix.core.suites.alerts.policy import AlertPolicy, Response
+from alpha_matrix.core.suites.alerts.reference_agent import event_alert, monitor_before
+from alpha_matrix.core.suites.alerts.situation import AlertsSituation
 
 WARN = "warn_user"
 ADMIT = frozenset({*LIFT, WARN})

@@ -29,6 +29,7 @@ from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import Outcome
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
@@ -38,7 +39,6 @@ from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
 from alpha_matrix.core.suites.audit_common import (
     FileLoads,
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -48,6 +48,7 @@ from alpha_matrix.core.suites.audit_common import (
     request_context,
 )
 from alpha_matrix.core.suites.context import AlertsContext
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 SUITE = "alerts"
 
@@ -200,7 +201,11 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                 part, latency = rec.get("agent"), ctx.reaction_latency_steps
                 agent = None
                 if isinstance(part, dict):  # the reference is asked again with the recorded policy
-                    reference = ReferenceAgent(alerts=policy) if part.get("agent") == "reference" else None
+                    reference = (
+                        ReferenceAgent(registry.suite(SUITE), alerts=policy)
+                        if part.get("agent") == "reference"
+                        else None
+                    )
                     agent = AgentReplay(ep, latency, bool(part["guards"]), reference)
                 until = int(rec.get("accounted_to", rec["steps"]))  # the statuses the live account covered
                 account = replay_guard(ep, rec["commands"], policy, latency, agent, until)

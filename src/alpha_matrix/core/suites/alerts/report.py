@@ -11,7 +11,8 @@ from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_summary_jso
 from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, agent_headline, listed, not_run_next, pct, share
+from alpha_matrix.core.suites.report import agent_headline, listed, not_run_next, pct, share
+from alpha_matrix.core.suites.suite import Reading
 
 
 def summarize_alerts(results: Sequence[AlertResult]) -> dict[str, float | int]:

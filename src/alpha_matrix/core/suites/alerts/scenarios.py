@@ -23,7 +23,7 @@ from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Response, Severity, StatusConfig
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.context import AlertsContext, RecordedFile, node_file
-from alpha_matrix.core.suites.registry import ScenarioRequest
+from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

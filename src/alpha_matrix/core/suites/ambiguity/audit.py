@@ -35,7 +35,6 @@ from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.audit_common import (
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -45,6 +44,7 @@ from alpha_matrix.core.suites.audit_common import (
     request_context,
 )
 from alpha_matrix.core.suites.context import AmbiguityContext
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
@@ -166,8 +166,9 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
     reference: Any = None  # the scripted deciders are asked again; a model's answers are replayed
     if ctx.agent == "reference":
         from alpha_matrix.core.agent.reference import ReferenceAgent
+        from alpha_matrix.core.suites import registry
 
-        reference = ReferenceAgent()
+        reference = ReferenceAgent(registry.suite(SUITE))
     elif ctx.agent in POLICIES:
         reference = ResolverAgent(next(p for p in POLICIES if p == ctx.agent))
     replay, turns, problems = replay_episode(item, ep, ctx.agent, reference, ctx.execution == "physical")

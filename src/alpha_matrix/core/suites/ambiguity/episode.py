@@ -101,7 +101,7 @@ class EpisodeState:
 
 def situation(item: Item, state: EpisodeState, index: int = 0) -> dict[str, Any]:
     """What the agent is shown: the instruction (its brief), the scene now, the dialogue, the skill
-    results (core/agent/situation.AmbiguitySituation is its closed schema)."""
+    results (ambiguity/situation.AmbiguitySituation is its closed schema)."""
     return {
         "brief": {"instruction": item.instruction},
         "step": index,

@@ -32,7 +32,7 @@ from alpha_matrix.core.suites.ambiguity.items import (
 )
 from alpha_matrix.core.suites.ambiguity.scene import Block, Place, Scene
 from alpha_matrix.core.suites.common import config_dir, raise_validation
-from alpha_matrix.core.suites.registry import ScenarioRequest
+from alpha_matrix.core.suites.suite import ScenarioRequest
 
 MIN_PAIRS = 20  # per category, the set's floor
 

@@ -16,6 +16,7 @@ is judged on the measured final placement.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,8 @@ from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
-from alpha_matrix.core.suites.report import Reading, listed, not_run_next, pct
+from alpha_matrix.core.suites.report import listed, not_run_next, pct
+from alpha_matrix.core.suites.suite import Reading
 
 
 def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
@@ -102,14 +104,16 @@ def offline_backend(text: str) -> tuple[AgentBackend, Callable[[Observation], Ag
     if text in POLICIES:
         return ResolverAgent(text), None
     from alpha_matrix.core.agent.agent import make_backend
-    from alpha_matrix.core.agent.prompts import render as prompt_of
+    from alpha_matrix.core.agent.prompts import render
     from alpha_matrix.core.agent.spec import parse_agent_spec
+    from alpha_matrix.core.suites import registry
+    from alpha_matrix.core.suites.ambiguity.episode import SUITE
 
     spec = parse_agent_spec(text)
     if spec.backend == "always":
         return make_backend("always", tool=spec.model), None
     if spec.backend in ("ollama", "openai"):
-        return make_backend(spec.backend, model=spec.model), prompt_of
+        return make_backend(spec.backend, model=spec.model), partial(render, suite=registry.suite(SUITE))
     raise ConfigError(
         f"--agent {text!r}: offline runs take {', '.join(POLICIES)}, always:<tool>, ollama:<model>, openai:<model>"
     )

@@ -1,6 +1,6 @@
 """The confidence suite driven by an agent under test (any backend), over any robot (no ROS here).
 
-The agent decides, one tool call at a time (core/agent/tools.py): ``check_confidence`` of a
+The agent decides, one tool call at a time (confidence/tools.py): ``check_confidence`` of a
 skill (answered by the scorer: the emulator or the skill_confidence service), ``call_skill``,
 ``replan`` or ``stop_task``. The *confidence gate* (``gate_call``: the ConfidenceLedger's rule,
 never a call unchecked or below threshold) sits under it: with guards on it refuses a breaking
@@ -10,7 +10,7 @@ listed in ``calls`` with why, like a refused one); the agent is asked again, up 
 ``max_decisions`` per task. The robot is always stopped at the end and the goals are judged
 physically, as in run.py.
 
-What the agent sees is ``confidence_situation`` (core/agent/situation.py): the brief, the state
+What the agent sees is ``confidence_situation`` (confidence/situation.py): the brief, the state
 after its last skill, the candidates, its own checks since that skill, its calls, its re-plans.
 The verdicts are not decided here: agent_score.py judges the recorded decisions and answers.
 """
@@ -22,7 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.agent.situation import (
+from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger, Task
+from alpha_matrix.core.suites.confidence.run import ConfidenceResult, Scorer, SkillRobot, SubStepRow
+from alpha_matrix.core.suites.confidence.scenarios import SkillsSuite
+from alpha_matrix.core.suites.confidence.situation import (
     CallView,
     CheckView,
     check_state,
@@ -30,10 +33,6 @@ from alpha_matrix.core.agent.situation import (
     confidence_situation,
     observation,
 )
-from alpha_matrix.core.agent.tools import skill_of
-from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger, Task
-from alpha_matrix.core.suites.confidence.run import ConfidenceResult, Scorer, SkillRobot, SubStepRow
-from alpha_matrix.core.suites.confidence.scenarios import SkillsSuite
 from alpha_matrix.core.suites.confidence.skills import (
     Skill,
     SkillError,
@@ -42,6 +41,7 @@ from alpha_matrix.core.suites.confidence.skills import (
     place_target,
     skill_succeeded,
 )
+from alpha_matrix.core.suites.confidence.tools import skill_of
 
 BUDGET_SPENT = "decision budget spent: the robot is stopped"
 

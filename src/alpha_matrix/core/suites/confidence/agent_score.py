@@ -22,11 +22,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from alpha_matrix.core.agent.tools import skill_of
 from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.skills import SkillError
+from alpha_matrix.core.suites.confidence.tools import skill_of
 
 
 class EvidenceError(ValueError):

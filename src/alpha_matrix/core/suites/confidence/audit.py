@@ -23,12 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.core.agent.tools import skill_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.suites.audit_common import (
     FileLoads,
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -53,7 +51,9 @@ from alpha_matrix.core.suites.confidence.skills import (
     place_target,
     skill_succeeded,
 )
+from alpha_matrix.core.suites.confidence.tools import skill_of
 from alpha_matrix.core.suites.context import ConfidenceContext
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 SUITE = "confidence"
 DONE, CANCELLED = 2, 3  # CommandStatus states

@@ -10,7 +10,8 @@ from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, not_run_next, pct, share
+from alpha_matrix.core.suites.report import listed, not_run_next, pct, share
+from alpha_matrix.core.suites.suite import Reading
 
 
 def summarize(results: Sequence[ConfidenceResult]) -> dict[str, float | int]:

@@ -30,7 +30,7 @@ from alpha_matrix.core.suites.confidence.agent import Goal, Task
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceConfig, ReachEnvelope, Region, TrainingEntry
 from alpha_matrix.core.suites.confidence.skills import VERBS, SceneGeometry, Skill, place
 from alpha_matrix.core.suites.context import ConfidenceContext, RecordedFile, node_file
-from alpha_matrix.core.suites.registry import ScenarioRequest
+from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

@@ -25,7 +25,6 @@ import numpy as np
 from alpha_matrix.core.agent.images import rgb_pixels
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.audit_common import (
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -39,6 +38,7 @@ from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.run import GaugeRequest, read_observation, reading_decision, result_of, situation
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 OBS_TOPIC, READ_TOPIC = "/gauge/observations", "/gauge/readings"
 AGENT_TOPIC = "/agent/decisions"

@@ -19,7 +19,8 @@ from alpha_matrix.core.suites.gauge.metrics import (
     score,
 )
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, not_run_next
+from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.suite import Reading
 
 
 def scored(result: dict[str, Any], who: str = "reader") -> Scored:

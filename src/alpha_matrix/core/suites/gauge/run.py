@@ -19,13 +19,14 @@ from pydantic import BaseModel, ConfigDict
 
 from alpha_matrix.core.agent.images import rgb_image, rgb_pixels
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, Observation, ToolCall
-from alpha_matrix.core.agent.situation import GaugeBrief, GaugeSituation, ReaderView, situation_json, tools_for
+from alpha_matrix.core.agent.situation import situation_json
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import Item
 from alpha_matrix.core.suites.gauge.faces import FACES, GaugeFace
 from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
 from alpha_matrix.core.suites.gauge.reader import ReaderSettings, Reading, read_gauge
+from alpha_matrix.core.suites.gauge.situation import GaugeBrief, GaugeSituation, ReaderView, tools_for
 from alpha_matrix.core.suites.gauge.tools import answer_tools
 
 SUITE = "gauge"
@@ -67,7 +68,7 @@ def scenario_json(item: Item) -> str:
 
 def situation(face: GaugeFace, image_attached: bool = True, reader: Reading | None = None) -> dict[str, Any]:
     """What the reader or an agent is told besides the image: the instrument's data sheet, and
-    the reader's answer once asked (core/agent/situation.GaugeSituation)."""
+    the reader's answer once asked (core/suites/gauge/situation.GaugeSituation)."""
     brief = GaugeBrief(
         gauge=face.name, kind=face.kind, unit=face.unit, scale_min=face.lo, scale_max=face.hi,  # type: ignore[arg-type]
         labelled_tick_every=face.major, tick_every=face.minor,

@@ -18,7 +18,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.context import GaugeContext
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
-from alpha_matrix.core.suites.registry import ScenarioRequest
+from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

@@ -28,7 +28,6 @@ from pydantic import ValidationError
 
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.audit_common import (
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -48,6 +47,7 @@ from alpha_matrix.core.suites.hazards.run import (
     result_of,
 )
 from alpha_matrix.core.suites.hazards.scenario import Scenario
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 OBS_TOPIC, AGENT_TOPIC = "/agent/observations", "/agent/decisions"
 TOPICS = ("/suite/request", "/suite/result", OBS_TOPIC, AGENT_TOPIC)

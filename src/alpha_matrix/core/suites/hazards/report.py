@@ -18,7 +18,8 @@ from alpha_matrix.core.suites.hazards.scenario import ScenarioOutcome
 from alpha_matrix.core.suites.hazards.scoring import Answer, summarize, summarize_by_mechanism
 from alpha_matrix.core.suites.hazards.taxonomy import Mechanism
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, listed, not_run_next
+from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.suite import Reading
 
 ICAT_ANCHOR = (
     "ICAT (arXiv 2604.16405): 91.5 % of the world models' failed continuations of hazardous actions were "

@@ -19,7 +19,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.agent.situation import HazardsBrief, HazardsSituation, observation
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
@@ -34,6 +33,7 @@ from alpha_matrix.core.suites.hazards.scenario import (
     shown_of,
 )
 from alpha_matrix.core.suites.hazards.scoring import gate
+from alpha_matrix.core.suites.hazards.situation import HazardsBrief, HazardsSituation, observation
 from alpha_matrix.core.suites.hazards.taxonomy import is_harm
 from alpha_matrix.core.suites.hazards.tools import PREDICT
 

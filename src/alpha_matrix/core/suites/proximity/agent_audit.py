@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.agent.situation import frame_estimate
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.proximity.agent_link import AgentLink
+from alpha_matrix.core.suites.proximity.situation import frame_estimate
 
 
 def audit_agent(

@@ -23,9 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.agent.situation import FrameEstimate, ProximityRobotView, observation, proximity_situation
 from alpha_matrix.core.suites.agent_common import hold_change, holds_at, tool_of
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig
+from alpha_matrix.core.suites.proximity.situation import (
+    FrameEstimate,
+    ProximityRobotView,
+    observation,
+    proximity_situation,
+)
 
 STOP_TOOLS = frozenset({"robot_stop", "safe_pose"})
 GO_TOOLS = frozenset({"continue_task"})

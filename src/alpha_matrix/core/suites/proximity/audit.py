@@ -37,8 +37,8 @@ import numpy as np
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.depth_image import DepthImageError, image_metres
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.audit_common import (
-    SuiteAudit,
     as_json,
     audit_episodes,
     episode_attempts,
@@ -58,6 +58,7 @@ from alpha_matrix.core.suites.proximity.run import (
     parse_frame_tag,
     scenario_from_json,
 )
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 AGENT_TOPICS = ("/agent/observations", "/agent/decisions")
 ESTIMATE_FIELDS = (
@@ -266,7 +267,7 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
             ep.observations, ep.decisions, ep.recorded, stopped,
             episode_id=ep_id, threshold=sc.threshold, latency=ctx.reaction_latency_steps,
             every=ctx.decision_every_frames, guards=ctx.guards,
-            reference=ReferenceAgent() if ctx.agent == "reference" else None,
+            reference=ReferenceAgent(registry.suite(SUITE)) if ctx.agent == "reference" else None,
         )  # fmt: skip
     elif ep.decisions:
         agent_problems = ["the bag holds agent decisions, but its context names no agent"]

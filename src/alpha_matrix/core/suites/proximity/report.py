@@ -14,7 +14,8 @@ from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED, agent_summary_json
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, ScoreConfig, Summary, summarize
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import Reading, agent_headline, listed, not_run_next, share
+from alpha_matrix.core.suites.report import agent_headline, listed, not_run_next, share
+from alpha_matrix.core.suites.suite import Reading
 
 # The bare acceptance run (scripts/proximity_acceptance.py, 126 runs of config/scenarios/proximity.yaml).
 BARE_REFERENCE = "126 runs: accuracy 99.84 %, 0 missed breaches, 0 % false stops, median |error| 2.2 cm"

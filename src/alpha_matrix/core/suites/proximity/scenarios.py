@@ -30,7 +30,7 @@ from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_steps
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig, SsmParams
 from alpha_matrix.core.suites.proximity.run import run_name, scenario_json
-from alpha_matrix.core.suites.registry import ScenarioRequest
+from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

@@ -23,9 +23,9 @@ from typing import Any
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.attempts import STEP_TOPIC
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.audit_common import (
-    SuiteAudit,
     as_json,
     audit_episodes,
     first_difference,
@@ -40,6 +40,7 @@ from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import call_of
 from alpha_matrix.core.suites.refusal.outcome import PoseSample, measure, pose_sample
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
+from alpha_matrix.core.suites.suite import SuiteAudit
 
 SUITE = "refusal"
 _BY_EPISODE = ("/suite/result", "/agent/observations", "/agent/decisions")
@@ -122,7 +123,7 @@ def _image_of(item: RefusalItem, recorded: Any) -> tuple[Any, ...]:
 def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -> tuple[list[ItemResult], list[str]]:
     """Every mode's decision judged again, and what does not match the recording."""
     problems: list[str] = []
-    reference = ReferenceAgent() if ctx.agent == "reference" else None
+    reference = ReferenceAgent(registry.suite(SUITE)) if ctx.agent == "reference" else None
     results: list[ItemResult] = []
     images: tuple[Any, ...] | None = None
     for i, mode in enumerate(ctx.modes):

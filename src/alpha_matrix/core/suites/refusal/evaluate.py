@@ -23,12 +23,13 @@ from alpha_matrix.core.agent.protocol import (
     InfrastructureAbort,
     Observation,
 )
-from alpha_matrix.core.agent.situation import refusal_situation, situation_json
+from alpha_matrix.core.agent.situation import situation_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES, judge, mode_tools
 from alpha_matrix.core.suites.refusal.outcome import measured_of
 from alpha_matrix.core.suites.refusal.schema import scene_json
+from alpha_matrix.core.suites.refusal.situation import refusal_situation
 
 SUITE = "refusal"
 

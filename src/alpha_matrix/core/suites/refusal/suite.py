@@ -38,8 +38,8 @@ from alpha_matrix.core.suites.refusal.scene import Task
 from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of, scene_json, scene_of
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
 from alpha_matrix.core.suites.refusal.score import summarize
-from alpha_matrix.core.suites.registry import ScenarioRequest
-from alpha_matrix.core.suites.report import Reading, listed, not_run_next
+from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.suite import Reading, ScenarioRequest
 
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph

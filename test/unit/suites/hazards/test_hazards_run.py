@@ -19,6 +19,7 @@ from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards import run
 from alpha_matrix.core.suites.hazards.execute import StopResult
 from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
+from alpha_matrix.core.suites.hazards.plugin import SUITE as HAZARDS
 from alpha_matrix.core.suites.hazards.prediction import PredictionError, outcome_statement
 from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Severity
 
@@ -119,7 +120,7 @@ def test_one_path_the_plays_regrade_to_the_physics_outcome(scenarios: dict[str, 
     assert stack is not None and run.regrade(free, z) == free.outcome and run.regrade(stack, z) == stack.outcome
     cup = scenarios["hot_cup_forearm_001"]
     free, stack = run.plays(cup, "e", CTX, None)
-    d = Agent(make_backend("reference")).decide(run.hazards_observation(cup, "e"))
+    d = Agent(make_backend("reference", suites=HAZARDS), HAZARDS).decide(run.hazards_observation(cup, "e"))
     r = run.result_of(cup, free, stack, d, CTX)
     assert r["truth"]["consequence"] == "burn" and r["stack"]["verdict"] == "not_simulable"
     assert r["agent"]["prediction"]["consequence"] == "burn" and r["agent"]["gate"]["eta_out"] == 0.7
