@@ -110,8 +110,8 @@ def graph_for(
 
 
 def _auto_backend(args: argparse.Namespace, graph: Graph) -> dict[str, dict[str, Any]]:
-    """ "auto" is decided here, once, so the config hash (and the run id) name the backend that
-    actually runs: a resumed run cannot silently switch models. A model no backend here can serve
+    """The backend "auto" stands for, decided here once, so the config hash (and the run id) name the
+    backend that actually runs: a resumed run cannot silently switch models. A model no backend here can serve
     is refused before anything starts."""
     planners = [n for n in graph.nodes if n.executable == "llm_planner" and n.parameters["backend"] == "auto"]
     if not planners:
