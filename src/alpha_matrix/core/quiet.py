@@ -77,8 +77,8 @@ def native_output(what: str) -> Iterator[None]:
             finally:
                 for fd, copy in zip((1, 2), saved, strict=True):
                     os.dup2(copy, fd)
-                if crash_log:
-                    faulthandler.enable(file=sys.stderr, all_threads=True)
+                if crash_log:  # back on fd 2, restored above (sys.stderr may have no fd: a capture)
+                    faulthandler.enable(file=2, all_threads=True)
                 for copy in saved:
                     os.close(copy)
             sink.seek(0)
