@@ -98,7 +98,10 @@ class Chaos(ProxyNode):
 
     def _on_move_to(self, req: MoveTo.Request, res: MoveTo.Response) -> MoveTo.Response:
         with self.lock:
-            req.target = point(self.core.move_target(vec3(req.target)))
+            target = self.core.move_target(vec3(req.target), req.steps)
+        if target is None:  # refused by the robot whatever happens: a handshake
+            return handshake(self.move_cli, req, TIMEOUT_S)
+        req.target = point(target)
         if req.validate_only:  # no side effect: re-sent until answered (a first reply can be lost)
             return handshake(self.move_cli, req, TIMEOUT_S)
         return call_service(self.move_cli, req, TIMEOUT_S)

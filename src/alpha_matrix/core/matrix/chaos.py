@@ -115,7 +115,11 @@ class ChaosCore:
         return True
 
     # -- F3: every commanded target, validation included ------------------------------------
-    def move_target(self, target: Vec3) -> Vec3:
+    def move_target(self, target: Vec3, steps: int) -> Vec3 | None:
+        """None: a request the robot refuses anyway (no steps: a handshake probe, which may arrive
+        after the episode is configured when a first reply was lost; passed on as one, never logged)."""
+        if steps < 1:
+            return None
         if "F3" not in self.faults:
             return target
         moved = radial_offset(target, ARM_BASE, ik_offset(self.intensity))
