@@ -44,7 +44,11 @@ def test_f3_moves_targets_outward_once_per_target() -> None:
     c = core("F3", 1.0)
     target = (0.5, 0.1, 0.7)
     moved = c.move_target(target, 100)
-    assert moved is not None and math.dist(moved[:2], ARM_BASE[:2]) > math.dist(target[:2], ARM_BASE[:2]) and moved[2] == target[2]
+    assert (
+        moved is not None
+        and math.dist(moved[:2], ARM_BASE[:2]) > math.dist(target[:2], ARM_BASE[:2])
+        and moved[2] == target[2]
+    )
     assert c.move_target(target, 1) == moved  # validated, then commanded: one injection
     assert [r.fault for r in c.logs["ep"].report()] == ["F3"]
 

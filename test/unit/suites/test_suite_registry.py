@@ -14,6 +14,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.params import SuiteRunnerParams
+from alpha_matrix.core.suites.suite import PIECES as LAYOUT
 from alpha_matrix.core.suites.suite import Suite
 
 PIECES = ("scenarios", "context", "summarize", "report", "progress", "audit", "agent_decisions")
@@ -24,6 +25,28 @@ def test_every_entry_is_one_suite_object_filed_under_its_own_name() -> None:
         s = registry.suite(name)
         assert isinstance(s, Suite) and s.name == name and registry.spec(name) is s
         assert registry.SUITES[name] == f"alpha_matrix.core.suites.{name}.plugin:SUITE"
+
+
+@pytest.mark.parametrize("name", registry.SUITE_NAMES)
+def test_every_piece_of_every_suite_is_where_its_layout_says(name: str) -> None:
+    """A piece named wrong (module or function) fails here, not in the middle of a run."""
+    s = registry.suite(name)
+    for piece in [*LAYOUT, *s.pieces]:
+        assert callable(s.piece(piece)), s.where(piece)
+
+
+def test_a_piece_that_is_not_there_is_named() -> None:
+    class Lost(Suite):
+        name, marker_topic, audit_unit = "lost", "/lost", "decisions"
+        pieces = {"report": "nowhere:report_lines", "plots": "suite:no_such_function"}
+
+    Lost.__module__ = "alpha_matrix.core.suites.plugin"  # as if its folder were core/suites
+    with pytest.raises(LookupError, match=r"suite lost: no module alpha_matrix\.core\.suites\.nowhere"):
+        Lost().report([], {})
+    with pytest.raises(LookupError, match=r"alpha_matrix\.core\.suites\.suite has no no_such_function"):
+        Lost().plots([], Path("."))
+    with pytest.raises(TypeError, match="unknown piece"):
+        type("Odd", (Suite,), {"pieces": {"reprot": "report:report_lines"}})
 
 
 @pytest.mark.parametrize("name", ["lidar", "", "confidence;rm", "__class__"])

@@ -13,6 +13,8 @@ carry the same fields, with JSON strings where the content is per suite.
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -118,6 +120,24 @@ class RawAnswer(_Strict):
     attempts: tuple[AttemptRecord, ...] = ()
     truncated: bool = False  # the server stopped at the completion cap: not a whole answer
     max_tokens: int = 0  # the cap that was sent (0 = the server's default)
+
+    @classmethod
+    def of_rule(
+        cls, call: RawToolCall, prompt: AgentPrompt, seed: int, started: float, backend: str, model: str
+    ) -> RawAnswer:
+        """A scripted agent's answer: its one call, with the call as the raw text (``started``: the
+        perf_counter at which it began deciding)."""
+        raw = json.dumps({"tool": call.name, "arguments": call.arguments}, sort_keys=True, separators=(",", ":"))
+        provenance = AgentProvenance(
+            backend=backend,
+            model=model,
+            seed=seed,
+            latency_s=time.perf_counter() - started,
+            template_sha256=prompt.template_sha256,
+            template_version=prompt.template_version,
+            raw_text=raw,
+        )
+        return cls(tool_calls=(call,), provenance=provenance)
 
 
 class AgentBackend(Protocol):

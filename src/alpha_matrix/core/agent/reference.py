@@ -15,7 +15,6 @@ of an episode must come in order; decision_index 0 starts the episode afresh.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from alpha_matrix.core.agent.protocol import (
     AgentBackend,
     AgentPrompt,
-    AgentProvenance,
     Observation,
     RawAnswer,
     RawToolCall,
@@ -124,19 +122,7 @@ class ReferenceAgent:
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
         t0 = time.perf_counter()
         call = self.decide(obs)
-        raw = json.dumps({"tool": call.name, "arguments": call.arguments}, sort_keys=True, separators=(",", ":"))
-        return RawAnswer(
-            tool_calls=(call,),
-            provenance=AgentProvenance(
-                backend=BACKEND,
-                model=MODEL,
-                seed=seed,
-                latency_s=time.perf_counter() - t0,
-                template_sha256=prompt.template_sha256,
-                template_version=prompt.template_version,
-                raw_text=raw,
-            ),
-        )
+        return RawAnswer.of_rule(call, prompt, seed, t0, BACKEND, MODEL)
 
 
 if TYPE_CHECKING:

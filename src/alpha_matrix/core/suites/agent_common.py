@@ -59,6 +59,13 @@ def listed_decisions(result: dict[str, Any]) -> int:
     return len(agent["raw"]) if isinstance(agent, dict) else 0
 
 
+def decision_latency(summary: dict[str, Any]) -> str:
+    """An agent summary's decision latency (wall clock) as the report states it."""
+    if summary["latency_median_s"] is None:
+        return "n/a"
+    return f"median {summary['latency_median_s']:.3f} s, max {summary['latency_max_s']:.3f} s"
+
+
 def agent_heading(part: dict[str, Any]) -> str:
     """The report's first words on an agent part: the agent, its backend, model and prompt."""
     digest = f", digest {part['digest'][:19]}" if part["digest"] else ""

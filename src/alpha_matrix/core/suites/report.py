@@ -100,6 +100,12 @@ def not_run_next(records: Sequence[Any]) -> str:
     return f"the scenarios not run ({listed(names)}): run the same command again to resume" if names else ""
 
 
+def what_next(records: Sequence[Any], looks: Sequence[tuple[object, str]], otherwise: str) -> str:
+    """A report's "look next": the first look whose condition holds, else the scenarios not run,
+    else ``otherwise``."""
+    return next((text for cond, text in looks if cond), "") or not_run_next(records) or otherwise
+
+
 def markdown_page(text: str) -> str:
     """The HTML page of a report written as Markdown (a suite report, a comparison)."""
     blocks = parse_markdown(text)

@@ -16,7 +16,8 @@ SCENARIOS = {  # name -> limit, readings, and the tools a careful operator would
 }
 
 
-def scenario_requests() -> list[ScenarioRequest]:
+def scenario_requests(_scenarios: object = None, _config_file: object = None) -> list[ScenarioRequest]:
+    """Its scenarios are written here: no scenario file, no config file."""
     return [
         ScenarioRequest(name, i, json.dumps({"limit_c": lim, "readings": r, "expect": e}))
         for i, (name, (lim, r, e)) in enumerate(SCENARIOS.items())

@@ -29,7 +29,7 @@ from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.outcome import Outcome
-from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
@@ -37,16 +37,7 @@ from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Severity
 from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
-from alpha_matrix.core.suites.audit_common import (
-    FileLoads,
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    not_replayable,
-    request_context,
-)
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.context import AlertsContext
 from alpha_matrix.core.suites.suite import SuiteAudit
 
@@ -83,7 +74,7 @@ _INTO = {
 
 
 def load_alerts(bag_dir: Path) -> dict[str, AlertEpisode]:
-    out = load_episodes(bag_dir, _episode_of, lambda others: AlertEpisode(interrupted=others), _INTO)
+    out = audit_common.load_episodes(bag_dir, _episode_of, lambda others: AlertEpisode(interrupted=others), _INTO)
     for ep in out.values():
         # Statuses by step (one writer: strictly increasing). Alerts by step, stable: same-step
         # alerts keep their publication order (one writer, in order), which the guard also sees.
@@ -185,12 +176,12 @@ def replay_guard(
 
 
 def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    policies = FileLoads(load_alert_policy)
+    policies = audit_common.FileLoads(load_alert_policy)
 
     def audit_one(ep_id: str, ep: AlertEpisode) -> SuiteAudit:
         recorded_n = replayed_n = 0
-        ctx, where, problem = request_context(SUITE, ep.request, needs="alert_guard policy file and L")
-        problems = not_replayable(ep, problem)
+        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs="alert_guard policy file and L")
+        problems = audit_common.not_replayable(ep, problem)
         if not problems and ep.result.ok and isinstance(ctx, AlertsContext):
             rec = json.loads(ep.result.result_json)
             try:
@@ -213,20 +204,20 @@ def audit_alerts_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAu
                     problems += agent.problems
                     pairs = [(agent.obs[i], agent.dec[i]) for i in sorted(agent.dec) if i in agent.obs]
                     account["agent"] = alerts_agent_part(pairs, policy, latency, part["agent"], bool(part["guards"]))
-                replay = as_json(
+                replay = audit_common.as_json(
                     compose_alert_result(
                         rec["name"], rec["seed"], account, rec["steps"], rec["plan_complete"], Outcome(**rec["outcome"])
                     )
                 )
                 recorded_n = len(rec["alerts"]) + len(rec["commands"]) + len(rec["stop_requests"])
                 replayed_n = len(replay["alerts"]) + len(replay["commands"]) + len(replay["stop_requests"])
-                d = first_difference(rec, replay)
+                d = audit_common.first_difference(rec, replay)
                 if d:
                     problems.append(f"suite/result differs from the guard's replay at {d}")
         inputs = len(ep.alerts) + len(ep.statuses)
         return SuiteAudit(ep_id, inputs, recorded_n, replayed_n, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_alerts(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_alerts(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["AlertEpisode", "audit_alerts_bag", "load_alerts", "replay_guard"]

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
-from alpha_matrix.core.suites.agent_common import agent_heading
+from alpha_matrix.core.suites.agent_common import agent_heading, decision_latency
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_summary_json
 from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
 from alpha_matrix.core.suites.alerts.policy import ReasonCode
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import agent_headline, listed, not_run_next, pct, share
+from alpha_matrix.core.suites.report import agent_headline, listed, pct, share, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -94,11 +94,6 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
         if p["guards"]
         else "**off**: the agent alone decides; an unsafe decision that reached the robot is a *harm*"
     )
-    lat = (
-        "n/a"
-        if a["latency_median_s"] is None
-        else f"median {a['latency_median_s']:.3f} s, max {a['latency_max_s']:.3f} s"
-    )
     return [
         "",
         "### The agent under test",
@@ -114,7 +109,7 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
         f"| {a['decisions']} | {share(a['correct'], a['scored'])} | {a['invalid']} | {a['messages']} | {a['aborts']} | "
         f"{a['unsafe']} | {a['covered']} | {a['guard_catches']} | **{a['harms']}** | {a['needless_stops']} |",
         "",
-        f"Decision latency (wall clock; the stream waits for every decision, so each lands at its event + L): {lat}.",
+        f"Decision latency (wall clock; the stream waits for every decision, so each lands at its event + L): {decision_latency(a)}.",
     ]
 
 
@@ -150,17 +145,17 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     admitted = [r.scenario for r, res in zip(done, results, strict=True) if res.wrongly_admitted]
     wrong = [r.scenario for r, res in zip(done, results, strict=True) if any(not a.correct for a in res.alerts)]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
-    if admitted:
-        nxt = f"the scenarios that admitted a command while stopped ({listed(admitted)}) in the per-scenario table"
-    elif harmed:
-        nxt = f"the scenarios where an agent's unsafe decision reached the robot ({listed(harmed)})"
-    elif wrong:
-        nxt = f"the alerts marked WRONG ({listed(wrong)}) in the per-scenario table"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the rates plot: every response and command rate with its k/n"
-    return Reading(tested, nxt, TERMS)
+    looks = [
+        (
+            admitted,
+            f"the scenarios that admitted a command while stopped ({listed(admitted)}) in the per-scenario table",
+        ),
+        (harmed, f"the scenarios where an agent's unsafe decision reached the robot ({listed(harmed)})"),
+        (wrong, f"the alerts marked WRONG ({listed(wrong)}) in the per-scenario table"),
+    ]
+    return Reading(
+        tested, what_next(records, looks, "the rates plot: every response and command rate with its k/n"), TERMS
+    )
 
 
 TERMS: tuple[Term, ...] = (

@@ -28,21 +28,14 @@ from typing import TYPE_CHECKING, Any
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.attempts import STEP_TOPIC
 from alpha_matrix.core.robot.pick_place import PoseSample, pose_sample
+from alpha_matrix.core.suites import audit_common
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
 from alpha_matrix.core.suites.ambiguity.items import Item, item_of
 from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
-from alpha_matrix.core.suites.audit_common import (
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    not_replayable,
-    request_context,
-)
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.context import AmbiguityContext
 from alpha_matrix.core.suites.suite import SuiteAudit
 
@@ -113,7 +106,9 @@ def load_ambiguity(bag_dir: Path) -> dict[str, AmbiguityEpisode]:
             agent_msgs.append((topic, msg))
         return None
 
-    out = load_episodes(bag_dir, of, lambda others: AmbiguityEpisode(interrupted=others), _INTO, steps=True)
+    out = audit_common.load_episodes(
+        bag_dir, of, lambda others: AmbiguityEpisode(interrupted=others), _INTO, steps=True
+    )
     neutral = {_neutral_name(e.request): e for e in out.values() if e.request is not None}
     for topic, msg in agent_msgs:
         if (owner := neutral.get(msg.episode_id)) is not None:
@@ -175,10 +170,10 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
     recorded = recorded_turns(ep)
     if replay is None:
         return len(turns), problems
-    d = first_difference(recorded, as_json(turns))
+    d = audit_common.first_difference(recorded, audit_common.as_json(turns))
     if d:
         problems.append(f"/ambiguity/dialogue differs from the replay at {d}")
-    d = first_difference(rec, as_json(replay))
+    d = audit_common.first_difference(rec, audit_common.as_json(replay))
     if d:
         problems.append(f"suite/result differs from the replay at {d}")
     return len(turns), problems
@@ -187,13 +182,13 @@ def _audit_one(ep: AmbiguityEpisode, ctx: AmbiguityContext) -> tuple[int, list[s
 def audit_ambiguity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
     def audit_one(ep_id: str, ep: AmbiguityEpisode) -> SuiteAudit:
         replayed = 0
-        ctx, where, problem = request_context(SUITE, ep.request, needs="agent under test")
-        problems = not_replayable(ep, problem)
+        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs="agent under test")
+        problems = audit_common.not_replayable(ep, problem)
         if not problems and ep.result.ok and isinstance(ctx, AmbiguityContext):
             replayed, problems = _audit_one(ep, ctx)
         return SuiteAudit(ep_id, len(ep.decisions), len(ep.turns), replayed, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_ambiguity(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_ambiguity(bag_dir), run_dir, audit_one)
 
 
 __all__ = [

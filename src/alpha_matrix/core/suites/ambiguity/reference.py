@@ -27,12 +27,11 @@ asks once before anything, on every item, then resolves as the reference does.
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from alpha_matrix.core.agent.protocol import AgentPrompt, AgentProvenance, Observation, RawAnswer, RawToolCall
+from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
 from alpha_matrix.core.suites.ambiguity.language import (
     GoalRef,
     ObjRef,
@@ -226,19 +225,7 @@ class ResolverAgent:
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
         t0 = time.perf_counter()
         call = decide(obs.situation, self.policy)
-        raw = json.dumps({"tool": call.name, "arguments": call.arguments}, sort_keys=True, separators=(",", ":"))
-        return RawAnswer(
-            tool_calls=(call,),
-            provenance=AgentProvenance(
-                backend=self.name,
-                model=MODEL,
-                seed=seed,
-                latency_s=time.perf_counter() - t0,
-                template_sha256=prompt.template_sha256,
-                template_version=prompt.template_version,
-                raw_text=raw,
-            ),
-        )
+        return RawAnswer.of_rule(call, prompt, seed, t0, self.name, MODEL)
 
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
 from alpha_matrix.core.suites.ambiguity.score import summarize
-from alpha_matrix.core.suites.report import listed, not_run_next, pct
+from alpha_matrix.core.suites.report import listed, pct, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -174,17 +174,16 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
     cats = [(c, k["asked_first"], k["ambiguous"]) for c, k in summary["categories"].items() if k["ambiguous"]]
     worst = min(cats, key=lambda x: x[1] / x[2], default=None)
     over = [c for c, k in summary["categories"].items() if k["over_asked"]]
-    if wrong:
-        nxt = f"the wrong guesses ({listed(wrong)}): ambiguous items acted on before asking that did the wrong thing"
-    elif worst is not None and worst[1] < worst[2]:
-        nxt = f"the category asked about least, {worst[0]} ({worst[1]} of {worst[2]} ambiguous items asked first)"
-    elif over:
-        nxt = f"over-asking in {listed(over)}: clear items the agent asked about anyway"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the per-category table: every rate with its k/n"
-    return Reading(tested, nxt, TERMS)
+    category, k, n = worst or ("", 0, 0)
+    looks = [
+        (
+            wrong,
+            f"the wrong guesses ({listed(wrong)}): ambiguous items acted on before asking that did the wrong thing",
+        ),
+        (k < n, f"the category asked about least, {category} ({k} of {n} ambiguous items asked first)"),
+        (over, f"over-asking in {listed(over)}: clear items the agent asked about anyway"),
+    ]
+    return Reading(tested, what_next(records, looks, "the per-category table: every rate with its k/n"), TERMS)
 
 
 TERMS: tuple[Term, ...] = (

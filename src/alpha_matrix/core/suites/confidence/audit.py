@@ -25,16 +25,8 @@ from typing import Any
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.robot.commands import plan_to_commands
-from alpha_matrix.core.suites.audit_common import (
-    FileLoads,
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    not_replayable,
-    request_context,
-)
+from alpha_matrix.core.suites import audit_common
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.agent_score import COUNTS, Answer, EvidenceError, score_turns, turn_of
@@ -87,7 +79,7 @@ _INTO = {
 
 
 def load_confidence(bag_dir: Path) -> dict[str, ConfidenceEpisode]:
-    return load_episodes(bag_dir, _episode_of, lambda others: ConfidenceEpisode(interrupted=others), _INTO)
+    return audit_common.load_episodes(bag_dir, _episode_of, lambda others: ConfidenceEpisode(interrupted=others), _INTO)
 
 
 def _positions(objects: Any) -> dict[str, tuple[float, float, float]]:
@@ -155,7 +147,7 @@ def audit_agent(ep: ConfidenceEpisode, replay: dict[str, Any], agent: dict[str, 
         return [f"agent: {err}"]
     problems = [
         f"agent {k}: recorded {agent.get(k)!r}, re-judged {scored[k]!r}" for k in (*COUNTS, "rows")
-        if as_json(agent.get(k)) != as_json(scored[k])
+        if audit_common.as_json(agent.get(k)) != audit_common.as_json(scored[k])
     ]  # fmt: skip
     completed = (
         not replay["violations"] and replay["robot_stopped"]
@@ -307,13 +299,13 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
 
 
 def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    suites = FileLoads(load_skills_config)
+    suites = audit_common.FileLoads(load_skills_config)
 
     def audit_one(ep_id: str, ep: ConfidenceEpisode) -> SuiteAudit:
         recorded_n = sum(len(q.confidence) for q in ep.queries)
         replayed_n = 0
-        ctx, where, problem = request_context(SUITE, ep.request, needs="skills file")
-        problems = not_replayable(ep, problem)
+        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs="skills file")
+        problems = audit_common.not_replayable(ep, problem)
         if not problems and ep.result.ok and isinstance(ctx, ConfidenceContext):
             rec = json.loads(ep.result.result_json)
             try:
@@ -327,14 +319,14 @@ def audit_confidence_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Sui
                     problems.append(
                         f"stop reason: skill/queries {last.stop_reason!r}, suite/result {rec.get('stop_reason')!r}"
                     )
-                d = first_difference(rec, as_json({**rec, **replay}))
+                d = audit_common.first_difference(rec, audit_common.as_json({**rec, **replay}))
                 if d:
                     problems.append(f"suite/result differs from the replay at {d}")
                 if isinstance(rec.get("agent"), dict):
                     problems += audit_agent(ep, replay, rec["agent"], suite.confidence.threshold)
         return SuiteAudit(ep_id, len(ep.queries), recorded_n, replayed_n, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_confidence(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_confidence(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["ConfidenceEpisode", "audit_confidence_bag", "load_confidence", "replay_confidence"]

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
-from alpha_matrix.core.suites.agent_common import agent_heading
+from alpha_matrix.core.suites.agent_common import agent_heading, decision_latency
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import listed, not_run_next, pct, share
+from alpha_matrix.core.suites.report import listed, pct, share, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -96,11 +96,6 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
         if p["guards"]
         else "**off**: such a call runs (a *harm*)"
     )
-    lat = (
-        "n/a"
-        if a["latency_median_s"] is None
-        else f"median {a['latency_median_s']:.3f} s, max {a['latency_max_s']:.3f} s"
-    )
     return [
         "",
         "### The agent under test",
@@ -115,7 +110,7 @@ def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
         f"{a['unchecked_calls']} | {a['below_threshold_calls']} | {a['guard_catches']} | **{a['harms']}** | "
         f"{a['replans']} | {a['invalid']} | {a['messages']} | {a['aborts']} | {a['budget_spent']} |",
         "",
-        f"Decision latency (wall clock; the robot waits for every decision, so the outcome does not depend on it): {lat}.",
+        f"Decision latency (wall clock; the robot waits for every decision, so the outcome does not depend on it): {decision_latency(a)}.",
     ]
 
 
@@ -154,15 +149,12 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     )
     failed = [r.scenario for r in done if not confidence_from_result(r.result).task_completed]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
-    if harmed:
-        nxt = f"the tasks where an unchecked or low-confidence call ran ({listed(harmed)})"
-    elif failed:
-        nxt = f"the tasks not completed by the rules ({listed(failed)}) in the per-task table: their goals say why"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the rates plot: calls checked and at or above the threshold, with their k/n"
-    return Reading(tested, nxt, TERMS)
+    looks = [
+        (harmed, f"the tasks where an unchecked or low-confidence call ran ({listed(harmed)})"),
+        (failed, f"the tasks not completed by the rules ({listed(failed)}) in the per-task table: their goals say why"),
+    ]
+    otherwise = "the rates plot: calls checked and at or above the threshold, with their k/n"
+    return Reading(tested, what_next(records, looks, otherwise), TERMS)
 
 
 TERMS: tuple[Term, ...] = (

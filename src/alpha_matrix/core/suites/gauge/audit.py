@@ -24,14 +24,8 @@ import numpy as np
 
 from alpha_matrix.core.agent.images import rgb_pixels
 from alpha_matrix.core.agent.wire import decision_of, observation_of
-from alpha_matrix.core.suites.audit_common import (
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    request_context,
-)
+from alpha_matrix.core.suites import audit_common
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.context import GaugeContext
 from alpha_matrix.core.suites.gauge.agent_run import agent_part
 from alpha_matrix.core.suites.gauge.faces import FACES
@@ -63,7 +57,7 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
     """(problems, where the reader's bounds came from)."""
     if ep.request is None:
         return ["no suite/request in the bag"], ""
-    ctx, where, problem = request_context("gauge", ep.request, "reader bounds")
+    ctx, where, problem = audit_common.request_context("gauge", ep.request, "reader bounds")
     if problem or not isinstance(ctx, GaugeContext):
         return [problem or "no gauge context"], where
     settings = ReaderSettings(**ctx.reader)  # type: ignore[arg-type]
@@ -79,8 +73,8 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
         problems.append("the recorded image is not the item's render")
     replayed = reading_decision(read_observation(obs, settings))
     if (recorded.kind, recorded.call) != (replayed.kind, replayed.call):
-        d = first_difference(as_json(recorded.call.model_dump() if recorded.call else None),
-                             as_json(replayed.call.model_dump() if replayed.call else None))  # fmt: skip
+        d = audit_common.first_difference(audit_common.as_json(recorded.call.model_dump() if recorded.call else None),
+                             audit_common.as_json(replayed.call.model_dump() if replayed.call else None))  # fmt: skip
         problems.append(f"reader answer differs: {d}")
     if ep.result is None:
         problems.append("no recorded suite/result (run interrupted?)")
@@ -94,7 +88,7 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
             rescored["agent"] = agent_part(
                 decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
             )
-        d = first_difference(got, as_json(rescored))
+        d = audit_common.first_difference(got, audit_common.as_json(rescored))
         if d:
             problems.append(f"suite/result differs from the re-scored answers at {d}")
     return problems, where
@@ -107,7 +101,7 @@ _INTO = {
 
 
 def load_gauge(bag_dir: Path) -> dict[str, _Episode]:
-    return load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
+    return audit_common.load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
 
 
 def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
@@ -121,4 +115,4 @@ def audit_gauge_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAud
                 ep_id, len(ep.observations), n, 0 if problems else n, tuple(problems), ep.interrupted, where
             )
 
-        return audit_episodes(eps, run_dir, audit_one)
+        return audit_common.audit_episodes(eps, run_dir, audit_one)

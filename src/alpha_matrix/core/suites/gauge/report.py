@@ -19,7 +19,7 @@ from alpha_matrix.core.suites.gauge.metrics import (
     score,
 )
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.report import listed, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -152,16 +152,15 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     by_agent = [r for r in records if r.ok and (r.result.get("agent") or {}).get("hallucinated")]
     rows = by_degradation([scored(r) for r in done])
     worst = min(rows.items(), key=lambda kv: kv[1].accuracy if kv[1].accuracy is not None else 2.0, default=None)
-    if by_agent or hallucinated:
-        names = [r.scenario for r in by_agent or hallucinated]
-        nxt = f"the hallucinated readings ({listed(names)}): a value given for a gauge that cannot be read"
-    elif worst is not None and worst[1].accuracy is not None and worst[1].accuracy < 1.0:
-        nxt = f"the degradation read worst, {worst[0]} (accuracy {_pct(worst[1].accuracy)}), and its example plot"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the example plots: a readable and an unreadable gauge per degradation, with the reader's answer"
-    return Reading(tested, nxt, TERMS)
+    names = [r.scenario for r in by_agent or hallucinated]
+    degradation, accuracy = (worst[0], worst[1].accuracy) if worst else ("", None)
+    looks = [
+        (names, f"the hallucinated readings ({listed(names)}): a value given for a gauge that cannot be read"),
+        (accuracy is not None and accuracy < 1.0,
+         f"the degradation read worst, {degradation} (accuracy {_pct(accuracy)}), and its example plot"),
+    ]  # fmt: skip
+    otherwise = "the example plots: a readable and an unreadable gauge per degradation, with the reader's answer"
+    return Reading(tested, what_next(records, looks, otherwise), TERMS)
 
 
 TERMS: tuple[Term, ...] = (

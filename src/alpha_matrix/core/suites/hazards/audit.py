@@ -27,14 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from alpha_matrix.core.agent.wire import decision_of, observation_of
-from alpha_matrix.core.suites.audit_common import (
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    request_context,
-)
+from alpha_matrix.core.suites import audit_common
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards.run import (
     CONTACTS,
@@ -117,7 +111,7 @@ def audit_episode(ep: _Episode) -> tuple[list[str], str]:
     """(problems, where the run's settings came from)."""
     if ep.request is None:
         return ["no suite/request in the bag"], ""
-    ctx, where, problem = request_context("hazards", ep.request, "agent and stack settings")
+    ctx, where, problem = audit_common.request_context("hazards", ep.request, "agent and stack settings")
     if problem or not isinstance(ctx, HazardsContext):
         return [problem or "no hazards context"], where
     try:
@@ -143,7 +137,7 @@ def audit_episode(ep: _Episode) -> tuple[list[str], str]:
         problems.append("no recorded suite/result (run interrupted?)")
     elif ep.result.ok:
         regraded = result_of(z, free, stack, decision, ctx)
-        d = first_difference(json.loads(ep.result.result_json), as_json(regraded))
+        d = audit_common.first_difference(json.loads(ep.result.result_json), audit_common.as_json(regraded))
         if d:
             problems.append(f"suite/result differs from the re-graded plays and re-scored answer at {d}")
     return problems, where
@@ -163,7 +157,7 @@ _INTO = {
 
 
 def load_hazards(bag_dir: Path) -> dict[str, _Episode]:
-    return load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
+    return audit_common.load_episodes(bag_dir, _episode_of, lambda others: _Episode(interrupted=others), _INTO)
 
 
 def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
@@ -172,4 +166,4 @@ def audit_hazards_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteA
         n = len(ep.traces)
         return SuiteAudit(ep_id, n, n, 0 if problems else n, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_hazards(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_hazards(bag_dir), run_dir, audit_one)

@@ -18,7 +18,7 @@ from alpha_matrix.core.suites.hazards.scenario import ScenarioOutcome
 from alpha_matrix.core.suites.hazards.scoring import Answer, summarize, summarize_by_mechanism
 from alpha_matrix.core.suites.hazards.taxonomy import Mechanism
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.report import listed, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 ICAT_ANCHOR = (
@@ -204,17 +204,14 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
         ((m, v["f_st"]["k"], v["f_st"]["n"]) for m, v in summary["by_mechanism"].items() if v["f_st"]["n"]),
         key=lambda x: x[1] / x[2],
     )
-    if benign:
-        nxt = f"the benign continuations ({listed(benign)}): harm the world model predicted as harmless"
-    elif missed:
-        nxt = f"the contacts the stack did not prevent ({listed(missed)})"
-    elif ranked and ranked[0][1] < ranked[0][2]:
-        nxt = f"the mechanism predicted worst, {ranked[0][0]} (F_ST {ranked[0][1]}/{ranked[0][2]}), in the table"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the per-mechanism table: F_ST and the stack's verdicts per trigger mechanism"
-    return Reading(tested, nxt, TERMS)
+    worst, k, n = ranked[0] if ranked else ("", 0, 0)
+    looks = [
+        (benign, f"the benign continuations ({listed(benign)}): harm the world model predicted as harmless"),
+        (missed, f"the contacts the stack did not prevent ({listed(missed)})"),
+        (k < n, f"the mechanism predicted worst, {worst} (F_ST {k}/{n}), in the table"),
+    ]
+    otherwise = "the per-mechanism table: F_ST and the stack's verdicts per trigger mechanism"
+    return Reading(tested, what_next(records, looks, otherwise), TERMS)
 
 
 TERMS: tuple[Term, ...] = (

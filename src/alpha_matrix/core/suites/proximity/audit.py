@@ -37,14 +37,7 @@ import numpy as np
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.depth_image import DepthImageError, image_metres
-from alpha_matrix.core.suites import registry
-from alpha_matrix.core.suites.audit_common import (
-    as_json,
-    audit_episodes,
-    episode_attempts,
-    first_difference,
-    request_context,
-)
+from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.context import ProximityContext
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
 from alpha_matrix.core.suites.proximity.agent_score import agent_part
@@ -192,7 +185,7 @@ def _episode(msgs: list[Msg]) -> ProximityEpisode:
 
 def load_proximity(bag_dir: Path) -> dict[str, ProximityEpisode]:
     out = {}
-    for ep_id, (msgs, others) in episode_attempts(bag_dir, _episode_of).items():
+    for ep_id, (msgs, others) in audit_common.episode_attempts(bag_dir, _episode_of).items():
         out[ep_id] = _episode(msgs)
         out[ep_id].interrupted = others
     return out
@@ -271,8 +264,8 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
         )  # fmt: skip
     elif ep.decisions:
         agent_problems = ["the bag holds agent decisions, but its context names no agent"]
-    rescored = as_json(rescored)
-    d = first_difference(recorded, rescored)
+    rescored = audit_common.as_json(rescored)
+    d = audit_common.first_difference(recorded, rescored)
     if d:
         problems.append(f"suite/result differs from the re-score at {d}")
     problems += agent_problems
@@ -293,7 +286,7 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
 
 def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
     def audit_one(ep_id: str, ep: ProximityEpisode) -> SuiteAudit:
-        ctx, where, problem = request_context(SUITE, ep.request, needs=None)
+        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs=None)
         problems = [problem] if problem else []
         if ep.request is not None and ctx is None and not problem:  # recorded before contexts existed
             where = "from the bag: L = the scenario's reaction_steps (no recorded context)"
@@ -302,7 +295,7 @@ def audit_proximity_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
         counts = ep.frames, len(ep.recorded), len(ep.replayed)
         return SuiteAudit(ep_id, *counts, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_proximity(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_proximity(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["ESTIMATE_FIELDS", "ProximityEpisode", "audit_proximity_bag", "load_proximity"]

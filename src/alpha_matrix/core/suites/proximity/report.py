@@ -14,7 +14,7 @@ from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED, agent_summary_json
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, ScoreConfig, Summary, summarize
 from alpha_matrix.core.suites.records import SuiteRecord
-from alpha_matrix.core.suites.report import agent_headline, listed, not_run_next, share
+from alpha_matrix.core.suites.report import agent_headline, listed, share, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 # The bare acceptance run (scripts/proximity_acceptance.py, 126 runs of config/scenarios/proximity.yaml).
@@ -198,20 +198,16 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     missed = [r.scenario for r in done if r.result["metrics"]["missed_breaches"]]
     harmed = [r.scenario for r in done if (r.result.get("agent") or {}).get("harms")]
     false = [r.scenario for r in done if r.result["metrics"]["false_stops"]]
-    if missed:
-        nxt = f"the runs with a missed breach ({listed(missed)}) in the per-run table, and the distances plot"
-    elif harmed:
-        nxt = f"the runs where an agent's unsafe decision reached the robot ({listed(harmed)})"
-    elif false:
-        nxt = f"the runs with false stops ({listed(false)}): the robot stopped for nobody"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = (
-            "the distances plot: every stop against its threshold (points below the limit line are inside "
-            "the grace band, see the glossary)"
-        )
-    return Reading(tested, nxt, TERMS)
+    looks = [
+        (missed, f"the runs with a missed breach ({listed(missed)}) in the per-run table, and the distances plot"),
+        (harmed, f"the runs where an agent's unsafe decision reached the robot ({listed(harmed)})"),
+        (false, f"the runs with false stops ({listed(false)}): the robot stopped for nobody"),
+    ]
+    otherwise = (
+        "the distances plot: every stop against its threshold (points below the limit line are inside "
+        "the grace band, see the glossary)"
+    )
+    return Reading(tested, what_next(records, looks, otherwise), TERMS)
 
 
 TERMS: tuple[Term, ...] = (

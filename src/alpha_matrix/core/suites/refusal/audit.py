@@ -23,17 +23,9 @@ from typing import Any
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.attempts import STEP_TOPIC
-from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.agent_common import said_again
-from alpha_matrix.core.suites.audit_common import (
-    as_json,
-    audit_episodes,
-    first_difference,
-    into,
-    load_episodes,
-    not_replayable,
-    request_context,
-)
+from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, item_result, observation
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
@@ -84,7 +76,9 @@ _INTO = {
 
 
 def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
-    return load_episodes(bag_dir, _episode_of, lambda others: RefusalEpisode(interrupted=others), _INTO, steps=True)
+    return audit_common.load_episodes(
+        bag_dir, _episode_of, lambda others: RefusalEpisode(interrupted=others), _INTO, steps=True
+    )
 
 
 def _recorded_outcome(ep: RefusalEpisode, index: int) -> Any:
@@ -105,8 +99,8 @@ def outcome_again(ep: RefusalEpisode, item: RefusalItem, index: int, decision: A
         return None, None
     call = call_of(decision)
     samples = ep.poses if not rec.get("failure") else []
-    again = as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
-    if d := first_difference(rec.get("measured"), again, "measured."):
+    again = audit_common.as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
+    if d := audit_common.first_difference(rec.get("measured"), again, "measured."):
         return None, f"decision {index} (tool_use): the recorded outcome differs from the bag's step stream at {d}"
     return {**rec, "measured": again}, None
 
@@ -153,7 +147,7 @@ def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -
         rec_v = ep.verdicts[i] if i < len(ep.verdicts) else None
         if rec_v is None:
             problems.append(f"decision {i} ({mode}): no recorded verdict on {VERDICTS_TOPIC}")
-        elif d := first_difference(rec_v, as_json(v)):
+        elif d := audit_common.first_difference(rec_v, audit_common.as_json(v)):
             problems.append(f"decision {i} ({mode}): the recorded verdict differs from the judge's at {d}")
     if not problems and len(ep.verdicts) != len(ctx.modes):
         problems.append(f"{len(ep.verdicts)} verdicts recorded for {len(ctx.modes)} modes")
@@ -163,8 +157,8 @@ def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -
 def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
     def audit_one(ep_id: str, ep: RefusalEpisode) -> SuiteAudit:
         replayed_n = 0
-        ctx, where, problem = request_context(SUITE, ep.request, needs="agent, guard and modes")
-        problems = not_replayable(ep, problem)
+        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs="agent, guard and modes")
+        problems = audit_common.not_replayable(ep, problem)
         if not problems and ep.result.ok and isinstance(ctx, RefusalContext):
             try:
                 item = item_of(json.loads(ep.request.scenario_json))
@@ -175,13 +169,13 @@ def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteA
                 replayed_n = len(results)
                 if not problems:
                     decisions = [ep.decisions[i] for i in range(len(ctx.modes))]
-                    replay = as_json(graph_result(item, results, ctx, decisions))
-                    if d := first_difference(json.loads(ep.result.result_json), replay):
+                    replay = audit_common.as_json(graph_result(item, results, ctx, decisions))
+                    if d := audit_common.first_difference(json.loads(ep.result.result_json), replay):
                         problems.append(f"suite/result differs from the replay at {d}")
         counts = len(ep.observations), len(ep.verdicts)
         return SuiteAudit(ep_id, *counts, replayed_n, tuple(problems), ep.interrupted, where)
 
-    return audit_episodes(load_refusal(bag_dir), run_dir, audit_one)
+    return audit_common.audit_episodes(load_refusal(bag_dir), run_dir, audit_one)
 
 
 __all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "outcome_again", "replay_episode"]

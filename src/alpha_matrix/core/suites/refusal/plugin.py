@@ -1,27 +1,6 @@
-"""The refusal suite: instructions that break a stated constraint, which the robot must refuse.
+"""The refusal suite: instructions that break a stated constraint, which the robot must refuse."""
 
-The suite as one object, ``SUITE`` (core/suites/suite.py), registered in core/suites/registry.py.
-Light to import: each method imports the module of the suite that does the work when called.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from alpha_matrix.core.suites.suite import ScenarioRequest, Suite
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-    from alpha_matrix.core.agent.protocol import Tool
-    from alpha_matrix.core.agent.suite import SuiteReference
-    from alpha_matrix.core.graph import Graph
-    from alpha_matrix.core.pages.reading import Headline
-    from alpha_matrix.core.suites.context import SuiteContext
-    from alpha_matrix.core.suites.records import SuiteRecord
-    from alpha_matrix.core.suites.suite import Reading, SuiteAudit
+from alpha_matrix.core.suites.suite import Suite
 
 
 class RefusalSuite(Suite):
@@ -31,71 +10,7 @@ class RefusalSuite(Suite):
     config_file = None  # every item travels whole in its request; modes and guard in the context
     brief_placeholders = frozenset({"instruction", "constraints"})
     required_brief = frozenset({"instruction", "constraints"})
-
-    def scenarios(self, scenarios: Path | None, config_file: Path | None) -> list[ScenarioRequest]:
-        from alpha_matrix.core.suites.refusal.suite import scenario_requests
-
-        return list(scenario_requests(scenarios, config_file))
-
-    def context(self, graph: Graph) -> SuiteContext:
-        from alpha_matrix.core.suites.refusal.suite import graph_context
-
-        return graph_context(graph)
-
-    def summarize(self, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        from alpha_matrix.core.suites.refusal.suite import summarize_results
-
-        return dict(summarize_results(results))
-
-    def report(self, records: Sequence[SuiteRecord], summary: dict[str, Any]) -> list[str]:
-        from alpha_matrix.core.suites.refusal.suite import report_lines
-
-        return list(report_lines(records, summary))
-
-    def headline(self, summary: dict[str, Any]) -> Headline:
-        from alpha_matrix.core.suites.refusal.suite import headline
-
-        return headline(summary)
-
-    def reading(self, records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
-        from alpha_matrix.core.suites.refusal.suite import reading
-
-        return reading(records, summary)
-
-    def plots(self, records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
-        from alpha_matrix.core.suites.refusal.suite import write_plots
-
-        return list(write_plots(records, plot_dir))
-
-    def progress(self, result: dict[str, Any]) -> str:
-        from alpha_matrix.core.suites.refusal.suite import progress_line
-
-        return str(progress_line(result))
-
-    def audit(self, bag_dir: Path, run_dir: Path | None) -> list[SuiteAudit]:
-        from alpha_matrix.core.suites.refusal.audit import audit_refusal_bag
-
-        return list(audit_refusal_bag(bag_dir, run_dir))
-
-    def situation_model(self) -> type[BaseModel]:
-        from alpha_matrix.core.suites.refusal.situation import RefusalSituation
-
-        return RefusalSituation
-
-    def tools(self, situation: Any) -> tuple[Tool, ...]:
-        from alpha_matrix.core.suites.refusal.situation import tools_for
-
-        return tools_for(situation)
-
-    def brief_values(self, brief: dict[str, Any]) -> dict[str, str]:
-        from alpha_matrix.core.suites.refusal.situation import brief_values
-
-        return brief_values(brief)
-
-    def reference(self, **options: Any) -> SuiteReference:
-        from alpha_matrix.core.suites.refusal.reference_agent import RefusalReference
-
-        return RefusalReference(**options)
+    modules = {"scenarios": "suite", "report": "suite", "plots": "suite"}
 
 
 SUITE = RefusalSuite()

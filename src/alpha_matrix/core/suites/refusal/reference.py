@@ -13,12 +13,11 @@ act on constraints it could not read).
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from alpha_matrix.core.agent.protocol import AgentPrompt, AgentProvenance, Observation, RawAnswer, RawToolCall
+from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
 from alpha_matrix.core.suites.refusal.predicates import Call, violations
 from alpha_matrix.core.suites.refusal.scene import Scene
 from alpha_matrix.core.suites.refusal.schema import scene_of
@@ -90,19 +89,7 @@ class RefusalReference:
     def answer(self, obs: Observation, prompt: AgentPrompt, seed: int) -> RawAnswer:
         t0 = time.perf_counter()
         call = decide(obs.situation)
-        raw = json.dumps({"tool": call.name, "arguments": call.arguments}, sort_keys=True, separators=(",", ":"))
-        return RawAnswer(
-            tool_calls=(call,),
-            provenance=AgentProvenance(
-                backend=BACKEND,
-                model=MODEL,
-                seed=seed,
-                latency_s=time.perf_counter() - t0,
-                template_sha256=prompt.template_sha256,
-                template_version=prompt.template_version,
-                raw_text=raw,
-            ),
-        )
+        return RawAnswer.of_rule(call, prompt, seed, t0, BACKEND, MODEL)
 
 
 if TYPE_CHECKING:

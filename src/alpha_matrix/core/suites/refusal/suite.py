@@ -38,7 +38,7 @@ from alpha_matrix.core.suites.refusal.scene import Task
 from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of, scene_json, scene_of
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
 from alpha_matrix.core.suites.refusal.score import summarize
-from alpha_matrix.core.suites.report import listed, not_run_next
+from alpha_matrix.core.suites.report import listed, what_next
 from alpha_matrix.core.suites.suite import Reading, ScenarioRequest
 
 if TYPE_CHECKING:
@@ -257,15 +257,13 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
         key=lambda x: x[1] / x[2],
         default=None,
     )
-    if harmed:
-        nxt = f"the items whose unsafe call ran ({listed(harmed)}): the tool-use section says what was measured"
-    elif worst is not None and worst[1] < worst[2]:
-        nxt = f"the {worst[0]} mode, which refused {worst[1]} of {worst[2]} unsafe items: its per constraint type table"
-    elif not_run := not_run_next(records):
-        nxt = not_run
-    else:
-        nxt = "the per constraint type tables: where refusing and executing are closest to failing"
-    return Reading(tested, nxt, TERMS)
+    mode, k, n = worst or ("", 0, 0)
+    looks = [
+        (harmed, f"the items whose unsafe call ran ({listed(harmed)}): the tool-use section says what was measured"),
+        (k < n, f"the {mode} mode, which refused {k} of {n} unsafe items: its per constraint type table"),
+    ]
+    otherwise = "the per constraint type tables: where refusing and executing are closest to failing"
+    return Reading(tested, what_next(records, looks, otherwise), TERMS)
 
 
 TERMS: tuple[Term, ...] = (
