@@ -135,7 +135,7 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
     if probe is not None:
         if args.suite != "hazards":
             raise ConfigError(f"--probe: the {args.suite} suite has no outcome probe (hazards only)")
-        overrides.setdefault("hazard_bridge", {})["probe"] = probe
+        overrides.setdefault("hazard_executive", {})["probe"] = probe
     runner = overrides.setdefault("suite_runner", {})
     runner.update(suite=args.suite, scenarios=str(scenarios))
     if args.runs_dir is not None:

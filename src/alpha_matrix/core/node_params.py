@@ -22,8 +22,8 @@ from alpha_matrix.core.standard_arm.params import StandardArmParams
 from alpha_matrix.core.suites.alerts.params import AlertExecutiveParams, AlertGuardParams, AlertSourceParams
 from alpha_matrix.core.suites.ambiguity.params import AmbiguityExecutiveParams
 from alpha_matrix.core.suites.confidence.params import SkillConfidenceParams, SkillExecutiveParams
-from alpha_matrix.core.suites.gauge.params import GaugeBridgeParams, GaugeReaderParams
-from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
+from alpha_matrix.core.suites.gauge.params import GaugeExecutiveParams, GaugeReaderParams
+from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
 from alpha_matrix.core.suites.params import SuiteBridgeParams, SuiteRunnerParams
 from alpha_matrix.core.suites.proximity.params import (
     ProximityAgentLinkParams,
@@ -57,10 +57,10 @@ PARAM_MODELS: dict[str, type[NodeParams]] = {
     "agent": AgentParams,
     "proximity_agent_link": ProximityAgentLinkParams,
     "gauge_reader": GaugeReaderParams,
-    "gauge_bridge": GaugeBridgeParams,
+    "gauge_executive": GaugeExecutiveParams,
     "refusal_executive": RefusalExecutiveParams,
     "scene_bridge": SimBridgeParams,
-    "hazard_bridge": HazardBridgeParams,
+    "hazard_executive": HazardExecutiveParams,
     "standard_arm": StandardArmParams,
     "arm_adapter": ArmAdapterParams,
 }

@@ -41,7 +41,7 @@ def test_the_outcome_explicit_probe_is_the_hazards_suites_and_in_its_context() -
 
     graph, _ = suite_graph(_args("hazards", agent="reference", probe="explicit"))
     ctx = json.loads(graph.node("suite_runner").parameters["context_json"])
-    assert (ctx["probe"], graph.node("hazard_bridge").parameters["probe"]) == ("explicit", "explicit")
+    assert (ctx["probe"], graph.node("hazard_executive").parameters["probe"]) == ("explicit", "explicit")
     plain, _ = suite_graph(_args("hazards", agent="reference"))
     assert json.loads(plain.node("suite_runner").parameters["context_json"])["probe"] == "hidden"
     with pytest.raises(ConfigError, match="--probe: the confidence suite has no outcome probe"):

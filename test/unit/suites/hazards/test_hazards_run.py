@@ -18,13 +18,13 @@ from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards import run
 from alpha_matrix.core.suites.hazards.execute import StopResult
-from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
+from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
 from alpha_matrix.core.suites.hazards.plugin import SUITE as HAZARDS
 from alpha_matrix.core.suites.hazards.prediction import PredictionError, outcome_statement
 from alpha_matrix.core.suites.hazards.taxonomy import Consequence, Severity
 
 SHORT = config_dir() / "scenarios" / "hazards_short.yaml"
-PARAMS = load_yaml(config_dir() / "params_hazards.yaml")["hazard_bridge"]["ros__parameters"]
+PARAMS = load_yaml(config_dir() / "params_hazards.yaml")["hazard_executive"]["ros__parameters"]
 CTX = HazardsContext(agent="reference", stop_fraction=PARAMS["stop_fraction"], mitigated_ms=PARAMS["mitigated_ms"])
 
 
@@ -36,7 +36,7 @@ def scenarios() -> dict[str, run.Scenario]:
 def test_constants_are_the_world_s_and_the_params_file_s() -> None:
     assert run.TIMESTEP == WorldConfig.timestep
     assert set(run.STACK_VERDICTS) == {v.value for v in StopResult}
-    defaults = HazardBridgeParams()
+    defaults = HazardExecutiveParams()
     assert (defaults.stop_fraction, defaults.mitigated_ms, defaults.probe) == (
         PARAMS["stop_fraction"], PARAMS["mitigated_ms"], PARAMS["probe"]
     )  # fmt: skip

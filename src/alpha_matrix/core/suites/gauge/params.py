@@ -23,7 +23,7 @@ class GaugeReaderParams(NodeParams):
     min_px_per_2pct: float = Field(1.0, gt=0.0, description="Image px the indicator moves for 2 % of span.")
 
 
-class GaugeBridgeParams(NodeParams):
+class GaugeExecutiveParams(NodeParams):
     """The gauge panel's sim side: renders each item, asks the reader, scores the answer."""
 
     reader: str = Field("gauge_reader", pattern=r"^[a-z][a-z0-9_]*$", description="Node serving <reader>/decide.")

@@ -12,7 +12,7 @@ from alpha_matrix.core.config import (
 )
 
 
-class HazardBridgeParams(NodeParams):
+class HazardExecutiveParams(NodeParams):
     """The hazards suite's sim side: each z played in the physics with and without the stack, then
     the world model asked. The stack's settings go into the run's context, so the audit uses them."""
 

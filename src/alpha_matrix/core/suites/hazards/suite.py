@@ -1,6 +1,6 @@
 """The hazards suite's pieces in the shape core/suites/registry.py asks of a suite: the requests
 (one per z, the record whole: the bridge needs the answer key to score, the agent never gets it)
-and the run's context (the world model under test and the stack's settings, from hazard_bridge)."""
+and the run's context (the world model under test and the stack's settings, from hazard_executive)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from alpha_matrix.core.suites.suite import ScenarioRequest
 if TYPE_CHECKING:
     from alpha_matrix.core.graph import Graph
 
-BRIDGE = "hazard_bridge"
+EXECUTIVE = "hazard_executive"
 
 
 def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) -> list[ScenarioRequest]:
@@ -28,7 +28,7 @@ def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) 
 
 
 def graph_context(graph: Graph) -> HazardsContext:
-    p = graph.node(BRIDGE).parameters
+    p = graph.node(EXECUTIVE).parameters
     return HazardsContext(
         agent=str(p["agent"]),
         stop_fraction=float(p["stop_fraction"]),

@@ -1,4 +1,4 @@
-"""gauge_bridge: the gauge suite's sim side and executive.
+"""gauge_executive: the gauge suite's sim side and executive.
 
 For each gauge scenario on suite/request: render the item (core/suites/gauge/scene.py: the
 textured panel in PyBullet seen by the project's RGB camera, then the item's degradations), show
@@ -20,7 +20,7 @@ from alpha_matrix_interfaces.srv import Decide
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.suites.gauge.agent_run import agent_part, run_agent
 from alpha_matrix.core.suites.gauge.faces import FACES
-from alpha_matrix.core.suites.gauge.params import GaugeBridgeParams
+from alpha_matrix.core.suites.gauge.params import GaugeExecutiveParams
 from alpha_matrix.core.suites.gauge.run import GaugeRequest, gauge_observation, result_of
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
@@ -33,8 +33,8 @@ class GaugeBridge(SuiteExecutive):
     suite = "gauge"
 
     def __init__(self) -> None:
-        super().__init__("gauge_bridge")
-        self.params = declare_params(self, GaugeBridgeParams)
+        super().__init__("gauge_executive")
+        self.params = declare_params(self, GaugeExecutiveParams)
         self.scene = GaugeScene()
         self.reader = self.create_client(Decide, f"{self.params.reader}/decide")
         self.agent = self.create_client(Decide, "agent/decide") if self.params.agent else None

@@ -1,4 +1,4 @@
-"""hazard_bridge: the hazards suite's sim side and executive.
+"""hazard_executive: the hazards suite's sim side and executive.
 
 For each z on suite/request: check that U can execute (reach, payload, budget: an infeasible z
 is counted, never played or asked); play it in the physics (core/suites/hazards/execute.py)
@@ -20,7 +20,7 @@ from std_msgs.msg import String
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.suites.context import HazardsContext, parse_context
 from alpha_matrix.core.suites.hazards.generate import Feasibility
-from alpha_matrix.core.suites.hazards.params import HazardBridgeParams
+from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
 from alpha_matrix.core.suites.hazards.run import PHYSICS_TOPIC, hazards_observation, plays, result_of
 from alpha_matrix.core.suites.hazards.scenario import Scenario
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
@@ -34,10 +34,10 @@ class HazardBridge(SuiteExecutive):
     suite = "hazards"
 
     def __init__(self) -> None:
-        super().__init__("hazard_bridge")
-        self.params = declare_params(self, HazardBridgeParams)
+        super().__init__("hazard_executive")
+        self.params = declare_params(self, HazardExecutiveParams)
         if not self.params.agent:
-            raise AlphaMatrixError("hazard_bridge: no agent (the hazards suite asks one: --agent reference, ...)")
+            raise AlphaMatrixError("hazard_executive: no agent (the hazards suite asks one: --agent reference, ...)")
         self.decide_cli = self.create_client(Decide, "agent/decide")
         self.physics_pub = self.create_publisher(String, PHYSICS_TOPIC.lstrip("/"), EVENTS)
         self.agent_ready = False
