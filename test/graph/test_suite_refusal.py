@@ -29,11 +29,12 @@ from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.audit_common import as_json
 from alpha_matrix.core.suites.common import config_dir
-from alpha_matrix.core.suites.context import RefusalContext, parse_context
 from alpha_matrix.core.suites.records import SuiteStore
 from alpha_matrix.core.suites.refusal.audit import load_refusal, outcome_again, replay_episode
+from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.execute import outcome_json, run_on_world
 from alpha_matrix.core.suites.refusal.suite import item_of
+from alpha_matrix.core.suites.registry import parse_context
 from conftest import run_cli
 
 MODES = ["text", "tool_use"]

@@ -1,5 +1,6 @@
 """Every node executable's parameter model, by name: what the graph resolver and the launchers
-validate a params file against before any process starts. Each model lives with its code."""
+validate a params file against before any process starts. Each model lives with its code; a
+suite's nodes are listed by the suite (its ``nodes``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from alpha_matrix.core.agent.params import AgentParams
-from alpha_matrix.core.config import (
-    NodeParams,
-)
+from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.params import ChaosParams, EpisodeRunnerParams, ExecutiveParams, StepConsumerParams
 from alpha_matrix.core.planning.params import LLMPlannerParams, OracleParams
@@ -19,20 +18,10 @@ from alpha_matrix.core.robot.adapter.params import ArmAdapterParams
 from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.safety.params import SafetyMonitorParams
 from alpha_matrix.core.standard_arm.params import StandardArmParams
-from alpha_matrix.core.suites.alerts.params import AlertExecutiveParams, AlertGuardParams, AlertSourceParams
-from alpha_matrix.core.suites.ambiguity.params import AmbiguityExecutiveParams
-from alpha_matrix.core.suites.confidence.params import SkillConfidenceParams, SkillExecutiveParams
-from alpha_matrix.core.suites.gauge.params import GaugeExecutiveParams, GaugeReaderParams
-from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.params import SuiteBridgeParams, SuiteRunnerParams
-from alpha_matrix.core.suites.proximity.params import (
-    ProximityAgentLinkParams,
-    ProximityBridgeParams,
-    ProximityDetectorParams,
-    ProximityExecutiveParams,
-)
-from alpha_matrix.core.suites.refusal.params import RefusalExecutiveParams
 
+# The graph's own nodes; every suite adds its own (its ``nodes``).
 PARAM_MODELS: dict[str, type[NodeParams]] = {
     "sim_bridge": SimBridgeParams,
     "oracle": OracleParams,
@@ -44,26 +33,13 @@ PARAM_MODELS: dict[str, type[NodeParams]] = {
     "safety_monitor": SafetyMonitorParams,
     "chaos": ChaosParams,
     "suite_bridge": SuiteBridgeParams,
-    "skill_confidence": SkillConfidenceParams,
-    "skill_executive": SkillExecutiveParams,
-    "alert_source": AlertSourceParams,
-    "alert_guard": AlertGuardParams,
-    "alert_executive": AlertExecutiveParams,
     "suite_runner": SuiteRunnerParams,
-    "ambiguity_executive": AmbiguityExecutiveParams,
-    "proximity_bridge": ProximityBridgeParams,
-    "proximity_detector": ProximityDetectorParams,
-    "proximity_executive": ProximityExecutiveParams,
     "agent": AgentParams,
-    "proximity_agent_link": ProximityAgentLinkParams,
-    "gauge_reader": GaugeReaderParams,
-    "gauge_executive": GaugeExecutiveParams,
-    "refusal_executive": RefusalExecutiveParams,
     "scene_bridge": SimBridgeParams,
-    "hazard_executive": HazardExecutiveParams,
     "standard_arm": StandardArmParams,
     "arm_adapter": ArmAdapterParams,
 }
+PARAM_MODELS.update({exe: model for s in registry.suites() for exe, model in s.node_params().items()})
 
 
 def validate_params(

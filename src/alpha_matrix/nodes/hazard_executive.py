@@ -18,11 +18,12 @@ from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.suites.context import HazardsContext, parse_context
+from alpha_matrix.core.suites.hazards.context import HazardsContext
 from alpha_matrix.core.suites.hazards.generate import Feasibility
 from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
 from alpha_matrix.core.suites.hazards.run import PHYSICS_TOPIC, hazards_observation, plays, result_of
 from alpha_matrix.core.suites.hazards.scenario import Scenario
+from alpha_matrix.core.suites.registry import parse_context
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS

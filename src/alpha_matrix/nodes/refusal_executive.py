@@ -30,7 +30,7 @@ from std_msgs.msg import String
 from alpha_matrix.core.agent.protocol import Image
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
-from alpha_matrix.core.suites.context import RefusalContext, parse_context
+from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import admitted, item_result, observation
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
@@ -39,6 +39,7 @@ from alpha_matrix.core.suites.refusal.params import RefusalExecutiveParams
 from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
+from alpha_matrix.core.suites.registry import parse_context
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.pick_place_link import PickPlaceLink

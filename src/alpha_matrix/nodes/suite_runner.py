@@ -31,9 +31,10 @@ from alpha_matrix.core.records import provenance
 from alpha_matrix.core.shards import in_share
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
-from alpha_matrix.core.suites.context import context_json, parse_context
+from alpha_matrix.core.suites.context import context_json
 from alpha_matrix.core.suites.params import SuiteRunnerParams
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming, episode_id
+from alpha_matrix.core.suites.registry import parse_context
 from alpha_matrix.ros.agent_progress import AgentProgress
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params

@@ -20,7 +20,8 @@ from alpha_matrix.core.suites.audit_common import (
     not_replayable,
     request_context,
 )
-from alpha_matrix.core.suites.context import ProximityContext, context_json
+from alpha_matrix.core.suites.context import context_json
+from alpha_matrix.core.suites.proximity.context import ProximityContext
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
 from alpha_matrix.core.suites.suite import SuiteAudit
 

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from alpha_matrix import nodes
+from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.node_params import PARAM_MODELS
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.params import SuiteRunnerParams
@@ -33,6 +36,9 @@ def test_every_piece_of_every_suite_is_where_its_layout_says(name: str) -> None:
     s = registry.suite(name)
     for piece in [*LAYOUT, *s.pieces]:
         assert callable(s.piece(piece)), s.where(piece)
+    for executable, model in s.node_params().items():  # its nodes: a parameter model each, and a node file
+        assert issubclass(model, NodeParams) and executable in PARAM_MODELS, executable
+        assert (Path(nodes.__file__).parent / f"{executable}.py").is_file(), executable
 
 
 def test_a_piece_that_is_not_there_is_named() -> None:

@@ -31,8 +31,8 @@ from alpha_matrix.core.bag import BagError, bag_metadata, episode_attempts
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.agent_common import infrastructure_aborts
-from alpha_matrix.core.suites.context import SuiteContext, parse_context
-from alpha_matrix.core.suites.registry import audit_suite_bag
+from alpha_matrix.core.suites.context import SuiteContext
+from alpha_matrix.core.suites.registry import audit_suite_bag, parse_context
 from alpha_matrix.core.suites.suite import SuiteAudit
 
 NOT_TODAY = " (never taken from today's config)"

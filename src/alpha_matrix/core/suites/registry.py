@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ValidationError
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.lazy import load
@@ -85,6 +87,34 @@ def runner_requests(runner_params: Mapping[str, Any]) -> list[ScenarioRequest]:
 
 def graph_context(suite: str, graph: Graph) -> SuiteContext:
     return spec(suite).context(graph)
+
+
+def parse_context(text: str, name: str) -> SuiteContext:
+    """A recorded context, read back by the suite it names; ValueError (one line) when it is not a
+    valid context of suite ``name``."""
+    try:
+        named = _Named.model_validate_json(text).suite
+    except ValidationError as err:
+        raise ValueError(f"invalid context_json: {_first(err)}") from None
+    if named != name:
+        raise ValueError(f"context_json is for suite {named!r}, not {name!r}")
+    try:
+        ctx: SuiteContext = suite(name).context_model().model_validate_json(text)
+    except ValidationError as err:
+        raise ValueError(f"invalid context_json: {_first(err)}") from None
+    return ctx
+
+
+class _Named(BaseModel):
+    """Only which suite a recorded context names (one of the registry's)."""
+
+    suite: Literal[SUITE_NAMES]  # type: ignore[valid-type]
+
+
+def _first(err: ValidationError) -> str:
+    first = err.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "context"
+    return f"{key}: {first['msg'].removeprefix('Value error, ')}"
 
 
 def summarize_results(suite: str, results: Sequence[dict[str, Any]]) -> dict[str, Any]:

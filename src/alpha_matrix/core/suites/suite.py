@@ -74,6 +74,7 @@ class ScenarioRequest(NamedTuple):
 PIECES: dict[str, str] = {
     "scenarios": "scenarios:scenario_requests",
     "context": "scenarios:graph_context",
+    "context_model": "context:{Name}Context",
     "summarize": "report:summarize_results",
     "report": "report:report_lines",
     "headline": "report:headline",
@@ -98,6 +99,8 @@ class Suite:
     * ``brief_placeholders`` / ``required_brief``: the brief placeholders its prompt's system text
       may use / must use (config/prompts/agent_<suite>_v1.yaml).
     * ``agent_baselines``: its own baseline agents, backend name -> ``"module:Class"``.
+    * ``nodes``: its own node executables (nodes/<executable>.py) -> their parameter model
+      ("module:Class" in its folder), which the graph resolver validates params files against.
     * ``modules``: the layout's modules it names otherwise (e.g. {"report": "suite"}: the report
       pieces are in its suite.py).
     * ``pieces``: single pieces that live elsewhere (piece -> "module:name" in its folder).
@@ -111,6 +114,7 @@ class Suite:
     required_brief: ClassVar[frozenset[str]] = frozenset()
     agent_baselines: ClassVar[Mapping[str, str]] = {}
     modules: ClassVar[Mapping[str, str]] = {}
+    nodes: ClassVar[Mapping[str, str]] = {}
     pieces: ClassVar[Mapping[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -123,28 +127,38 @@ class Suite:
 
     def where(self, piece: str) -> str:
         """``piece``'s "module:name", module absolute (the suite's folder is its plugin's package)."""
-        module, _, attr = self.pieces.get(piece, PIECES.get(piece, "")).partition(":")
-        if not attr:
+        ref = self.pieces.get(piece, PIECES.get(piece, ""))
+        if ":" not in ref:
             raise LookupError(f"suite {self.name} has no piece {piece!r}")
-        module = self.modules.get(module, module) if piece not in self.pieces else module
+        module, _, attr = ref.partition(":")
+        return self._absolute(self.modules.get(module, module) if piece not in self.pieces else module, attr)
+
+    def piece(self, piece: str) -> Any:
+        """The function or class of ``piece``, imported now (LookupError when its module lacks it)."""
+        return self._load(self.where(piece), f"its piece {piece!r}")
+
+    def node_params(self) -> dict[str, Any]:
+        """Its nodes' parameter models by executable (``nodes``), imported now."""
+        return {exe: self._load(self._absolute(*ref.split(":")), f"node {exe}") for exe, ref in self.nodes.items()}
+
+    def _absolute(self, module: str, attr: str) -> str:
         package = type(self).__module__.rpartition(".")[0]
         fill = {"name": self.name, "Name": self.name.capitalize()}
         module = f"{package}.{module}" if package else module
         return f"{module.format(**fill)}:{attr.format(**fill)}"
 
-    def piece(self, piece: str) -> Any:
-        """The function or class of ``piece``, imported now (LookupError when its module lacks it)."""
-        module, _, attr = self.where(piece).partition(":")
+    def _load(self, ref: str, what: str) -> Any:
+        module, _, attr = ref.partition(":")
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:  # its package is missing too
             found = False
         if not found:
-            raise LookupError(f"suite {self.name}: no module {module} for its piece {piece!r}")
+            raise LookupError(f"suite {self.name}: no module {module} for {what}")
         try:
             return getattr(importlib.import_module(module), attr)
         except AttributeError:
-            raise LookupError(f"suite {self.name}: {module} has no {attr} (its piece {piece!r})") from None
+            raise LookupError(f"suite {self.name}: {module} has no {attr} ({what})") from None
 
     # ------------------------------------------------------------------------- the run and its report
     def scenarios(self, scenarios: Path | None, config_file: Path | None) -> list[ScenarioRequest]:
@@ -155,6 +169,10 @@ class Suite:
     def context(self, graph: Graph) -> SuiteContext:
         """What the bag must carry for its audit, from the resolved graph."""
         return self.piece("context")(graph)
+
+    def context_model(self) -> type[SuiteContext]:
+        """Its context's model (a ``SuiteContext``), which reads a recorded context back."""
+        return self.piece("context_model")
 
     def summarize(self, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The summary of the scenarios' results, as recorded."""

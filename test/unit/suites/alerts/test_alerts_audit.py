@@ -20,12 +20,13 @@ from alpha_matrix.core.bag import SplitBagWriter, make_typestore
 from alpha_matrix.core.outcome import Outcome
 from alpha_matrix.core.records import provenance
 from alpha_matrix.core.suites.alerts.audit import audit_alerts_bag
+from alpha_matrix.core.suites.alerts.context import AlertsContext
 from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, RobotStatus, Severity, StatusConfig
 from alpha_matrix.core.suites.alerts.scenarios import AlertScenario, alert_scenario_json, load_alert_policy
 from alpha_matrix.core.suites.audit_common import bag_suite
 from alpha_matrix.core.suites.common import config_dir
-from alpha_matrix.core.suites.context import AlertsContext, RecordedFile, context_json
+from alpha_matrix.core.suites.context import RecordedFile, context_json
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTiming
 
 TOPICS = {

@@ -18,12 +18,12 @@ from alpha_matrix.core.robot.pick_place import PoseSample
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.ambiguity.audit import AmbiguityEpisode, _audit_one, replay_episode
+from alpha_matrix.core.suites.ambiguity.context import AmbiguityContext
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, turn_json
 from alpha_matrix.core.suites.ambiguity.items import Item, item_json
 from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves, world_robot
 from alpha_matrix.core.suites.ambiguity.reference import ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
-from alpha_matrix.core.suites.context import AmbiguityContext
 
 
 def _obs_msg(obs: Observation) -> SimpleNamespace:

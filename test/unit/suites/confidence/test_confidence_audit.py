@@ -23,6 +23,7 @@ from alpha_matrix.core.suites.audit_common import bag_suite, format_suite_table
 from alpha_matrix.core.suites.common import config_dir
 from alpha_matrix.core.suites.confidence.agent import Call, Query, Stop
 from alpha_matrix.core.suites.confidence.audit import audit_confidence_bag
+from alpha_matrix.core.suites.confidence.context import ConfidenceContext
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.run import confidence_result_dict, observe_state, run_skill_task
 from alpha_matrix.core.suites.confidence.scenarios import (
@@ -31,7 +32,7 @@ from alpha_matrix.core.suites.confidence.scenarios import (
     load_skills_config,
 )
 from alpha_matrix.core.suites.confidence.skills import SkillState
-from alpha_matrix.core.suites.context import ConfidenceContext, RecordedFile, context_json
+from alpha_matrix.core.suites.context import RecordedFile, context_json
 
 CONF_TOPICS = {
     "/suite/request": "alpha_matrix_interfaces/msg/SuiteRequest",

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 import pytest
 
 from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, ToolCall
-from alpha_matrix.core.suites.context import GaugeContext, context_json
+from alpha_matrix.core.suites.context import context_json
 from alpha_matrix.core.suites.gauge.audit import _Episode, audit_episode
+from alpha_matrix.core.suites.gauge.context import GaugeContext
 from alpha_matrix.core.suites.gauge.dataset import make_item
 from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.report import progress_line, report_lines, summarize_gauge

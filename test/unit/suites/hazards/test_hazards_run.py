@@ -15,8 +15,8 @@ from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.common import config_dir
-from alpha_matrix.core.suites.context import HazardsContext
 from alpha_matrix.core.suites.hazards import run
+from alpha_matrix.core.suites.hazards.context import HazardsContext
 from alpha_matrix.core.suites.hazards.execute import StopResult
 from alpha_matrix.core.suites.hazards.params import HazardExecutiveParams
 from alpha_matrix.core.suites.hazards.plugin import SUITE as HAZARDS

@@ -16,8 +16,9 @@ import pytest
 from alpha_matrix.core.bag import BagError, SplitBagWriter, make_typestore
 from alpha_matrix.core.sim.camera_model import CELL_CAMERA
 from alpha_matrix.core.suites.audit_common import bag_suite, format_suite_table
-from alpha_matrix.core.suites.context import ProximityContext, context_json
+from alpha_matrix.core.suites.context import context_json
 from alpha_matrix.core.suites.proximity.audit import audit_proximity_bag
+from alpha_matrix.core.suites.proximity.context import ProximityContext
 from alpha_matrix.core.suites.proximity.run import (
     ArmAccount,
     DetectorCore,

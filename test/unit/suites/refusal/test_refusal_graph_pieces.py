@@ -15,12 +15,14 @@ from alpha_matrix.core.agent.agent import Agent
 from alpha_matrix.core.agent.prompts import default_prompt, render
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.agent.situation import parse_situation
-from alpha_matrix.core.suites.context import RefusalContext, context_json, parse_context
+from alpha_matrix.core.suites.context import context_json
+from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import item_result, observation
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES
 from alpha_matrix.core.suites.refusal.plugin import SUITE as REFUSAL
 from alpha_matrix.core.suites.refusal.suite import verdict_json
+from alpha_matrix.core.suites.registry import parse_context
 
 SHA = "0" * 64
 

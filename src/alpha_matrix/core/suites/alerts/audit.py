@@ -33,12 +33,12 @@ from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.alerts.agent_link import AlertAgentLink, final_admission
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_part
+from alpha_matrix.core.suites.alerts.context import AlertsContext
 from alpha_matrix.core.suites.alerts.guard import AlertEvent, GuardCore, compose_alert_result
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Severity
 from alpha_matrix.core.suites.alerts.policy import RobotStatus as CoreStatus
 from alpha_matrix.core.suites.alerts.scenarios import alert_scenario_from_json, load_alert_policy
 from alpha_matrix.core.suites.audit_common import into
-from alpha_matrix.core.suites.context import AlertsContext
 from alpha_matrix.core.suites.suite import SuiteAudit
 
 SUITE = "alerts"

@@ -7,6 +7,11 @@ class AlertsSuite(Suite):
     name = "alerts"
     marker_topic = "/robot/alerts"
     audit_unit = "decisions"
+    nodes = {
+        "alert_source": "params:AlertSourceParams",
+        "alert_guard": "params:AlertGuardParams",
+        "alert_executive": "params:AlertExecutiveParams",
+    }
     config_file = ("alerts_file", "alerts.yaml")
     brief_placeholders = frozenset({"task"})
     required_brief = frozenset({"task"})

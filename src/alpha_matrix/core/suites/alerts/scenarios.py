@@ -20,9 +20,10 @@ from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.seeds import derive_seed
+from alpha_matrix.core.suites.alerts.context import AlertsContext
 from alpha_matrix.core.suites.alerts.policy import Alert, AlertClass, AlertPolicy, Response, Severity, StatusConfig
 from alpha_matrix.core.suites.common import config_dir, raise_validation
-from alpha_matrix.core.suites.context import AlertsContext, RecordedFile, node_file
+from alpha_matrix.core.suites.context import RecordedFile, node_file
 from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:

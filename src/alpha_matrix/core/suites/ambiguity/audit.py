@@ -30,13 +30,13 @@ from alpha_matrix.core.attempts import STEP_TOPIC
 from alpha_matrix.core.robot.pick_place import PoseSample, pose_sample
 from alpha_matrix.core.suites import audit_common
 from alpha_matrix.core.suites.agent_common import said_again
+from alpha_matrix.core.suites.ambiguity.context import AmbiguityContext
 from alpha_matrix.core.suites.ambiguity.episode import SUITE, EpisodeRun, episode_id
 from alpha_matrix.core.suites.ambiguity.items import Item, item_of
 from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
 from alpha_matrix.core.suites.audit_common import into
-from alpha_matrix.core.suites.context import AmbiguityContext
 from alpha_matrix.core.suites.suite import SuiteAudit
 
 if TYPE_CHECKING:

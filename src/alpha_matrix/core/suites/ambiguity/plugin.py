@@ -7,6 +7,7 @@ class AmbiguitySuite(Suite):
     name = "ambiguity"
     marker_topic = "/ambiguity/dialogue"
     audit_unit = "turns"
+    nodes = {"ambiguity_executive": "params:AmbiguityExecutiveParams"}
     config_file = None  # everything is in the scenario file (the items, truth included)
     brief_placeholders = frozenset({"instruction"})
     required_brief = frozenset({"instruction"})

@@ -30,6 +30,7 @@ from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.agent_score import COUNTS, Answer, EvidenceError, score_turns, turn_of
+from alpha_matrix.core.suites.confidence.context import ConfidenceContext
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import SkillsSuite, load_skills_config, parse_goal
 from alpha_matrix.core.suites.confidence.skills import (
@@ -44,7 +45,6 @@ from alpha_matrix.core.suites.confidence.skills import (
     skill_succeeded,
 )
 from alpha_matrix.core.suites.confidence.tools import skill_of
-from alpha_matrix.core.suites.context import ConfidenceContext
 from alpha_matrix.core.suites.suite import SuiteAudit
 
 SUITE = "confidence"

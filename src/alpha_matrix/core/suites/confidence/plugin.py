@@ -7,6 +7,7 @@ class ConfidenceSuite(Suite):
     name = "confidence"
     marker_topic = "/skill/queries"
     audit_unit = "answers"
+    nodes = {"skill_confidence": "params:SkillConfidenceParams", "skill_executive": "params:SkillExecutiveParams"}
     config_file = ("skills_file", "skills.yaml")
     brief_placeholders = frozenset({"instruction", "goals", "threshold", "zones"})
     required_brief = frozenset({"goals", "threshold"})

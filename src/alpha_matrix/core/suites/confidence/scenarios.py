@@ -27,9 +27,10 @@ from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.confidence.agent import Goal, Task
+from alpha_matrix.core.suites.confidence.context import ConfidenceContext
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceConfig, ReachEnvelope, Region, TrainingEntry
 from alpha_matrix.core.suites.confidence.skills import VERBS, SceneGeometry, Skill, place
-from alpha_matrix.core.suites.context import ConfidenceContext, RecordedFile, node_file
+from alpha_matrix.core.suites.context import RecordedFile, node_file
 from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from alpha_matrix.core.agent.images import rgb_pixels
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites import audit_common
 from alpha_matrix.core.suites.audit_common import into
-from alpha_matrix.core.suites.context import GaugeContext
 from alpha_matrix.core.suites.gauge.agent_run import agent_part
+from alpha_matrix.core.suites.gauge.context import GaugeContext
 from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.run import GaugeRequest, read_observation, reading_decision, result_of, situation
 from alpha_matrix.core.suites.gauge.scene import GaugeScene

@@ -8,6 +8,7 @@ class GaugeSuite(Suite):
     # the classical reader's answers (its observations, images included: /gauge/observations)
     marker_topic = "/gauge/readings"
     audit_unit = "readings"
+    nodes = {"gauge_reader": "params:GaugeReaderParams", "gauge_executive": "params:GaugeExecutiveParams"}
     config_file = None  # the reader's bounds are gauge_reader's parameters, carried in the context
     brief_placeholders = frozenset(
         {"gauge", "kind", "unit", "scale_min", "scale_max", "labelled_tick_every", "tick_every"}

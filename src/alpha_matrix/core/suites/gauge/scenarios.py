@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
-from alpha_matrix.core.suites.context import GaugeContext
+from alpha_matrix.core.suites.gauge.context import GaugeContext
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
 from alpha_matrix.core.suites.suite import ScenarioRequest
 

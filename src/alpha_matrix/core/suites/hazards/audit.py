@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from alpha_matrix.core.agent.wire import decision_of, observation_of
 from alpha_matrix.core.suites import audit_common
 from alpha_matrix.core.suites.audit_common import into
-from alpha_matrix.core.suites.context import HazardsContext
+from alpha_matrix.core.suites.hazards.context import HazardsContext
 from alpha_matrix.core.suites.hazards.run import (
     CONTACTS,
     PHYSICS_REFUSED,

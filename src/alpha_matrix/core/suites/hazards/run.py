@@ -22,7 +22,7 @@ from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.common import config_dir, raise_validation
-from alpha_matrix.core.suites.context import HazardsContext
+from alpha_matrix.core.suites.hazards.context import HazardsContext
 from alpha_matrix.core.suites.hazards.limits import grade_drop
 from alpha_matrix.core.suites.hazards.prediction import Prediction, PredictionError, outcome_statement
 from alpha_matrix.core.suites.hazards.scenario import (

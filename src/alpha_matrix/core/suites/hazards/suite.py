@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.seeds import derive_seed
-from alpha_matrix.core.suites.context import HazardsContext
+from alpha_matrix.core.suites.hazards.context import HazardsContext
 from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:

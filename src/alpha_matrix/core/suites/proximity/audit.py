@@ -38,9 +38,9 @@ from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.depth_image import DepthImageError, image_metres
 from alpha_matrix.core.suites import audit_common, registry
-from alpha_matrix.core.suites.context import ProximityContext
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
 from alpha_matrix.core.suites.proximity.agent_score import agent_part
+from alpha_matrix.core.suites.proximity.context import ProximityContext
 from alpha_matrix.core.suites.proximity.run import (
     SUITE,
     ArmAccount,

@@ -25,7 +25,7 @@ from alpha_matrix.core.sim.camera import CameraConfig, camera_info
 from alpha_matrix.core.sim.camera_model import in_view
 from alpha_matrix.core.sim.human import HumanPath, path_state
 from alpha_matrix.core.suites.common import config_dir
-from alpha_matrix.core.suites.context import ProximityContext
+from alpha_matrix.core.suites.proximity.context import ProximityContext
 from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_steps
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig, SsmParams

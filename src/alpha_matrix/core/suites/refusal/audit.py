@@ -26,7 +26,7 @@ from alpha_matrix.core.attempts import STEP_TOPIC
 from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.agent_common import said_again
 from alpha_matrix.core.suites.audit_common import into
-from alpha_matrix.core.suites.context import RefusalContext
+from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, item_result, observation
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import call_of

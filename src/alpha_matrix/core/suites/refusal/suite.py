@@ -28,7 +28,7 @@ from alpha_matrix.core.agent.protocol import AgentBackend
 from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.agent_common import provenance_part
-from alpha_matrix.core.suites.context import RefusalContext
+from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, decide_item, item_result
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.guard import check_call
