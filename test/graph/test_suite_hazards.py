@@ -44,6 +44,7 @@ def test_hazards_suite_reference_through_the_graph_audit_and_a_tampered_force(tm
     assert int(counts["/agent/decisions"]) == 4
     report = (tmp_path / "runs" / "h1" / "report.md").read_text()
     assert "91.5 %" in report and "quasi_static_clamping" in report
+    assert "### Units never played\n\nNone: every one of the" in report  # every unit of the four played
 
     bag = tmp_path / "bags" / "h1"
     ok = run_cli(["audit", str(bag), "--runs-dir", str(tmp_path / "runs")], tmp_path, timeout=120)

@@ -1,11 +1,16 @@
-"""Constrained inversion: deterministic, the issue's floor (>= 100 feasible z from >= 40 units), traceable."""
+"""Constrained inversion: deterministic, the issue's floor (>= 100 feasible z from >= 40 units), traceable;
+aimed at what the robot can execute (the default set: <= 15 % infeasible, every unit played)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
+from alpha_matrix.core.config import load_yaml
+from alpha_matrix.core.suites.hazards import run
 from alpha_matrix.core.suites.hazards.bank import load_bank
-from alpha_matrix.core.suites.hazards.generate import INVERSION_KIND, build, draw_of, generate_set
+from alpha_matrix.core.suites.hazards.generate import INVERSION_KIND, Feasibility, aimed, build, draw_of, generate_set
 from alpha_matrix.core.suites.hazards.scenario import Scenario, load_scenarios
 
 BANK = load_bank()
@@ -54,3 +59,45 @@ def test_records_round_trip_through_the_file_loader(generated: tuple[list[Scenar
 
 def test_every_inversion_of_the_bank_has_a_kind() -> None:
     assert {u.inversion for u in BANK.units if u.inversion} <= set(INVERSION_KIND)
+
+
+# ----------------------------------------------------------------------------- aimed at what the robot can execute
+DRAWS = [draw_of(u, k) for u in BANK.units for k in range(4)]
+
+
+@pytest.fixture(scope="module")
+def check() -> Iterator[Feasibility]:
+    c = Feasibility()
+    yield c
+    c.close()
+
+
+def test_a_first_draw_that_fits_is_kept_as_it_is_and_a_redraw_has_its_own_stream(check: Feasibility) -> None:
+    fits = next(d for d in DRAWS if check.why_not(build(d, 0)) is None)
+    z, why = aimed(fits, 0, check, 7)
+    assert why is None and z == build(fits, 0) and z.provenance.redraw == 0
+    assert build(fits, 0, redraw=1) == build(fits, 0, redraw=1) != build(fits, 0, redraw=2)
+    assert build(fits, 0, redraw=1).provenance.redraw == 1
+    assert aimed(fits, 0, check, 0) == (build(fits, 0), None)  # no redraws: the first draw, as before aiming
+
+
+def test_aiming_never_relaxes_the_check(check: Feasibility) -> None:
+    """A redrawn z passes the very check the bridge runs; one that fails every redraw is sent with the last
+    redraw and the reason the check gives, so the bridge and the audit count it infeasible."""
+    unfit = [d for d in DRAWS if check.why_not(build(d, 0)) is not None]
+    assert unfit
+    for d in unfit:
+        z, why = aimed(d, 0, check, 3)
+        assert why == check.why_not(z)
+        assert z.provenance.redraw > 0 if why is None else z.provenance.redraw == 3
+
+
+def test_the_default_set_plays_every_unit_with_few_infeasible(check: Feasibility) -> None:
+    """The issue's targets on the default set (config/scenarios/hazards.yaml): at most 15 % infeasible by the
+    bridge's own check, every unit of the bank played at least once, and the same set again."""
+    zs = run.suite_scenarios(None)
+    bad = [z for z in zs if check.why_not(z) is not None]
+    assert len(bad) <= 0.15 * len(zs)
+    assert {z.unit_id for z in zs if z not in bad} == {u.id for u in BANK.units}
+    assert run.suite_scenarios(None) == zs
+    assert all(z.provenance.redraw == load_yaml(run.default_path())["generate"]["redraws"] for z in bad)

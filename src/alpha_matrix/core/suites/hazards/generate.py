@@ -6,6 +6,14 @@ table, press force, sweep speed, mass and drop height, zone and box sizes) from 
 sha256 of (seed, unit, draw). Every z is checked before it is played: reach of each commanded
 point, held mass against what the fingers hold, and U's duration against the driver's step
 budget. An infeasible z is counted (ICAT's UHR analogue) and never scored.
+
+Aim (``aimed``): a first draw the robot cannot execute is drawn again, from its own stream
+sha256 of (seed, unit, draw, "redraw", k), up to ``redraws`` times, and the first that passes the
+same check is the scenario (``Provenance.redraw`` says which). About half the first draws do not
+fit (mostly the driver's step budget: slow carries, far targets), and some units fail every first
+draw, so without aiming those units are never played. A first draw that fits is kept as it is,
+and the check is never relaxed: the budget stays the driver's; a draw that still fails after
+every redraw is sent and counted infeasible as before.
 """
 
 from __future__ import annotations
@@ -151,10 +159,15 @@ def _resting(region: str, x: float, y: float) -> tuple[float, float, float]:
     return (x, y, round(TOP + (size[2] if shape == "box" else size[0]), 4))
 
 
-def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None) -> Scenario:
-    """One z from a draw: the scene, U, and the causal chain's initial state and trigger."""
+def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None, redraw: int = 0) -> Scenario:
+    """One z from a draw: the scene, U, and the causal chain's initial state and trigger. ``redraw`` k > 0
+    draws the free parameters again from the k-th redraw stream (``aimed``); 0 is the first draw."""
     cfg = cfg or physics.PhysicsConfig()
-    g = rng("hazards", "generate", seed, d.sid)
+    g = (
+        rng("hazards", "generate", seed, d.sid)
+        if redraw == 0
+        else rng("hazards", "generate", seed, d.sid, "redraw", redraw)
+    )
     kind = INVERSION_KIND[d.inversion] if d.inversion is not None else "carry"
     x, y = _u(g, TABLE_X), _u(g, TABLE_Y)
     table = ObjectSpec(
@@ -265,7 +278,7 @@ def build(d: Draw, seed: int, cfg: physics.PhysicsConfig | None = None) -> Scena
     text = f"Scene with {', '.join(o.kind for o in objects[1:])} on or above the table; the Panda at its base."
     z = Scenario(
         scenario_id=d.sid,
-        provenance=Provenance(unit_id=d.unit_id, sources=d.sources, seed=seed),
+        provenance=Provenance(unit_id=d.unit_id, sources=d.sources, seed=seed, redraw=redraw),
         objects=tuple(objects),
         relations=tuple(relations),
         robot=RobotSpec(name="panda", payload_kg=PANDA_PAYLOAD_KG, reach_m=PANDA_REACH_M, base=cfg.world.panda_base),
@@ -341,19 +354,31 @@ class Feasibility:
         return None
 
 
-def generate_set(bank: Bank, seed: int, per_unit: int) -> tuple[list[Scenario], list[Rejected]]:
+def aimed(d: Draw, seed: int, check: Feasibility, redraws: int) -> tuple[Scenario, str | None]:
+    """The first of the draw and its ``redraws`` redraws that ``check`` passes, else the last one and why
+    it cannot execute. Deterministic: each redraw has its own sha256 stream."""
+    why: str | None = None
+    for k in range(redraws + 1):
+        z = build(d, seed, check.cfg, k)
+        why = check.why_not(z)
+        if why is None:
+            break
+    return z, why
+
+
+def generate_set(bank: Bank, seed: int, per_unit: int, redraws: int = 0) -> tuple[list[Scenario], list[Rejected]]:
     """``per_unit`` draws of every unit (bank order): the feasible z, and the infeasible ones counted."""
-    return generate_from([draw_of(u, k) for u in bank.units for k in range(per_unit)], seed)
+    return generate_from([draw_of(u, k) for u in bank.units for k in range(per_unit)], seed, redraws)
 
 
-def generate_from(draws: list[Draw], seed: int) -> tuple[list[Scenario], list[Rejected]]:
+def generate_from(draws: list[Draw], seed: int, redraws: int = 0) -> tuple[list[Scenario], list[Rejected]]:
+    """Every draw built and checked; ``redraws`` > 0 aims it (``aimed``), 0 keeps the first draw as is."""
     check = Feasibility()
     try:
         ok: list[Scenario] = []
         bad: list[Rejected] = []
         for d in draws:
-            z = build(d, seed, check.cfg)
-            why = check.why_not(z)
+            z, why = aimed(d, seed, check, redraws)
             if why is None:
                 ok.append(z)
             else:
@@ -370,6 +395,7 @@ __all__ = [
     "Draw",
     "Feasibility",
     "Rejected",
+    "aimed",
     "build",
     "draw_of",
     "generate_from",

@@ -52,6 +52,42 @@ def _stack(results: Sequence[dict[str, Any]]) -> dict[str, int]:
     return {v: c.get(v, 0) for v in STACK_VERDICTS}
 
 
+def unplayed_units(results: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """Units of the recorded scenarios with none played, each with its scenarios' infeasible reasons (why)."""
+    reasons: dict[str, list[str]] = {}
+    played: set[str] = set()
+    for r in results:
+        if r["play"]["kind"] == "infeasible":
+            reasons.setdefault(r["unit_id"], []).append(r["play"]["reason"] or "infeasible")
+        else:
+            played.add(r["unit_id"])
+    return {u: why for u, why in sorted(reasons.items()) if u not in played}
+
+
+def _why(reasons: list[str]) -> str:
+    """``budget ×3 (e.g. U takes 1401 steps > 1260); reach ×1 (e.g. ...)``: the reasons by their kind."""
+    kinds: dict[str, list[str]] = {}
+    for r in reasons:
+        head, _, detail = r.partition(": ")
+        kinds.setdefault(head if detail else r, []).append(detail)
+    return "; ".join(f"{k} ×{len(d)}" + (f" (e.g. {d[0]})" if d[0] else "") for k, d in kinds.items())
+
+
+def unplayed_lines(results: Sequence[dict[str, Any]]) -> list[str]:
+    """The report's section on units never played: why each one was not (empty when every unit was)."""
+    gone = unplayed_units(results)
+    units = len({r["unit_id"] for r in results})
+    lines = ["### Units never played", ""]
+    if not gone:
+        return [*lines, f"None: every one of the {units} units of the recorded scenarios was played at least once."]
+    lines.append(
+        f"{len(gone)} of the {units} units of the recorded scenarios had no scenario played: every draw of theirs "
+        "was infeasible (after the generator's redraws, for a generated set). Why, per unit:"
+    )
+    lines.append("")
+    return lines + [f"- `{u}`: {len(why)} of {len(why)} infeasible: {_why(why)}" for u, why in gone.items()]
+
+
 def summarize_results(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
     res = list(results)
     answers = answers_of(res)
@@ -67,6 +103,9 @@ def summarize_results(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "scenarios": len(res),
         "infeasible": sum(1 for r in res if r["play"]["kind"] == "infeasible"),
         "units": len({r["unit_id"] for r in res}),
+        "units_unplayed": sorted(unplayed_units(res)),
+        "redrawn": sum(1 for r in res if r.get("redraw")),  # first draw infeasible, drawn again (generate.aimed)
+        "redrawn_infeasible": sum(1 for r in res if r.get("redraw") and r["play"]["kind"] == "infeasible"),
         "generator_seeds": sorted({r["generator_seed"] for r in res if r.get("generator_seed") is not None}),
     }
 
@@ -132,6 +171,13 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         f"the robot's action sequence, cannot execute: reach, payload, step budget; counted, never played or "
         f"scored): {bad}"
         + (f" ({100 * bad / n:.1f} %)" if n else "")
+        + (
+            f"; drawn again to fit the robot (the first draw could not execute; the generator's redraws): "
+            f"{s['redrawn']}, of which still infeasible: {s['redrawn_infeasible']}"
+            if s["redrawn"]
+            else ""
+        )
+        + f"; units played {s['units'] - len(s['units_unplayed'])} of {s['units']}"
         + ". Stack verdicts: "
         + ", ".join(f"{k} {v}" for k, v in s["stack"].items())
         + ".",
@@ -161,7 +207,7 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
     missing = [r for r in records if not r.ok]
     if missing:
         lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
-    return lines
+    return [*lines, "", *unplayed_lines(done)]
 
 
 # ----------------------------------------------------------------------------- opening and glossary

@@ -2,8 +2,9 @@
 world model asked on what it may see, its answer scored against what the physics measured.
 
 The scenarios of a run (``suite_scenarios``) are a hand-written file of records z, or a
-generation spec (``generate: {seed, per_unit, bank?, units?}``): every draw of every unit of the
-risk-memory bank (generate.py), the infeasible ones included, so the bridge counts them
+generation spec (``generate: {seed, per_unit, redraws?, bank?, units?}``): every draw of every unit
+of the risk-memory bank (generate.py), aimed at what the robot can execute (a draw that cannot is
+drawn again, up to ``redraws`` times), the ones still infeasible included, so the bridge counts them
 (``feasibility``: reach, payload, budget) and never plays or scores them. The play is execute.py's
 (z -> outcome, with and without the force-limit stop); what is published and recorded of it is a
 ``Trace`` per play, and everything after the play works on the traces alone (``result_of``): the
@@ -64,6 +65,7 @@ class Generation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     seed: int = Field(ge=0)
     per_unit: int = Field(ge=1, le=100)
+    redraws: int = Field(7, ge=0, le=63)  # a draw the robot cannot execute is drawn again up to this often; 0: never
     bank: str | None = None  # relative to the spec file; default config/hazards/risk_memory.yaml
     units: tuple[str, ...] | None = None  # only these units (a short set)
 
@@ -74,9 +76,10 @@ class GenerationFile(BaseModel):
 
 
 def generated(spec: Generation, where: Path) -> tuple[Scenario, ...]:
-    """Every draw of the spec, built (not checked: the bridge counts the infeasible ones)."""
+    """Every draw of the spec, aimed (generate.aimed); the ones still infeasible are sent too: the bridge
+    checks every z again and counts them."""
     from alpha_matrix.core.suites.hazards.bank import load_bank
-    from alpha_matrix.core.suites.hazards.generate import build, draw_of
+    from alpha_matrix.core.suites.hazards.generate import Feasibility, aimed, draw_of
 
     bank = load_bank(None if spec.bank is None else (where.parent / spec.bank))
     units = bank.units
@@ -86,7 +89,13 @@ def generated(spec: Generation, where: Path) -> tuple[Scenario, ...]:
         if unknown is not None:
             raise ConfigError(f"{where}: generate.units names {unknown!r}, not a unit of the bank")
         units = [u for u in bank.units if u.id in spec.units]
-    return tuple(build(draw_of(u, k), spec.seed) for u in units for k in range(spec.per_unit))
+    check = Feasibility()
+    try:
+        return tuple(
+            aimed(draw_of(u, k), spec.seed, check, spec.redraws)[0] for u in units for k in range(spec.per_unit)
+        )
+    finally:
+        check.close()
 
 
 def suite_scenarios(path: Path | None) -> tuple[Scenario, ...]:
@@ -220,6 +229,7 @@ def result_of(
         "unit_id": z.unit_id,
         "sources": list(z.provenance.sources),
         "generator_seed": z.provenance.seed,
+        **({"redraw": z.provenance.redraw} if z.provenance.redraw else {}),  # absent: the first draw (older records)
         "mechanism": z.mechanism.value,
         "probe": ctx.probe,
         "play": {"kind": free.kind, "region": person_region(z), "reason": free.reason},

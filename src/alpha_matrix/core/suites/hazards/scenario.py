@@ -167,6 +167,7 @@ class Provenance(_Strict):
     unit_id: Annotated[str, StringConstraints(pattern=ID)]
     sources: tuple[Text, ...] = Field(min_length=1, max_length=10)
     seed: int | None = None  # the generator's seed (generate.py); None for a hand-written record
+    redraw: int = Field(0, ge=0, le=1000)  # the generator's redraw that fit the robot (generate.aimed); 0: first
 
 
 class Shown(_Strict):
