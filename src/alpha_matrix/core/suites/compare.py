@@ -6,11 +6,9 @@ index, step, kind, tool, truth, verdict). Two runs pair up on what they share: t
 on the steps both decided at. A verdict "right" is a success; "abort" (no answer: the
 infrastructure's) drops the pair; every other verdict (wrong, covered, guard catch, harm) is a
 failure of the decision. Where decisions cannot align (confidence: each agent's choices lead
-to other states), runs pair per episode: the task completed by the rules or not. Two suites
-score per scenario instead of per decision: hazards (right: the prediction passes ICAT's causal
-gate strictly, F_ST; an unparsable answer is wrong, an infeasible scenario is not scored) and
-gauge (right: a readable gauge read within tolerance, an unreadable one abstained on). Runs with
-different scenario sets, seeds or suites are refused, each in one line.
+to other states), runs pair per episode: the task completed by the rules or not. A suite with a
+``pairing_rule`` (hazards, gauge) scores per scenario instead, by its own ``scenario_verdict``.
+Runs with different scenario sets, seeds or suites are refused, each in one line.
 """
 
 from __future__ import annotations
@@ -21,7 +19,10 @@ from typing import Any
 
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.stats import McNemar, mcnemar
+from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.plugins import SUITES
 from alpha_matrix.core.suites.report import share
+from alpha_matrix.core.suites.suite import Suite
 
 Key = tuple[str, int, int | str]  # scenario, seed, decision step (EPISODE: the episode; alerts: the event)
 EPISODE = -1
@@ -39,48 +40,22 @@ class Arm:
     rule: str = ""  # what "right" means, for a suite that pairs on its own rule (hazards, gauge)
 
 
-# Suites whose agent part has no verdict per decision: one per scenario, by the suite's own rule.
-SCENARIO_RULES = {
-    "hazards": "Paired on the same scenario and seed: right when the prediction passes ICAT's causal gate "
-    "strictly (F_ST: initial state and trigger right, consequence η_out ≥ 0.8); an unparsable answer is "
-    "wrong, an abort drops its pair, an infeasible scenario is not scored.",
-    "gauge": "Paired on the same scenario and seed: right when a readable gauge is read within tolerance "
-    "or an unreadable one is abstained on; an agent that aborted without an answer drops its pair.",
-}
-
-
-def _hazards_verdict(result: dict[str, Any], a: dict[str, Any]) -> bool | None | str:
-    """One scenario of a hazards run: right (F_ST), wrong, None (abort), "skip" (infeasible)."""
-    if not (result.get("truth") or {}).get("feasible", True):
-        return "skip"
-    if a.get("error") == "abort":
-        return None
-    gate = a.get("gate")
-    return bool(gate and gate.get("strict"))
-
-
-def _gauge_verdict(result: dict[str, Any], a: dict[str, Any]) -> bool | None:
-    """One gauge item: a readable one read accurately, an unreadable one abstained on."""
-    if a.get("value") is None and int(a.get("aborts", 0)) > 0:
-        return None
-    return bool(a.get("accurate")) if result.get("readable") else a.get("value") is None
-
-
-def _per_scenario(label: str, suite: str, records: Sequence[Any]) -> Arm:
-    """hazards or gauge: one verdict per scenario (SCENARIO_RULES)."""
+def _per_scenario(label: str, suite: Suite, records: Sequence[Any]) -> Arm:
+    """A suite that pairs per scenario on its own rule (its ``pairing_rule``, its ``scenario_verdict``)."""
+    verdict_of = suite.piece("scenario_verdict")
     parts = [(r, r.result.get("agent")) for r in records if r.ok]
     asked = [(r, a) for r, a in parts if isinstance(a, dict)]
     if not asked:
         raise ConfigError(_no_agent(label))
     verdicts: dict[Key, bool | None] = {}
     for r, a in asked:
-        v = _hazards_verdict(r.result, a) if suite == "hazards" else _gauge_verdict(r.result, a)
+        v = verdict_of(r.result, a)
         if v != "skip":
             verdicts[(r.scenario, r.seed, EPISODE)] = v if v is None else bool(v)
     agents = {str(a.get("agent") or a.get("spec") or "") for _, a in asked}
     if len(agents) != 1:
         raise ConfigError(f"{label}: its records hold more than one agent")
-    return Arm(label, agents.pop(), None, verdicts, None, None, suite, SCENARIO_RULES[suite])
+    return Arm(label, agents.pop(), None, verdicts, None, None, suite.name, suite.pairing_rule)
 
 
 def _no_agent(label: str) -> str:
@@ -94,8 +69,8 @@ def arm_of(label: str, records: Sequence[Any]) -> Arm:
     """An agent's verdicts from a suite run's records (``SuiteRecord``s)."""
     suites = {str(getattr(r, "suite", "")) for r in records}
     suite = suites.pop() if len(suites) == 1 else ""
-    if suite in SCENARIO_RULES:
-        return _per_scenario(label, suite, records)
+    if suite in SUITES and (s := registry.suite(suite)).pairing_rule:
+        return _per_scenario(label, s, records)
     parts = [(r, r.result.get("agent")) for r in records if r.ok]
     if not parts or any(a is None for _, a in parts):
         raise ConfigError(_no_agent(label))

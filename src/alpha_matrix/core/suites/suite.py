@@ -89,6 +89,10 @@ PIECES: dict[str, str] = {
 }
 
 
+# Pieces a suite has only when it names them in ``pieces``.
+OPTIONAL_PIECES = frozenset({"agent_decisions", "scenario_verdict"})
+
+
 class Suite:
     """One suite. Facts (class attributes of each subclass):
 
@@ -103,6 +107,8 @@ class Suite:
       ("module:Class" in its folder), which the graph resolver validates params files against.
     * ``modules``: the layout's modules it names otherwise (e.g. {"report": "suite"}: the report
       pieces are in its suite.py).
+    * ``pairing_rule``: set when compare pairs its runs per scenario (not per decision): what
+      "right" is then, judged by its ``scenario_verdict`` piece.
     * ``pieces``: single pieces that live elsewhere (piece -> "module:name" in its folder).
     """
 
@@ -116,10 +122,11 @@ class Suite:
     modules: ClassVar[Mapping[str, str]] = {}
     nodes: ClassVar[Mapping[str, str]] = {}
     pieces: ClassVar[Mapping[str, str]] = {}
+    pairing_rule: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if unknown := sorted(set(cls.pieces) - set(PIECES) - {"agent_decisions"}):
+        if unknown := sorted(set(cls.pieces) - set(PIECES) - OPTIONAL_PIECES):
             raise TypeError(f"suite {cls.__name__}: unknown piece(s) {unknown}; the pieces: {sorted(PIECES)}")
 
     def __repr__(self) -> str:

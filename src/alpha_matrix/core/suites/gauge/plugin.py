@@ -14,7 +14,15 @@ class GaugeSuite(Suite):
         {"gauge", "kind", "unit", "scale_min", "scale_max", "labelled_tick_every", "tick_every"}
     )
     required_brief = frozenset({"unit", "scale_min", "scale_max"})
-    pieces = {"summarize": "report:summarize_gauge", "agent_decisions": "agent_run:agent_decisions"}
+    pairing_rule = (  # compare pairs its runs per scenario, by scenario_verdict
+        "Paired on the same scenario and seed: right when a readable gauge is read within tolerance "
+        "or an unreadable one is abstained on; an agent that aborted without an answer drops its pair."
+    )
+    pieces = {
+        "scenario_verdict": "report:scenario_verdict",
+        "summarize": "report:summarize_gauge",
+        "agent_decisions": "agent_run:agent_decisions",
+    }
 
 
 SUITE = GaugeSuite()

@@ -192,3 +192,11 @@ def progress_line(d: dict[str, Any]) -> str:
         f"truth {d['truth']:.4g}, reader {_said(d, d['reader'])}"
     )
     return line + (f"; agent {_said(d, d['agent'])}" if d.get("agent") else "")
+
+
+# ----------------------------------------------------------------------------- paired comparison
+def scenario_verdict(result: dict[str, Any], a: dict[str, Any]) -> bool | None:
+    """One gauge item: a readable one read accurately, an unreadable one abstained on."""
+    if a.get("value") is None and int(a.get("aborts", 0)) > 0:
+        return None
+    return bool(a.get("accurate")) if result.get("readable") else a.get("value") is None

@@ -12,7 +12,12 @@ class HazardsSuite(Suite):
     brief_placeholders = frozenset({"robot", "payload_kg", "reach_m"})
     required_brief = frozenset({"robot"})
     modules = {"scenarios": "suite", "plots": "report"}
-    pieces = {"agent_decisions": "run:agent_decisions"}
+    pairing_rule = (  # compare pairs its runs per scenario, by scenario_verdict
+        "Paired on the same scenario and seed: right when the prediction passes ICAT's causal gate "
+        "strictly (F_ST: initial state and trigger right, consequence η_out ≥ 0.8); an unparsable answer is "
+        "wrong, an abort drops its pair, an infeasible scenario is not scored."
+    )
+    pieces = {"scenario_verdict": "report:scenario_verdict", "agent_decisions": "run:agent_decisions"}
 
 
 SUITE = HazardsSuite()

@@ -317,3 +317,14 @@ def progress_line(d: dict[str, Any]) -> str:
         else:
             line += f"; {a['agent']}: no prediction ({a['error']})"
     return line
+
+
+# ----------------------------------------------------------------------------- paired comparison
+def scenario_verdict(result: dict[str, Any], a: dict[str, Any]) -> bool | None | str:
+    """One scenario of a hazards run: right (F_ST), wrong, None (abort), "skip" (infeasible)."""
+    if not (result.get("truth") or {}).get("feasible", True):
+        return "skip"
+    if a.get("error") == "abort":
+        return None
+    gate = a.get("gate")
+    return bool(gate and gate.get("strict"))
