@@ -7,7 +7,7 @@ from collections import Counter
 
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.ambiguity.generate import TEMPLATES, generate, pair
-from alpha_matrix.core.suites.ambiguity.items import CATEGORIES, NOTHING_MISSING, item_json, item_of
+from alpha_matrix.core.suites.ambiguity.items import CATEGORIES, FAMILIES, NOTHING_MISSING_IN, item_json, item_of
 
 
 def _dump(items: list) -> str:
@@ -33,8 +33,8 @@ def test_a_pair_does_not_depend_on_what_else_is_generated() -> None:
 
 def test_balanced_and_paired(shipped) -> None:
     generated = [it for it in shipped.items if it.generator_seed == shipped.seed and not it.pair_id.startswith("hand_")]
-    kinds = Counter((it.category, it.ambiguous) for it in generated)
-    assert set(kinds) == {(c, a) for c in CATEGORIES for a in (False, True)}
+    kinds = Counter((it.category, it.ambiguous, it.family) for it in generated)
+    assert set(kinds) == {(c, a, f) for c in CATEGORIES for a in (False, True) for f in FAMILIES}
     assert set(kinds.values()) == {shipped.pairs_per_category} and shipped.pairs_per_category >= 20
     by_pair: dict[str, list] = {}
     for it in shipped.items:
@@ -43,8 +43,9 @@ def test_balanced_and_paired(shipped) -> None:
         assert (clear.ambiguous, amb.ambiguous) == (False, True), pid
         assert clear.scene == amb.scene and clear.task == amb.task, pid
         assert clear.instruction != amb.instruction, pid
-        assert clear.missing == () and clear.answer == NOTHING_MISSING, pid
-        assert amb.missing and amb.answer != NOTHING_MISSING, pid
+        assert clear.missing == () and clear.answer == NOTHING_MISSING_IN[clear.family], pid
+        assert clear.family == amb.family, pid
+        assert amb.missing and amb.answer != NOTHING_MISSING_IN[amb.family], pid
 
 
 def test_item_seeds_are_sha256_derived_and_distinct(shipped) -> None:

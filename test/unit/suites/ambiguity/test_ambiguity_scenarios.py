@@ -76,7 +76,10 @@ def _hand(data: dict) -> dict:
             lambda d: _hand(d).update(name="omitted_goal_03"),
             r"pairs\.0\.name: 'omitted_goal_03' is already a pair's name",
         ),
-        (lambda d: d["pairs"].append(dict(_hand(d))), r"pairs\.2\.name: 'hand_goal_between_bin_and_tray' is already"),
+        (lambda d: d["pairs"].append(dict(_hand(d))), r"pairs\.6\.name: 'hand_goal_between_bin_and_tray' is already"),
+        (lambda d: d.update(families=["templates", "pidgin"]), r"families\.1: unknown family 'pidgin'"),
+        (lambda d: d.update(families=["paraphrase", "paraphrase"]), r"families: a family is listed twice"),
+        (lambda d: _hand(d).update(family="pidgin"), r"pairs\.0: unknown family 'pidgin'"),
     ],
 )
 def test_one_line_errors(tmp_path: Path, edit, message: str) -> None:
@@ -91,4 +94,8 @@ def test_one_line_errors(tmp_path: Path, edit, message: str) -> None:
 def test_a_subset_of_categories(tmp_path: Path) -> None:
     data = {**_base(), "categories": ["vague_quantity"], "pairs": []}
     suite = load_ambiguity_scenarios(_write(tmp_path, data))
-    assert {it.category for it in suite.items} == {"vague_quantity"} and len(suite.items) == 40
+    assert {it.category for it in suite.items} == {"vague_quantity"} and len(suite.items) == 80  # two families
+    one = load_ambiguity_scenarios(_write(tmp_path, {**data, "families": ["paraphrase"]}))
+    assert (
+        {it.family for it in one.items} == {"paraphrase"} and len(one.items) == 40 and one.families == ("paraphrase",)
+    )

@@ -19,14 +19,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from alpha_matrix.core.seeds import derive_seed, rng
-from alpha_matrix.core.suites.ambiguity.items import CATEGORIES, NOTHING_MISSING, Item, Move, Task
+from alpha_matrix.core.suites.ambiguity import phrasing
+from alpha_matrix.core.suites.ambiguity.items import (
+    CATEGORIES,
+    FAMILIES,
+    FIRST_FAMILY,
+    NOTHING_MISSING_IN,
+    Item,
+    Move,
+    Task,
+)
 from alpha_matrix.core.suites.ambiguity.language import (
     GENERIC_NOUNS,
+    IMPRECISE,
     NUMBERS,
     POSITIONS,
     VAGUE,
     GoalRef,
     ObjRef,
+    Request,
     SortRef,
     goal_text,
     obj_text,
@@ -46,8 +57,20 @@ PAD_OFFSET = {"left of": (-0.13, 0.0), "right of": (0.13, 0.0), "in front of": (
 
 
 @dataclass(frozen=True)
+class Said:
+    """What the three texts of a pair mean, apart from their words: the requests the clear and the
+    ambiguous instruction make and the fragment the answer supplies. The second family
+    (phrasing.py) words these; the first family's words are the template's own."""
+
+    clear: Request
+    ambiguous: Request
+    answer: Request
+
+
+@dataclass(frozen=True)
 class Pair:
-    """What a template draws: the scene, the task, the two instructions, the missing piece's answer."""
+    """What a template draws: the scene, the task, the two instructions, the missing piece's answer
+    (in the first family's words), and what they mean (``said``)."""
 
     scene: Scene
     task: Task
@@ -55,6 +78,7 @@ class Pair:
     ambiguous: str
     missing: tuple[str, ...]
     answer: str
+    said: Said
 
 
 def _pick(g: np.random.Generator, options: Iterable[str]) -> str:
@@ -132,18 +156,31 @@ def _distinct_scene(g: np.random.Generator) -> tuple[Scene, Block, Place]:
 
 
 # ----------------------------------------------------------------------------- the ten templates
+def _ref(block: Block) -> ObjRef:
+    return ObjRef(colour=block.colour, shape=block.shape)
+
+
 def _pronoun(g: np.random.Generator) -> Pair:
     scene, target, goal = _distinct_scene(g)
     gt = goal_text(_goal_of(goal))
     vague = sentence(f"{_pick(g, ('put', 'move', 'place'))} {_pick(g, ('it', 'that', 'this one'))} {gt}")
-    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("object",), sentence(target.text))
+    said = Said(
+        Request(_ref(target), _goal_of(goal)), Request(ObjRef(pronoun=True), _goal_of(goal)), Request(_ref(target))
+    )
+    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("object",), sentence(target.text),
+                said)  # fmt: skip
 
 
 def _over_general(g: np.random.Generator) -> Pair:
     scene, target, goal = _distinct_scene(g)
     gt = goal_text(_goal_of(goal))
-    vague = _say(g, f"the {_pick(g, GENERIC_NOUNS)}", gt)
-    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("object",), sentence(target.text))
+    noun = _pick(g, GENERIC_NOUNS)
+    vague = _say(g, f"the {noun}", gt)
+    said = Said(
+        Request(_ref(target), _goal_of(goal)), Request(ObjRef(noun=noun), _goal_of(goal)), Request(_ref(target))
+    )
+    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("object",), sentence(target.text),
+                said)  # fmt: skip
 
 
 def _identical(g: np.random.Generator) -> Pair:
@@ -156,9 +193,11 @@ def _identical(g: np.random.Generator) -> Pair:
     target = same[{"leftmost": 0, "middle": 1, "rightmost": -1}[where]]
     goal = places[int(g.integers(len(places)))]
     gt = goal_text(_goal_of(goal))
-    named = obj_text(ObjRef(colour=target.colour, shape=target.shape, position=where))
+    ref = ObjRef(colour=target.colour, shape=target.shape, position=where)
+    named = obj_text(ref)
+    said = Said(Request(ref, _goal_of(goal)), Request(_ref(target), _goal_of(goal)), Request(ref))
     return Pair(Scene(blocks, places), _one(target, goal.name), _say(g, named, gt), _say(g, target.text, gt),
-                ("object",), sentence(named))  # fmt: skip
+                ("object",), sentence(named), said)  # fmt: skip
 
 
 def _category(g: np.random.Generator) -> Pair:
@@ -180,15 +219,17 @@ def _category(g: np.random.Generator) -> Pair:
     target = next(b for b in blocks if (b.colour, b.shape) == look)
     goal = places[int(g.integers(len(places)))]
     gt = goal_text(_goal_of(goal))
+    said = Said(Request(_ref(target), _goal_of(goal)), Request(vague_ref, _goal_of(goal)), Request(_ref(target)))
     return Pair(Scene(blocks, places), _one(target, goal.name), _say(g, target.text, gt),
-                _say(g, obj_text(vague_ref), gt), ("object",), sentence(target.text))  # fmt: skip
+                _say(g, obj_text(vague_ref), gt), ("object",), sentence(target.text), said)  # fmt: skip
 
 
 def _omitted_goal(g: np.random.Generator) -> Pair:
     scene, target, goal = _distinct_scene(g)
     gt = goal_text(_goal_of(goal))
     vague = sentence(f"{_pick(g, ('pick up', 'move', 'take'))} {target.text}")
-    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("goal",), sentence(gt))
+    said = Said(Request(_ref(target), _goal_of(goal)), Request(_ref(target)), Request(goal=_goal_of(goal)))
+    return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("goal",), sentence(gt), said)
 
 
 def _spatial(g: np.random.Generator) -> Pair:
@@ -198,11 +239,14 @@ def _spatial(g: np.random.Generator) -> Pair:
     extra = [r for r in ("in front of", "behind") if g.random() < 0.5]
     pads = _pads(anchor, ["left of", "right of", *extra])
     target, pad = blocks[int(g.integers(len(blocks)))], pads[int(g.integers(len(pads)))]
-    exact = goal_text(GoalRef("pads", colour=anchor.colour, relations=(pad.relation,), phrase=pad.relation))
+    exact_ref = GoalRef("pads", colour=anchor.colour, relations=(pad.relation,), phrase=pad.relation)
+    exact = goal_text(exact_ref)
     word = _pick(g, ("next to", "beside", "near")) if pad.relation in ("left of", "right of") else "near"
     vague = goal_text(GoalRef("pads", colour=anchor.colour, phrase=word))
+    vague_ref = GoalRef("pads", colour=anchor.colour, relations=tuple(IMPRECISE[word]), phrase=word)
+    said = Said(Request(_ref(target), exact_ref), Request(_ref(target), vague_ref), Request(goal=exact_ref))
     return Pair(Scene(blocks, bins + pads), _one(target, pad.name), _say(g, target.text, exact),
-                _say(g, target.text, vague), ("goal",), sentence(exact))  # fmt: skip
+                _say(g, target.text, vague), ("goal",), sentence(exact), said)  # fmt: skip
 
 
 def _slot(g: np.random.Generator) -> Pair:
@@ -218,8 +262,10 @@ def _slot(g: np.random.Generator) -> Pair:
     goal = free[int(g.integers(len(free)))]
     scene = Scene(tuple(blocks), _bins(g, 1) + slots)
     gt = goal_text(_goal_of(goal))
+    said = Said(Request(_ref(target), _goal_of(goal)), Request(_ref(target), GoalRef("tray")),
+                Request(goal=_goal_of(goal)))  # fmt: skip
     return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), _say(g, target.text, "into the tray"),
-                ("goal",), sentence(gt))  # fmt: skip
+                ("goal",), sentence(gt), said)  # fmt: skip
 
 
 def _quantity(g: np.random.Generator) -> Pair:
@@ -236,7 +282,11 @@ def _quantity(g: np.random.Generator) -> Pair:
     clear = sentence(f"put {obj_text(ObjRef(colour=colour, shape=shape, quantity=qty))} {gt}")
     vague = sentence(f"put {obj_text(ObjRef(colour=colour, shape=shape, quantity=_pick(g, VAGUE)))} {gt}")
     answer = sentence(f"{'all' if qty == 'all' else NUMBERS[count - 1]} of them")
-    return Pair(Scene(blocks, places), Task((Move(group, count, goal.name),)), clear, vague, ("quantity",), answer)
+    said = Said(Request(ObjRef(colour=colour, shape=shape, quantity=qty), _goal_of(goal)),
+                Request(ObjRef(colour=colour, shape=shape, quantity="vague"), _goal_of(goal)),
+                Request(ObjRef(pronoun=True, quantity=qty)))  # fmt: skip
+    return Pair(Scene(blocks, places), Task((Move(group, count, goal.name),)), clear, vague, ("quantity",), answer,
+                said)  # fmt: skip
 
 
 def _sort(g: np.random.Generator) -> Pair:
@@ -255,11 +305,11 @@ def _sort(g: np.random.Generator) -> Pair:
              sum((b.colour if criterion == "colour" else b.shape) == v for b in blocks), f"{c}_bin")
         for v, c in groups
     )  # fmt: skip
-    clear = sentence(f"sort the blocks {sort_text(SortRef(criterion, groups))}")
-    vague = sentence(f"sort the blocks {sort_text(SortRef(None, bins=tuple(b.colour for b in bins)))}")
-    return Pair(
-        Scene(blocks, bins), Task(moves), clear, vague, ("criterion",), sentence(sort_text(SortRef(criterion, groups)))
-    )
+    said_ref, open_ref = SortRef(criterion, groups), SortRef(None, bins=tuple(b.colour for b in bins))
+    clear = sentence(f"sort the blocks {sort_text(said_ref)}")
+    vague = sentence(f"sort the blocks {sort_text(open_ref)}")
+    said = Said(Request(sort=said_ref), Request(sort=open_ref), Request(sort=said_ref))
+    return Pair(Scene(blocks, bins), Task(moves), clear, vague, ("criterion",), sentence(sort_text(said_ref)), said)
 
 
 def _both(g: np.random.Generator) -> Pair:
@@ -268,8 +318,10 @@ def _both(g: np.random.Generator) -> Pair:
     vague = sentence(
         f"{_pick(g, ('put', 'move'))} {_pick(g, ('it', 'that', 'this one'))} {_pick(g, ('there', 'over there'))}"
     )
+    said = Said(Request(_ref(target), _goal_of(goal)), Request(ObjRef(pronoun=True), GoalRef("deictic")),
+                Request(_ref(target), _goal_of(goal)))  # fmt: skip
     return Pair(scene, _one(target, goal.name), _say(g, target.text, gt), vague, ("object", "goal"),
-                sentence(f"{target.text}, {gt}"))  # fmt: skip
+                sentence(f"{target.text}, {gt}"), said)  # fmt: skip
 
 
 TEMPLATES: dict[str, Callable[[np.random.Generator], Pair]] = {
@@ -286,10 +338,31 @@ TEMPLATES: dict[str, Callable[[np.random.Generator], Pair]] = {
 }
 
 
-def pair(seed: int, category: str, index: int) -> tuple[Item, Item]:
-    """The clear and the ambiguous item of one pair (KeyError for an unknown category)."""
-    p = TEMPLATES[category](rng(seed, "ambiguity", category, index))
+def words(p: Pair, family: str, seed: int, category: str, index: int) -> tuple[str, str, str, str]:
+    """The pair's clear instruction, ambiguous instruction, answer, and the answer on the clear item,
+    in ``family``'s words. The first family is the template's own text (its draws unchanged); another
+    family draws its words from its own stream (sha256 of seed, category, index and family)."""
+    if family == FIRST_FAMILY:
+        return p.clear, p.ambiguous, p.answer, NOTHING_MISSING_IN[family]
+    g = rng(seed, "ambiguity", category, index, "family", family)
+    clear = phrasing.instruction(p.said.clear, p.scene, g)
+    vague = phrasing.instruction(p.said.ambiguous, p.scene, g)
+    return clear, vague, phrasing.answer(p.said.answer, p.scene, g), NOTHING_MISSING_IN[family]
+
+
+def pair_id(category: str, index: int, family: str = FIRST_FAMILY) -> str:
+    """A generated pair's name: the first family's as it always was, another family's suffixed."""
     pid = f"{category}_{index:02d}"
+    return pid if family == FIRST_FAMILY else f"{pid}_{family}"
+
+
+def pair(seed: int, category: str, index: int, family: str = FIRST_FAMILY) -> tuple[Item, Item]:
+    """The clear and the ambiguous item of one pair in one family (KeyError for an unknown category
+    or family). Every family of a pair has the same scene, task and missing piece: the template is
+    drawn once, from the stream of (seed, category, index) alone."""
+    p = TEMPLATES[category](rng(seed, "ambiguity", category, index))
+    clear_text, vague_text, answer, nothing = words(p, family, seed, category, index)
+    pid = pair_id(category, index, family)
 
     def item(ambiguous: bool) -> Item:
         kind = "ambiguous" if ambiguous else "clear"
@@ -301,24 +374,38 @@ def pair(seed: int, category: str, index: int) -> tuple[Item, Item]:
             generator_seed=seed,
             seed=derive_seed(seed, "ambiguity", pid, kind),
             scene=p.scene,
-            instruction=p.ambiguous if ambiguous else p.clear,
+            instruction=vague_text if ambiguous else clear_text,
             missing=p.missing if ambiguous else (),
-            answer=p.answer if ambiguous else NOTHING_MISSING,
+            answer=answer if ambiguous else nothing,
             task=p.task,
+            family=family,
         )
 
     return item(False), item(True)
 
 
-def generate(seed: int, pairs_per_category: int, categories: Iterable[str] = CATEGORIES) -> list[Item]:
-    """Every pair of every category asked for, clear item first; each item checked (ValueError)."""
+def generate(
+    seed: int,
+    pairs_per_category: int,
+    categories: Iterable[str] = CATEGORIES,
+    families: Iterable[str] = FAMILIES,
+) -> list[Item]:
+    """Every pair of every category asked for, in every family asked for, clear item first; each item
+    checked (ValueError). Family by family: the first family's items come first, in the order they
+    always had (so a share ``--shard k/n`` of the first family's items is what it was), then the next."""
+    fams = tuple(families)
+    unknown = [f for f in fams if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown family {unknown[0]!r} (known: {', '.join(FAMILIES)})")
     out: list[Item] = []
-    for category in categories:
-        for index in range(pairs_per_category):
-            for it in pair(seed, category, index):
-                it.check()
-                out.append(it)
+    cats = tuple(categories)
+    for family in fams:
+        for category in cats:
+            for index in range(pairs_per_category):
+                for it in pair(seed, category, index, family):
+                    it.check()
+                    out.append(it)
     return out
 
 
-__all__ = ["TEMPLATES", "Pair", "generate", "pair"]
+__all__ = ["TEMPLATES", "Pair", "Said", "generate", "pair", "pair_id", "words"]

@@ -34,6 +34,14 @@ CATEGORIES = (
 )
 FIELDS = ("object", "goal", "quantity", "criterion")  # what an ambiguous instruction can leave open
 NOTHING_MISSING = "Nothing is missing: please do as instructed."
+# Language families: the same scenes and tasks in two independently written wordings. ``templates``
+# is the generator's own grammar (language.py, which the reference reads); ``paraphrase`` is written
+# apart from it (phrasing.py: other verbs, word order, politeness, relative descriptions, synonyms
+# for bins, slots and pads), and the reference has no reader for it.
+FIRST_FAMILY = "templates"
+FAMILIES = (FIRST_FAMILY, "paraphrase")
+# The operator's answer on a clear item, in each family's words.
+NOTHING_MISSING_IN = {FIRST_FAMILY: NOTHING_MISSING, "paraphrase": "That is all I need: go ahead as I said."}
 
 
 @dataclass(frozen=True)
@@ -94,11 +102,14 @@ class Item:
     scene: Scene
     instruction: str
     missing: tuple[str, ...]  # FIELDS the instruction leaves open; () for a clear one
-    answer: str  # the operator's answer: exactly the missing piece (NOTHING_MISSING for a clear item)
+    answer: str  # the operator's answer: exactly the missing piece (NOTHING_MISSING_IN[family] for a clear item)
     task: Task
+    family: str = FIRST_FAMILY  # the wording of instruction and answer (FAMILIES); the truth does not depend on it
 
     def check(self) -> None:
         """ValueError on an item that cannot be scored: impossible scene or task, bad category."""
+        if self.family not in FAMILIES:
+            raise ValueError(f"unknown family {self.family!r} (known: {', '.join(FAMILIES)})")
         if self.category not in CATEGORIES:
             raise ValueError(f"unknown category {self.category!r} (known: {', '.join(CATEGORIES)})")
         bad = [f for f in self.missing if f not in FIELDS]
@@ -125,6 +136,7 @@ def item_json(it: Item) -> dict[str, Any]:
         "missing": list(it.missing),
         "answer": it.answer,
         "task": [{"blocks": list(m.blocks), "count": m.count, "goal": m.goal} for m in it.task.moves],
+        "family": it.family,
     }
 
 
@@ -141,7 +153,20 @@ def item_of(d: dict[str, Any]) -> Item:
         missing=tuple(str(f) for f in d["missing"]),
         answer=str(d["answer"]),
         task=Task(tuple(Move(tuple(sorted(m["blocks"])), int(m["count"]), str(m["goal"])) for m in d["task"])),
+        family=str(d.get("family", FIRST_FAMILY)),  # items recorded before families were templates
     )
 
 
-__all__ = ["CATEGORIES", "FIELDS", "NOTHING_MISSING", "Item", "Move", "Task", "item_json", "item_of"]
+__all__ = [
+    "CATEGORIES",
+    "FAMILIES",
+    "FIELDS",
+    "FIRST_FAMILY",
+    "NOTHING_MISSING",
+    "NOTHING_MISSING_IN",
+    "Item",
+    "Move",
+    "Task",
+    "item_json",
+    "item_of",
+]

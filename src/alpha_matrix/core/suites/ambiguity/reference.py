@@ -19,6 +19,13 @@ Exactly one: it runs the plan one ``pick_and_place`` per decision (recomputed fr
 each time, so it is stateless) and then ``task_done``. If an answer still leaves it open, it
 gives up (``task_done``) rather than ask the same again.
 
+It reads only the first language family (language.py, the generator's own grammar). Words it
+cannot read -- the instruction, or an operator's answer -- it never guesses at: it **abstains**,
+an ``ask_clarification`` that says so (``ABSTAIN``: "I did not understand ..."), once, and then
+``task_done`` with nothing moved. ``abstained`` finds that question in an episode's decisions, so
+the score counts abstentions apart from clarifying questions. Its parser is deliberately not
+widened to the second family (phrasing.py): what it misses there is what a rule reader misses.
+
 Two baselines share the resolver and differ in when they ask: ``always_execute`` never asks and
 takes the first candidate (leftmost block, first free place, first criterion); ``always_ask``
 asks once before anything, on every item, then resolves as the reference does.
@@ -54,7 +61,15 @@ QUESTIONS = {
     "goal": "Where should it go?",
     "criterion": "How should I sort them, and which bin gets which?",
     "unreadable": "I did not understand the instruction: could you say it again?",
+    "unreadable_answer": "I did not understand your answer: could you say it again?",
 }
+ABSTAIN = "I did not understand"  # how every abstention begins (QUESTIONS' unreadable ones)
+
+
+def abstained(tools: list[str], raw: list[str]) -> bool:
+    """Whether an episode's decisions (tool names and raw texts) hold an abstention: a question
+    saying it did not understand. Read from the raw text, so a model that says so counts too."""
+    return any(t == "ask_clarification" and ABSTAIN.lower() in r.lower() for t, r in zip(tools, raw, strict=False))
 
 
 @dataclass(frozen=True)
@@ -195,11 +210,16 @@ def decide(situation: dict[str, Any], policy: Policy = "reference") -> RawToolCa
     if policy == "always_ask" and not dialogue:
         return RawToolCall(name="ask_clarification", arguments={"question": "Is anything unclear in what you want?"})
     request = parse_instruction(str(situation["brief"]["instruction"]))
-    request = merged(request, dialogue) if request is not None else None
-    if request is None:
+    if request is None:  # the instruction is not in its grammar: abstain once, then stop
         if dialogue or policy == "always_execute":
             return RawToolCall(name="task_done")
         return RawToolCall(name="ask_clarification", arguments={"question": QUESTIONS["unreadable"]})
+    request = merged(request, dialogue)
+    if request is None:  # an answer it cannot read: say so once, never guess, then stop
+        asked = [str(d.get("question", "")) for d in situation.get("dialogue", [])]
+        if any(q.startswith(ABSTAIN) for q in asked):
+            return RawToolCall(name="task_done")
+        return RawToolCall(name="ask_clarification", arguments={"question": QUESTIONS["unreadable_answer"]})
     res = resolve(request, scene, guess=policy == "always_execute")
     if res.open:
         if policy == "always_execute" or (dialogue and policy == "reference") or len(dialogue) > 1:
@@ -232,5 +252,5 @@ if TYPE_CHECKING:
     _BACKEND: AgentBackend = ResolverAgent()
 
 
-__all__ = ["MODEL", "POLICIES", "QUESTIONS", "Policy", "Resolution", "ResolverAgent", "decide", "goals", "matches",
+__all__ = ["ABSTAIN", "MODEL", "POLICIES", "QUESTIONS", "abstained", "Policy", "Resolution", "ResolverAgent", "decide", "goals", "matches",
            "merged", "resolve", "sortings"]  # fmt: skip

@@ -1,10 +1,12 @@
 """The ambiguity suite's scenario file (``config/scenarios/ambiguity.yaml``) and its loader.
 
-The file says how to generate (``seed``, ``pairs_per_category``, ``categories``) and may add
-hand-written pairs (``pairs``: a scene, the task as typed moves, the clear and the ambiguous
-instruction, what is missing and the operator's answer). pydantic lives only here, at the file
+The file says how to generate (``seed``, ``pairs_per_category``, ``categories``, ``families``: the
+language families every generated pair is written in, default both, ``templates`` and
+``paraphrase``; items.py) and may add hand-written pairs (``pairs``: a scene, the task as typed
+moves, the clear and the ambiguous instruction, what is missing, the operator's answer, and the
+``family`` its wording belongs to, default ``templates``). pydantic lives only here, at the file
 boundary; every problem is one ``ConfigError`` line naming the file and the key: unknown keys,
-unknown categories or missing-fields, impossible scenes (a block in a place that does not exist,
+unknown categories, families or missing-fields, impossible scenes (a block in a place that does not exist,
 a pad next to no bin) and impossible tasks (a goal that is not a place of the scene).
 """
 
@@ -23,8 +25,10 @@ from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.ambiguity.generate import generate
 from alpha_matrix.core.suites.ambiguity.items import (
     CATEGORIES,
+    FAMILIES,
     FIELDS,
-    NOTHING_MISSING,
+    FIRST_FAMILY,
+    NOTHING_MISSING_IN,
     Item,
     Move,
     Task,
@@ -81,12 +85,14 @@ class _Pair(_Strict):
     ambiguous: str = Field(min_length=1)
     missing: list[str] = Field(min_length=1)
     answer: str = Field(min_length=1)
+    family: str = FIRST_FAMILY  # the family its wording belongs to (for the per-family report)
 
 
 class _File(_Strict):
     seed: int = Field(ge=0)
     pairs_per_category: int = Field(ge=MIN_PAIRS, le=500)
     categories: list[str] = Field(default_factory=lambda: list(CATEGORIES), min_length=1)
+    families: list[str] = Field(default_factory=lambda: list(FAMILIES), min_length=1)
     pairs: list[_Pair] = Field(default_factory=list)
 
 
@@ -95,8 +101,9 @@ class AmbiguitySuite:
     seed: int
     pairs_per_category: int
     categories: tuple[str, ...]
-    items: tuple[Item, ...]  # clear then ambiguous, pair by pair; generated first, then the file's
+    items: tuple[Item, ...]  # clear then ambiguous, pair by pair, family by family; generated first, then the file's
     path: Path
+    families: tuple[str, ...] = FAMILIES  # the families generated pairs are written in
 
 
 def _check_category(name: str) -> None:
@@ -104,8 +111,14 @@ def _check_category(name: str) -> None:
         raise ValueError(f"unknown category {name!r} (known: {', '.join(CATEGORIES)})")
 
 
+def _check_family(name: str) -> None:
+    if name not in FAMILIES:
+        raise ValueError(f"unknown family {name!r} (known: {', '.join(FAMILIES)})")
+
+
 def _hand_pair(p: _Pair, seed: int) -> list[Item]:
     _check_category(p.category)
+    _check_family(p.family)
     bad = [f for f in p.missing if f not in FIELDS]
     if bad:
         raise ValueError(f"missing: unknown field {bad[0]!r} (known: {', '.join(FIELDS)})")
@@ -127,8 +140,9 @@ def _hand_pair(p: _Pair, seed: int) -> list[Item]:
             scene=scene,
             instruction=p.ambiguous if ambiguous else p.clear,
             missing=tuple(p.missing) if ambiguous else (),
-            answer=p.answer if ambiguous else NOTHING_MISSING,
+            answer=p.answer if ambiguous else NOTHING_MISSING_IN[p.family],
             task=task,
+            family=p.family,
         )
         it.check()
         out.append(it)
@@ -148,7 +162,14 @@ def load_ambiguity_scenarios(path: Path | None = None) -> AmbiguitySuite:
             raise ConfigError(f"{path}: categories.{i}: {err}") from None
     if len(set(f.categories)) != len(f.categories):
         raise ConfigError(f"{path}: categories: a category is listed twice")
-    items = generate(f.seed, f.pairs_per_category, f.categories)
+    for i, fam in enumerate(f.families):
+        try:
+            _check_family(fam)
+        except ValueError as err:
+            raise ConfigError(f"{path}: families.{i}: {err}") from None
+    if len(set(f.families)) != len(f.families):
+        raise ConfigError(f"{path}: families: a family is listed twice")
+    items = generate(f.seed, f.pairs_per_category, f.categories, f.families)
     ids = {it.pair_id for it in items}
     for i, p in enumerate(f.pairs):
         if p.name in ids:
@@ -158,7 +179,7 @@ def load_ambiguity_scenarios(path: Path | None = None) -> AmbiguitySuite:
             items += _hand_pair(p, f.seed)
         except ValueError as err:
             raise ConfigError(f"{path}: pairs.{i}: {err}") from None
-    return AmbiguitySuite(f.seed, f.pairs_per_category, tuple(f.categories), tuple(items), path)
+    return AmbiguitySuite(f.seed, f.pairs_per_category, tuple(f.categories), tuple(items), path, tuple(f.families))
 
 
 def scenario_requests(scenarios: Path | None, config_file: Path | None = None) -> list[ScenarioRequest]:
@@ -168,7 +189,7 @@ def scenario_requests(scenarios: Path | None, config_file: Path | None = None) -
 
 
 def describe(suite: AmbiguitySuite) -> dict[str, Any]:
-    """Counts per category (clear, ambiguous): what the file amounts to."""
+    """Counts per category (clear, ambiguous), every family together: what the file amounts to."""
     out: dict[str, Any] = {}
     for it in suite.items:
         row = out.setdefault(it.category, {"clear": 0, "ambiguous": 0})
@@ -176,4 +197,20 @@ def describe(suite: AmbiguitySuite) -> dict[str, Any]:
     return out
 
 
-__all__ = ["MIN_PAIRS", "AmbiguitySuite", "describe", "load_ambiguity_scenarios", "scenario_requests"]
+def describe_families(suite: AmbiguitySuite) -> dict[str, dict[str, int]]:
+    """Counts per family (clear, ambiguous)."""
+    out: dict[str, dict[str, int]] = {}
+    for it in suite.items:
+        row = out.setdefault(it.family, {"clear": 0, "ambiguous": 0})
+        row["ambiguous" if it.ambiguous else "clear"] += 1
+    return out
+
+
+__all__ = [
+    "MIN_PAIRS",
+    "AmbiguitySuite",
+    "describe",
+    "describe_families",
+    "load_ambiguity_scenarios",
+    "scenario_requests",
+]

@@ -6,6 +6,14 @@ counts there, never in the clarification rate). Over clear items: *correct execu
 done) and *over-asking* (asked at all, though nothing was missing). An item is *right* when it
 asked first and succeeded (ambiguous) or succeeded without asking (clear); that is what two
 agents pair on.
+
+Per language family (items.FAMILIES: the generator's own ``templates`` and the independently
+written ``paraphrase``) the same counts and every rate as k/n with its 95 % Wilson interval, and
+the *abstentions*: items where the agent said it did not understand (reference.ABSTAIN) -- on an
+ambiguous item such a question counts as asking first, so the abstentions are given beside it.
+When a resolver policy (the reference or its baselines) decided on first-family items, the
+summary carries ``upper_bound_by_construction``: it reads the generator's own sentences, so its
+rate there is an upper bound by construction, not a measurement of language understanding.
 """
 
 from __future__ import annotations
@@ -13,12 +21,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from alpha_matrix.core.suites.ambiguity.items import CATEGORIES
+from alpha_matrix.core.matrix.stats import wilson
+from alpha_matrix.core.suites.ambiguity.items import CATEGORIES, FAMILIES, FIRST_FAMILY
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES
 from alpha_matrix.core.suites.report import share
+
+MARK_KEY = "upper_bound_by_construction"
+MARK_LINE = "**Upper bound by construction:**"
 
 _KEYS = ("ambiguous", "asked_first", "succeeded_after_asking", "ambiguous_achieved", "clear", "clear_achieved",
          "over_asked", "right", "items", "invalid", "messages", "aborts", "budget_spent", "guessed",
-         "wrong_guesses")  # fmt: skip
+         "wrong_guesses", "abstained", "abstained_ambiguous", "abstained_clear")  # fmt: skip
+# A family's rates: name -> (numerator, denominator) among _counts' keys.
+RATES = {
+    "right": ("right", "items"),
+    "clarification": ("asked_first", "ambiguous"),
+    "abstained_on_ambiguous": ("abstained_ambiguous", "ambiguous"),
+    "success_after_clarification": ("succeeded_after_asking", "asked_first"),
+    "success_on_ambiguous": ("ambiguous_achieved", "ambiguous"),
+    "correct_execution_clear": ("clear_achieved", "clear"),
+    "over_asking": ("over_asked", "clear"),
+    "abstained_on_clear": ("abstained_clear", "clear"),
+    "abstained": ("abstained", "items"),
+}
 
 
 def _counts(results: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -41,7 +66,50 @@ def _counts(results: Sequence[dict[str, Any]]) -> dict[str, int]:
         # acted on an ambiguous instruction before asking: a guess, and the guesses that did the wrong thing
         "guessed": sum(_guessed(r) for r in amb),
         "wrong_guesses": sum(_guessed(r) and not r["achieved"] for r in amb),
+        # said it did not understand (reference.ABSTAIN): never a guess, never right
+        "abstained": sum(bool(r.get("abstained")) for r in results),
+        "abstained_ambiguous": sum(bool(r.get("abstained")) for r in amb),
+        "abstained_clear": sum(bool(r.get("abstained")) for r in clear),
     }
+
+
+def family_of(r: dict[str, Any]) -> str:
+    """A result's language family (results recorded before families were all the first)."""
+    return str(r.get("family", FIRST_FAMILY))
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    """k/n with its 95 % Wilson interval (rate and interval None when n is 0)."""
+    if not n:
+        return {"k": k, "n": n, "rate": None, "wilson95": None}
+    lo, hi = wilson(k, n)
+    return {"k": k, "n": n, "rate": k / n, "wilson95": [lo, hi]}
+
+
+def _family(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    c = _counts(results)
+    agents = sorted({str(r["agent"]["agent"]) for r in results if isinstance(r.get("agent"), dict)})
+    return {"agents": agents, "counts": c, "rates": {name: rate(c[k], c[n]) for name, (k, n) in RATES.items()}}
+
+
+def upper_bound_by_construction(results: Sequence[dict[str, Any]]) -> str | None:
+    """The reason a resolver's rate on first-family items is an upper bound by construction, or
+    None when no resolver policy decided on first-family language."""
+    resolvers = sorted(
+        {
+            str(a.get("agent"))
+            for r in results
+            if family_of(r) == FIRST_FAMILY and isinstance(a := r.get("agent"), dict)
+            and (a.get("agent") in POLICIES or a.get("backend") in POLICIES)
+        }
+    )  # fmt: skip
+    if not resolvers:
+        return None
+    who = "the reference reads" if resolvers == ["reference"] else f"the resolver ({', '.join(resolvers)}) reads"
+    return (
+        f"{who} the generator's own sentences: its rate on family '{FIRST_FAMILY}' is an upper bound by "
+        "construction, not a measurement of language understanding"
+    )
 
 
 def _guessed(r: dict[str, Any]) -> bool:
@@ -51,15 +119,58 @@ def _guessed(r: dict[str, Any]) -> bool:
 def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Counts overall and per category (episode results as ``episode.result_json`` gives them)."""
     cats = [c for c in CATEGORIES if any(r["category"] == c for r in results)]
-    return {
+    fams = [f for f in FAMILIES if any(family_of(r) == f for r in results)]
+    out: dict[str, Any] = {
         "overall": _counts(results),
         "categories": {c: _counts([r for r in results if r["category"] == c]) for c in cats},
+        "families": {f: _family([r for r in results if family_of(r) == f]) for f in fams},
     }
+    mark = upper_bound_by_construction(results)
+    if mark is not None:
+        out[MARK_KEY] = mark
+    return out
 
 
-def report_lines(summary: dict[str, Any]) -> list[str]:
+def mark_lines(summary: dict[str, Any]) -> list[str]:
+    """The report's mark, when the summary carries it: one line, then a blank."""
+    mark = summary.get(MARK_KEY)
+    return [f"{MARK_LINE} {mark[0].upper()}{mark[1:]}.", ""] if mark else []
+
+
+def _share(r: dict[str, Any]) -> str:
+    return share(int(r["k"]), int(r["n"]))
+
+
+def family_lines(summary: dict[str, Any]) -> list[str]:
+    """Per language family: every rate k/n with its 95 % Wilson interval."""
+    fams = summary.get("families", {})
+    if not fams:
+        return []
+    lines = [
+        "Per language family (the same scenes and tasks; only the wording differs: `templates` is the generator's "
+        "own grammar, `paraphrase` is written apart from it). An abstention is a question saying the agent did "
+        "not understand: on an ambiguous item it counts as asking first, so it is given beside the clarification rate.",
+        "",
+        "| language family | items right | clarification rate | abstention (ambiguous) | success after clarification "
+        "| correct execution (clear) | over-asking | abstention (clear) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for f, v in fams.items():
+        q = v["rates"]
+        lines.append(
+            f"| {f} | {_share(q['right'])} | {_share(q['clarification'])} | {_share(q['abstained_on_ambiguous'])} "
+            f"| {_share(q['success_after_clarification'])} | {_share(q['correct_execution_clear'])} "
+            f"| {_share(q['over_asking'])} | {_share(q['abstained_on_clear'])} |"
+        )
+    return [*lines, ""]
+
+
+def report_lines(summary: dict[str, Any], mark: bool = True) -> list[str]:
+    """The metrics overall, per family and per category; first the mark when the summary has it
+    (``mark=False``: the caller puts it first itself)."""
     o = summary["overall"]
     lines = [
+        *(mark_lines(summary) if mark else []),
         "Instruction ambiguity and clarification: every scene has a clear and an ambiguous instruction of the same task.",
         "The agent runs skill calls (`pick_and_place`) or asks (`ask_clarification`); a scripted operator answers with",
         "exactly the missing piece; the task is judged on the final placement (nothing else moved).",
@@ -73,9 +184,11 @@ def report_lines(summary: dict[str, Any]) -> list[str]:
         f"| over-asking (clear items asked about) | {share(o['over_asked'], o['clear'])} |",
         f"| items right | {share(o['right'], o['items'])} |",
         f"| guesses (ambiguous, acted on before asking) / of them wrong | {o['guessed']} / {o['wrong_guesses']} |",
+        f"| abstentions (said it did not understand) | {share(o.get('abstained', 0), o['items'])} |",
         f"| invalid answers / messages / aborts (infrastructure) / out of decisions | {o['invalid']} / {o['messages']} "
         f"/ {o['aborts']} / {o['budget_spent']} |",
         "",
+        *family_lines(summary),
         "| category | clarification rate | success after clarification | success on ambiguous (any way) "
         "| correct execution (clear) | over-asking |",
         "|---|---|---|---|---|---|",
@@ -89,4 +202,15 @@ def report_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["report_lines", "summarize"]
+__all__ = [
+    "MARK_KEY",
+    "MARK_LINE",
+    "RATES",
+    "family_lines",
+    "family_of",
+    "mark_lines",
+    "rate",
+    "report_lines",
+    "summarize",
+    "upper_bound_by_construction",
+]

@@ -27,10 +27,10 @@ from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeResult, result_json, run_episode
 from alpha_matrix.core.suites.ambiguity.items import Item
 from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves, world_robot
-from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
+from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent, abstained
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
+from alpha_matrix.core.suites.ambiguity.score import mark_lines, summarize
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
-from alpha_matrix.core.suites.ambiguity.score import summarize
 from alpha_matrix.core.suites.report import listed, pct, what_next
 from alpha_matrix.core.suites.suite import Reading
 
@@ -42,6 +42,8 @@ def result_of(item: Item, r: EpisodeResult, agent: str) -> dict[str, Any]:
         **result_json(r),
         "pair_id": item.pair_id,
         "missing": list(item.missing),
+        "family": item.family,  # the wording's language family (items.FAMILIES)
+        "abstained": abstained(r.tools, r.raw),  # said it did not understand (reference.ABSTAIN)
         "agent": {
             "agent": agent,
             "guards": False,  # nothing stands between a call and the robot in this suite
@@ -138,12 +140,13 @@ def report_lines(records: Sequence[Any], summary: dict[str, Any]) -> list[str]:
             "Moves are symbolic: each accepted `pick_and_place` changed the episode's placement table; no robot moved."
         )
     head = [
+        *mark_lines(summary),
         f"{summary['overall']['items']} items; agent {', '.join(f'`{a}`' for a in agents) or '(none)'}.",
         "",
         how + " Decisions, questions, answers and placements are in the bag (/agent/decisions, /ambiguity/dialogue).",
         "",
     ]
-    return head + score_lines(summary)
+    return head + score_lines(summary, mark=False)
 
 
 # ----------------------------------------------------------------------------- opening and glossary
@@ -169,6 +172,9 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
         f"{count(len(summary['categories']), 'category', 'categories')}) to a pick-and-place agent that may ask a clarifying question; agent "
         f"{', '.join(f'`{a}`' for a in agents) or '(none)'} decides"
     )
+    fams = summary.get("families", {})
+    if fams:
+        tested += f"; worded in {count(len(fams), 'language family', 'language families')} ({listed(list(fams))})"
     wrong = [r.scenario for r in done if r.result["ambiguous"] and not r.result["asked_first"]
              and int(r.result.get("calls", 0)) > 0 and not r.result["achieved"]]  # fmt: skip
     cats = [(c, k["asked_first"], k["ambiguous"]) for c, k in summary["categories"].items() if k["ambiguous"]]
@@ -182,7 +188,9 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
         ),
         (k < n, f"the category asked about least, {category} ({k} of {n} ambiguous items asked first)"),
         (over, f"over-asking in {listed(over)}: clear items the agent asked about anyway"),
-    ]
+        (o.get("abstained", 0), f"the abstentions ({o.get('abstained', 0)} items the agent said it did not understand), "
+         "per language family in the family table"),
+    ]  # fmt: skip
     return Reading(tested, what_next(records, looks, "the per-category table: every rate with its k/n"), TERMS)
 
 
@@ -199,6 +207,12 @@ TERMS: tuple[Term, ...] = (
     ("invalid answers / messages / aborts (infrastructure) / out of decisions", "answers that are no valid tool "
      "call / text instead of a call / no answer at all (the infrastructure's, not scored) / items that used up "
      "their decision budget"),
+    ("language family", "how the instructions and the operator's answers are worded: `templates` is the generator's "
+     "own grammar (the one the reference reads), `paraphrase` is written apart from it; same scenes and tasks"),
+    ("abstention", "the agent said it did not understand (a question beginning 'I did not understand'): never a "
+     "guess, never right"),
+    ("Upper bound by construction", "the reference reads the generator's own sentences, so its rate on family "
+     "`templates` bounds it from above rather than measures language understanding"),
     ("Moves are physical", "each accepted pick_and_place ran on the simulated robot; the task is judged on the "
      "measured placement"),
     ("Moves are symbolic", "each accepted pick_and_place changed the episode's placement table; no robot moved"),
