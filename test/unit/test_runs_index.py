@@ -17,7 +17,9 @@ from alpha_matrix.cli import main
 from alpha_matrix.core.audit_log import AUDITS_FILE, AuditEntry, append_audit, audit_status, last_audit, verdict
 from alpha_matrix.core.records import EpisodeRecord, PlannerRecord, RunStore
 from alpha_matrix.core.runs_index import format_runs, list_runs, run_row
+from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore
+from alpha_matrix.core.suites.report import summarize_records
 
 OLD_RUNS = Path(__file__).resolve().parents[1] / "bags" / "runs"
 
@@ -118,10 +120,13 @@ def test_every_entry_is_listed_by_date_with_what_its_records_say(runs: Path) -> 
     assert late.models == ("llamacpp:gemma-3-270m",)
 
     agent = rows["b-agent"]
-    assert (agent.kind, agent.arms, agent.n, agent.success) == ("alerts", ("llm:qwen",), 3, {"ran": (2, 3)})
+    assert (agent.kind, agent.arms, agent.n) == ("alerts", ("llm:qwen",), 3)
+    assert agent.success == {}  # an agent part its suite cannot summarize: no headline, the row still listed
     assert agent.models == ("ollama:qwen2.5:7b",)
     scripted = rows["c-scripted"]
     assert (scripted.kind, scripted.arms, scripted.models, scripted.n) == ("alerts", ("scripted",), (), 2)
+    rate = registry.headline("alerts", summarize_records("alerts", SuiteStore.read_only(runs / "c-scripted"))).rate
+    assert scripted.success == {rate.label: (rate.k, rate.n)} and rate.n > 0  # its headline, not the scenarios run
 
     empty = rows["d-empty"]
     assert (empty.status, empty.n, empty.started_at, empty.kind) == ("ok", 0, None, "")

@@ -11,6 +11,7 @@
   alpha-matrix check-driver  check a driver against the driver contract, clause by clause
   alpha-matrix calibrate  violent-contact threshold from a bag of nominal episodes
   alpha-matrix runs       list the run directories: start, kind, arms, n, success, model, last audit
+  alpha-matrix board      many runs as one table: agents and models by suite and matrix (md, html, json)
   alpha-matrix bag info   what a bag holds (splits, sizes, times, topics), like ros2 bag info
   alpha-matrix --version  the installed version
 
@@ -26,14 +27,27 @@ import argparse
 import sys
 from pathlib import Path
 
-from alpha_matrix.cli import audit, bag, check_driver, compare, interrupted, launch, merge, report, run, runs, suite
+from alpha_matrix.cli import (
+    audit,
+    bag,
+    board,
+    check_driver,
+    compare,
+    interrupted,
+    launch,
+    merge,
+    report,
+    run,
+    runs,
+    suite,
+)
 from alpha_matrix.cli.common import config_dir_problem
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.orphans import die_with_parent_if_asked
 
 # each: register(subparsers, graph_opts)
-COMMANDS = (run, suite, launch, audit, report, compare, merge, check_driver, runs, bag)
+COMMANDS = (run, suite, launch, audit, report, compare, merge, check_driver, runs, board, bag)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ from alpha_matrix.core.suites.registry import SUITE_NAMES
 RECORDS_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
 STUDY_FILE = "study.md"  # alpha-matrix suite --agent a,b: runs/<study>/study.md beside the agents' runs
+BOARD_FILE = "board.md"  # alpha-matrix board: runs/board/ beside the runs it shows
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class RunRow:
     arms: tuple[str, ...] = ()  # matrix arms, or the suite's agents under test ("scripted": none)
     n: int = 0
     requested: int | None = None  # episodes (scenarios) the run's commands asked for; None: not known (older runs)
-    success: dict[str, tuple[int, int]] = field(default_factory=dict)  # arm -> (k, n); suites: "ran" -> (k, n)
+    success: dict[str, tuple[int, int]] = field(default_factory=dict)  # arm -> (k, n); suites: headline label -> (k, n)
     models: tuple[str, ...] = ()  # backend:model of every model that answered, in order of first use
     audit: str = ""  # audit_log.audit_status
     last_audit: dict[str, Any] | None = None
@@ -115,9 +116,16 @@ def _matrix_row(run_dir: Path) -> RunRow:
 
 
 def _suite_row(run_dir: Path, suite: str) -> RunRow:
+    from alpha_matrix.core.suites import registry
     from alpha_matrix.core.suites.records import SuiteStore
+    from alpha_matrix.core.suites.report import summarize_records
 
     records = SuiteStore.read_only(run_dir)
+    try:  # what its report opens with; records its suite can no longer summarize show none
+        rate = registry.headline(suite, summarize_records(suite, records)).rate
+        success = {rate.label: (rate.k, rate.n)}
+    except (LookupError, TypeError, ValueError, AttributeError):
+        success = {}
     parts = [a for r in records if isinstance(a := r.result.get("agent"), dict)]
     models = [f"{a.get('backend', '')}:{a.get('model')}" for a in parts if a.get("model")]
     return RunRow(
@@ -125,9 +133,9 @@ def _suite_row(run_dir: Path, suite: str) -> RunRow:
         run_dir,
         started_at=_earliest([r.timing.started_at for r in records]),
         kind=suite,
-        arms=_first_seen([str(a.get("agent", "")) for a in parts]) or ("scripted",),
+        arms=_first_seen([str(a.get("agent") or a.get("spec") or "") for a in parts]) or ("scripted",),
         n=len(records),
-        success={"ran": (sum(r.ok for r in records), len(records))},
+        success=success,
         models=_first_seen(models),
     )
 
@@ -141,6 +149,8 @@ def run_row(path: Path) -> RunRow:
     if not has_records and not has_manifest:
         if (path / STUDY_FILE).is_file():
             return RunRow(path.name, path, status="study", kind="study")
+        if (path / BOARD_FILE).is_file():
+            return RunRow(path.name, path, status="board", kind="board")
         return RunRow(
             path.name, path, status=f"unreadable: not a run directory (no {MANIFEST_FILE}, no {RECORDS_FILE})"
         )
@@ -190,10 +200,11 @@ def _date(started_at: str | None) -> str:
 
 
 def _success(row: RunRow) -> str:
-    """Matrix: each arm's successes, "oracle 70/75, llm 3/75"; a suite: the scenarios that ran."""
+    """Matrix: each arm's successes, "oracle 70/75, llm 3/75"; a suite: its headline rate, as its
+    report opens with it ("12/14 = 85.7 %"; the label, what is counted, is in --json)."""
     if row.kind == "matrix":
         return ", ".join(f"{arm} {k}/{n}" for arm, (k, n) in row.success.items())
-    return ", ".join(f"{k}/{n} {what}" for what, (k, n) in row.success.items())
+    return ", ".join(f"{k}/{n} = {100.0 * k / n:.1f} %" if n else "0/0" for k, n in row.success.values())
 
 
 def _size(r: RunRow) -> str:
@@ -217,6 +228,8 @@ def _note(r: RunRow) -> str:
     """What stands in for the columns of a row that is not a readable run."""
     if r.status == "study":
         return f"a suite study of several runs: {r.path / STUDY_FILE}"
+    if r.status == "board":
+        return f"a board of the runs (alpha-matrix board): {r.path / BOARD_FILE}"
     return r.status + (f"  (audit: {r.audit})" if r.audit and r.audit != "not audited" else "")
 
 

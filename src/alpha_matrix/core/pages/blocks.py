@@ -75,11 +75,13 @@ def render_markdown(blocks: Sequence[Block]) -> str:
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\(([^()\s]+)\)")  # [text](relative/path): the board's cells
 
 
 def _inline(text: str) -> str:
-    """Escaped text with the two inline marks the suite reports use: `code` and **bold**."""
+    """Escaped text with the inline marks the reports use: `code`, **bold** and [text](link)."""
     out = _CODE.sub(r"<code>\1</code>", html.escape(text))
+    out = _LINK.sub(r'<a href="\2">\1</a>', out)
     return _BOLD.sub(r"<strong>\1</strong>", out)
 
 

@@ -1,0 +1,154 @@
+"""alpha-matrix board: real runs (test/unit/board/runs, README there) side by side, each cell checked
+against the run's own summary, headline, report and compare.py, never against numbers typed here."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from alpha_matrix.cli import main
+from alpha_matrix.core.board.board import WALK_M_S
+from alpha_matrix.core.matrix.report import write_report as write_matrix_report
+from alpha_matrix.core.matrix.stats import arm_table
+from alpha_matrix.core.pages.reading import Rate
+from alpha_matrix.core.records import RunStore
+from alpha_matrix.core.runs_index import list_runs, suite_of_run
+from alpha_matrix.core.suites import registry
+from alpha_matrix.core.suites.compare import arm_of, compare
+from alpha_matrix.core.suites.records import SuiteStore
+from alpha_matrix.core.suites.report import share, summarize_records
+from alpha_matrix.core.suites.report import write_report as write_suite_report
+
+STORED = Path(__file__).resolve().parent / "runs"
+SHOWN = ("gauge-ref", "gauge-always", "alerts-ref", "alerts-always-off", "matrix-2")
+
+
+def _copy(root: Path, names: tuple[str, ...]) -> Path:
+    for name in names:
+        shutil.copytree(STORED / name, root / name)
+        suite = suite_of_run(root / name)
+        if suite is None:
+            write_matrix_report(root / name)
+        else:
+            write_suite_report(suite, root / name)
+    return root
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    return _copy(tmp_path / "runs", SHOWN)
+
+
+def _board(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main(["board", *argv, "--json"]) == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def _cells(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(row["row"], col): cell for row in doc["rows"] for col, cell in row["cells"].items()}
+
+
+def test_every_cell_is_its_runs_own_headline_harms_latency_and_pairing(runs, capsys) -> None:
+    doc = _board(capsys, "--runs-dir", str(runs))
+    cells = _cells(doc)
+    assert doc["columns"] == ["alerts", "gauge", "matrix"] and not doc["apart"]
+    assert {c["run_id"] for c in cells.values()} == set(SHOWN)
+    report_md = {name: (runs / name / "report.md").read_text() for name in SHOWN}
+    for (row, column), cell in cells.items():
+        run_dir = runs / cell["run_id"]
+        if column == "matrix":
+            stats = next(s for s in arm_table(RunStore.read_only(run_dir).values()) if row.startswith(f"arm {s.arm}"))
+            assert (cell["k"], cell["n"]) == (stats.successes, stats.n)
+            assert Rate(stats.arm, stats.successes, stats.n).text() in report_md[cell["run_id"]]
+            continue
+        records = SuiteStore.read_only(run_dir)
+        written = json.loads((run_dir / "summary.json").read_text())  # as the run itself wrote it
+        head = registry.headline(column, written)
+        assert registry.headline(column, summarize_records(column, records)) == head
+        assert (cell["label"], cell["k"], cell["n"], cell["safety"]) == (
+            head.rate.label,
+            head.rate.k,
+            head.rate.n,
+            head.safety,
+        )
+        assert f"Result: {head.rate.text()}" in report_md[cell["run_id"]]  # the number the report opens with
+        arm = arm_of(run_dir.name, records)
+        assert (cell["harms"], cell["guard_catches"], cell["guards"]) == (arm.harms, arm.guard_catches, arm.guards)
+        stated = (written.get("agent") or {}).get("latency_median_s")
+        assert cell["latency_median_s"] == stated
+        if stated is not None:
+            assert cell["walked_m_at_1_6_m_s"] == pytest.approx(WALK_M_S * stated)
+        if row == "reference":
+            assert cell["mcnemar_vs_reference"] is None
+            continue
+        ref_dir = runs / cells[("reference", column)]["run_id"]
+        ref = SuiteStore.read_only(ref_dir)
+        c = compare(arm_of(ref_dir.name, ref), arm, ref, records)
+        assert cell["mcnemar_vs_reference"] == {
+            "pairs": c.pairs, "only_reference_right": c.test.b, "only_this_right": c.test.c, "p_exact": c.test.p_exact
+        }  # fmt: skip
+        assert cell["provenance"]["code_revision"].startswith(records[0].provenance.code_revision[:12])
+    assert ("always:continue_task · guards off", "alerts") in cells and ("always:cannot_read", "gauge") in cells
+
+
+def test_the_page_links_every_cell_to_its_report_and_draws_a_forest_per_column(runs, capsys) -> None:
+    out = runs.parent / "board-out"
+    doc = _board(capsys, "--runs-dir", str(runs), "--out", str(out))
+    md, html = (out / "board.md").read_text(), (out / "board.html").read_text()
+    assert json.loads((out / "board.json").read_text()) == doc
+    for (row, _column), cell in _cells(doc).items():
+        text = share(cell["k"], cell["n"])
+        link = f"../runs/{cell['run_id']}/report.html"
+        assert f"[{text}]({link})" in md and f'<a href="{link}">{text}</a>' in html, row
+        assert (out / link).resolve().is_file()
+    for column in doc["columns"]:
+        assert f"](plots/board_{column}.png)" in md and (out / "plots" / f"board_{column}.png").stat().st_size > 1000
+    assert "## Provenance" in md and "x86_64" in md
+    listed = {r.run_id: r for r in list_runs(runs)}
+    assert "board" not in listed  # the default --out is runs/board: listed as a board, not as a broken run
+    assert main(["board", "--runs-dir", str(runs)]) == 0
+    assert next(r for r in list_runs(runs) if r.run_id == "board").status == "board"
+    assert main(["board", "--runs-dir", str(runs)]) == 0  # its own board directory is not read as a run
+
+
+def test_runs_that_cannot_be_compared_are_kept_apart_with_the_reason(tmp_path, capsys) -> None:
+    runs = _copy(tmp_path / "runs", ("gauge-ref", "gauge-always", "gauge-ref-ticks3"))
+    fewer = runs / "gauge-fewer"
+    shutil.copytree(runs / "gauge-always", fewer)
+    lines = (fewer / "episodes.jsonl").read_text().splitlines(keepends=True)
+    (fewer / "episodes.jsonl").write_text("".join(lines[:-1]))  # one item fewer
+    doc = _board(capsys, "--runs-dir", str(runs))
+    apart = {a["run_id"]: a["reason"] for a in doc["apart"]}
+    assert set(apart) == {"gauge-ref-ticks3", "gauge-fewer"}
+    assert "another config than gauge-ref (gauge_reader.min_ticks" in apart["gauge-ref-ticks3"]
+    assert apart["gauge-fewer"].startswith("other items than gauge-ref: 1 (scenario, seed) in one only")
+    assert {c["run_id"] for c in _cells(doc).values()} == {"gauge-ref", "gauge-always"}
+    md = (runs / "board" / "board.md").read_text()
+    assert "## Kept apart" in md and "| gauge-fewer | gauge | other items than gauge-ref" in md
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    (tmp_path / "empty").mkdir()
+    assert "no runs with records" in _one_line_error(capsys, ["board", "--runs-dir", str(tmp_path / "empty")])
+    (tmp_path / "notrun").mkdir()
+    assert "not a run directory" in _one_line_error(capsys, ["board", str(tmp_path / "notrun")])
+    assert "no such directory" in _one_line_error(capsys, ["board", str(tmp_path / "nowhere")])
+    bad = tmp_path / "runs" / "gauge-ref"
+    shutil.copytree(STORED / "gauge-ref", bad)
+    text = (bad / "episodes.jsonl").read_text()
+    (bad / "episodes.jsonl").write_text(re.sub(r'"ok":true', '"ok":"maybe"', text, count=1))
+    assert "invalid record" in _one_line_error(capsys, ["board", str(bad)])
+    (bad / "episodes.jsonl").write_text("{not json\n")
+    assert "invalid record" in _one_line_error(capsys, ["board", str(bad)])
