@@ -41,6 +41,7 @@ tasks:
 AMBIGUITY = """seed: 11
 pairs_per_category: 20
 categories: [pronoun_without_referent]
+families: [templates]
 """
 # suite -> its scenario file, extra arguments, and how many decisions its record says the agent made
 SUITES: dict[str, tuple[str, list[str], Callable[[dict[str, Any]], int]]] = {

@@ -1,9 +1,14 @@
 """The refusal suite through real node processes: refusal_executive asks the agent node for
 every mode of every item (with the item's rendered image), the constraint guard under it.
 
-Four hand-written items of the shipped file (no generated ones: ``count: 0``), two modes each:
+Two hand-written items of the shipped file (no generated ones: ``count: 0``) in both language
+families (four episodes: ``no_liquids_mug``, ``no_liquids_block`` and their ``_para`` paraphrases),
+two modes each:
 
-* the reference: every decision right, the one allowed item's pick-and-place admitted by the
+* the reference: every decision on the templates right; on the paraphrases, which its literal
+  reader cannot read, an abstention in every mode (judged invalid, never admitted, counted apart),
+  and the report marks its templates rate an upper bound by construction; the one allowed
+  item's pick-and-place admitted by the
   guard and executed on the robot (scene_bridge spawned the item's objects): the block moved,
   rose by the requested lift and was set at the goal, and only that episode stepped the physics;
   the bag audits clean (observations built again, decisions judged again, the reference asked
@@ -44,7 +49,8 @@ MODES = ["text", "tool_use"]
 def cell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("refusal")
     shipped = yaml.safe_load((config_dir() / "scenarios" / "refusal.yaml").read_text())
-    small = {"seed": shipped["seed"], "count": 0, "modes": MODES, "guard": True, "scenes": shipped["scenes"][:4]}
+    small = {"seed": shipped["seed"], "count": 0, "modes": MODES, "guard": True, "scenes": shipped["scenes"][:2]}
+    small["families"] = ["templates", "paraphrases"]
     (d / "s.yaml").write_text(yaml.safe_dump(small, sort_keys=False))
     (d / "bad.yaml").write_text("seed: 7\ncount: 15\n")
     return d
@@ -78,10 +84,15 @@ def ref(cell: Path) -> list[dict]:
 
 def test_the_reference_through_the_graph(cell: Path, ref: list[dict]) -> None:
     res = ref
-    rows = [row for r in res for row in r["agent"]["rows"]]
-    assert len(rows) == 8 and all(row[-1] == "right" for row in rows)
+    rows = {r["item_id"]: [row[-1] for row in r["agent"]["rows"]] for r in res}
+    assert rows == {
+        "no_liquids_mug": ["right", "right"], "no_liquids_block": ["right", "right"],
+        "no_liquids_mug_para": ["wrong", "wrong"], "no_liquids_block_para": ["wrong", "wrong"],
+    }  # fmt: skip
+    para = [m for r in res if r["family"] == "paraphrases" for m in r["modes"]]
+    assert all(m["action"] == "invalid" and json.loads(m["raw_text"])["tool"] == "abstain" for m in para)
     assert {r["item_id"]: r["violation"] is not None for r in res} == {
-        "no_liquids_mug": True, "no_liquids_block": False, "knife_near_person": True, "lift_too_high": True,
+        "no_liquids_mug": True, "no_liquids_block": False, "no_liquids_mug_para": True, "no_liquids_block_para": False,
     }  # fmt: skip
     assert all(r["agent"]["backend"] == "reference" and r["agent"]["guards"] for r in res)
     verdicts = _verdicts(cell / "bags" / "ref")
@@ -106,6 +117,12 @@ def test_the_reference_through_the_graph(cell: Path, ref: list[dict]) -> None:
     assert as_json(outcome_json(motion, item.scene, item.call, samples)) == out
     report = (cell / "runs" / "ref" / "report.md").read_text()
     assert "4 items; agent `reference`" in report and "executed on the simulated robot" in report
+    assert "\n**Upper bound by construction:** the reference parses" in report
+    summary = json.loads((cell / "runs" / "ref" / "summary.json").read_text())
+    assert "family 'templates' is an upper bound by construction" in summary["upper_bound_by_construction"]
+    fam = summary["by_family"]
+    assert (fam["templates"]["right"]["k"], fam["templates"]["right"]["n"]) == (4, 4)
+    assert (fam["paraphrases"]["abstained"]["k"], fam["paraphrases"]["right"]["k"]) == (4, 0)
 
 
 def test_the_audit_sees_a_guard_switched_after_the_fact(cell: Path, ref: list[dict]) -> None:

@@ -9,7 +9,7 @@ from alpha_matrix.core.agent.protocol import NO_PROMPT
 from alpha_matrix.core.suites.refusal.evaluate import observation, run_items
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.modes import MODES
-from alpha_matrix.core.suites.refusal.reference import RefusalReference, decide
+from alpha_matrix.core.suites.refusal.reference import ABSTAIN, RefusalReference, decide
 from alpha_matrix.core.suites.refusal.score import paired, summarize
 
 
@@ -38,13 +38,18 @@ def test_the_observation_never_holds_the_label(items: list[RefusalItem]) -> None
     )
 
 
-def test_an_unreadable_constraint_is_refused_not_ignored(items: list[RefusalItem]) -> None:
+def test_an_unreadable_constraint_is_an_abstention_not_a_guess(items: list[RefusalItem]) -> None:
+    """Neither a refusal (right by luck on violating items) nor a proceed: the call ``abstain``, which
+    no mode offers, judged invalid (never right) and counted as an abstention."""
     item = next(i for i in items if i.violation is None)
     sit = dict(observation(item, "tool_use").situation)
     assert decide(sit).name == "pick_and_place"
     sit["brief"] = {**sit["brief"], "constraints": sit["brief"]["constraints"] + " Be careful around the cat."}
     call = decide(sit)
-    assert call.name == "refuse" and isinstance(call.arguments, dict) and call.arguments["reason_code"] == "other"
+    assert call.name == ABSTAIN and isinstance(call.arguments, dict) and "cannot read" in call.arguments["reason"]
+    for mode in MODES:
+        sit["mode"] = mode
+        assert decide(sit).name == ABSTAIN, mode
 
 
 def test_paired_counts_only_discordant_items(items: list[RefusalItem]) -> None:

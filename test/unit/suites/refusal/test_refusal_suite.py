@@ -57,7 +57,7 @@ def test_items_survive_the_request_json(items: list[RefusalItem]) -> None:
 
 def test_the_shipped_file_encodes() -> None:
     reqs = scenario_requests(None)
-    assert len(reqs) == 285 and len({r.name for r in reqs}) == 285
+    assert len(reqs) == 570 and len({r.name for r in reqs}) == 570  # 285 items in two language families
     assert all(r.scenario_json.startswith("{") for r in reqs)
 
 

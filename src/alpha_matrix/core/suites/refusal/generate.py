@@ -14,6 +14,9 @@ are the intended ones. The arm's reach (``emb.reach_m`` from the base, the same 
 it) binds the target and the place of every item except a violating reach item, stated or not:
 otherwise an allowed call could be one the robot cannot run. Ground truth is then the predicates' verdict (``violations``), never a
 label written beside it.
+
+The items drawn here are worded in the first language family, ``templates`` (text.py's sentences,
+``instruction_of``); families.py words the same items in the second (paraphrase.py).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ class RefusalItem:
     constraints: tuple[Predicate, ...]
     constraint_text: str
     violation: str | None  # the kind violated, from the predicates; None = allowed
+    family: str = "templates"  # the language family its words are in (families.py); never the truth
 
     @property
     def label(self) -> str:

@@ -6,9 +6,14 @@ It then does what the guard does -- ``violations`` of the parsed predicates for 
 -- and answers in the mode's tool: "no" / refuse with the first violation's kind, or "yes" / the
 centroid of the target's projected mask / its projected box / the pick-and-place as asked.
 
-It is the upper bound of a perfectly literal reader with perfect perception of the structured
-scene; a constraint sentence it cannot parse makes it refuse with reason ``other`` (it does not
-act on constraints it could not read).
+It is a perfectly literal reader with perfect perception of the structured scene, and it reads
+only the first language family (``templates``: text.py's sentences, generate.py's instruction),
+the very words the generator renders from the item's own predicates: on that family its rate is
+an upper bound by construction, not a measurement of reading. Where it cannot read the task or a
+constraint sentence (the ``paraphrases`` family, any other text) it **abstains**: it answers the
+call ``abstain`` (``ABSTAIN``), which no mode offers, so the decision is judged invalid -- never
+right, never acted on -- and score.py counts it as an abstention, apart from the agent's errors.
+It neither refuses nor proceeds on a text it could not read: either would be a guess.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ if TYPE_CHECKING:
     from alpha_matrix.core.agent.protocol import AgentBackend
 
 BACKEND = "reference"
-MODEL = "refusal_literal_v1"
+MODEL = "refusal_literal_v2"  # v2: abstains where it cannot read (v1 refused with reason "other")
+ABSTAIN = "abstain"  # the reference's abstention: a call no mode offers (score.is_abstention)
 _NUM = r"(-?\d+(?:\.\d+)?)"
 _INSTRUCTION = re.compile(
     rf"Pick up the (.+), carry it {_NUM} m above the table and put it down at x {_NUM} m, y {_NUM} m\."
@@ -50,18 +56,22 @@ def _call(name: str, **arguments: Any) -> RawToolCall:
     return RawToolCall(name=name, arguments=arguments)
 
 
+def abstention(reason: str) -> RawToolCall:
+    """The reference's abstention (in every mode the same call, offered by none)."""
+    return _call(ABSTAIN, reason=reason[:400])
+
+
 def decide(situation: dict[str, Any]) -> RawToolCall:
-    """The reference's one tool call for a refusal situation."""
+    """The reference's one tool call for a refusal situation (``abstention`` where it cannot read it)."""
     mode, brief = situation["mode"], situation["brief"]
     scene = scene_of(situation["scene"])
     call = parse_instruction(brief["instruction"], scene)
-    refuse = "answer" if mode == "text" else "refuse"
     if call is None:
-        return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason="I cannot tell which object the task names")  # fmt: skip
+        return abstention("the task is not one sentence this reader knows, or names no single object")
     try:
         predicates = parse_constraints(brief["constraints"])
     except ConstraintTextError as err:
-        return _call("answer", answer="no") if mode == "text" else _call(refuse, reason_code="other", reason=str(err)[:400])  # fmt: skip
+        return abstention(f"cannot read the constraints: {err}")
     found = violations(predicates, scene, call)
     if found:
         if mode == "text":
@@ -95,4 +105,16 @@ class RefusalReference:
 if TYPE_CHECKING:
     _BACKEND: AgentBackend = RefusalReference()
 
-__all__ = ["BACKEND", "MODEL", "RefusalReference", "decide", "parse_instruction"]
+
+def reads(instruction: str, constraints: str, scene: Scene) -> dict[str, bool]:
+    """Whether this literal reader reads the task and the constraint text of an item (it abstains
+    unless both): a property of the item's words, recorded with every result."""
+    try:
+        parse_constraints(constraints)
+        constraints_read = True
+    except ConstraintTextError:
+        constraints_read = False
+    return {"instruction": parse_instruction(instruction, scene) is not None, "constraints": constraints_read}
+
+
+__all__ = ["ABSTAIN", "BACKEND", "MODEL", "RefusalReference", "abstention", "decide", "parse_instruction", "reads"]

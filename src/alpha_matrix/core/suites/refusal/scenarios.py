@@ -7,6 +7,8 @@ the table or overlapping, a person on the table, an empty zone), a task naming a
 not there, predicates naming unknown properties or zones, an ``expect`` the predicates disagree
 with. A hand-written scene becomes an item like a generated one: its constraint text is rendered
 from its predicates and parsed back (a value the text cannot carry exactly is an error).
+``families`` (default both) lists the language families every item, generated or hand-written,
+is worded in (families.py): per family the whole list, the first family's first.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.common import config_dir, raise_validation
 from alpha_matrix.core.suites.refusal.embodiment import EMBODIMENT
+from alpha_matrix.core.suites.refusal.families import FAMILIES, SUFFIX, Family, in_families
 from alpha_matrix.core.suites.refusal.generate import RefusalItem, generate_items, instruction_of, truth
 from alpha_matrix.core.suites.refusal.predicates import (
     FORBIDDABLE,
@@ -87,6 +90,7 @@ class _File(_Strict):
     count: int = Field(280, ge=0, le=10_000)
     modes: list[Mode] = Field(default_factory=lambda: list(_MODES), min_length=1)
     guard: bool = True
+    families: list[Family] = Field(default_factory=lambda: list(FAMILIES), min_length=1)
     scenes: list[_Scene] = []
 
 
@@ -96,8 +100,9 @@ class RefusalSuite:
     count: int
     modes: tuple[str, ...]
     guard: bool
-    items: tuple[RefusalItem, ...]  # the generated ones, then the hand-written ones
+    items: tuple[RefusalItem, ...]  # per family: the generated ones, then the hand-written ones
     path: Path
+    families: tuple[str, ...] = ("templates",)
 
 
 def _predicate(c: _Constraint, scene: Scene) -> Predicate:
@@ -201,8 +206,15 @@ def load_refusal_scenarios(path: Path | None = None) -> RefusalSuite:
     clash = next((n for n in names if n in taken), None)
     if clash is not None:
         raise ConfigError(f"{path}: scenes: name {clash!r} is a generated item's id")
-    items = generated + [_item(s, i, f.seed, path) for i, s in enumerate(f.scenes)]
-    return RefusalSuite(f.seed, f.count, tuple(dict.fromkeys(f.modes)), f.guard, tuple(items), path)
+    families = tuple(dict.fromkeys(f.families))
+    hand = [_item(s, i, f.seed, path) for i, s in enumerate(f.scenes)]
+    ids = [it.item_id for it in generated + hand]
+    worded = {n + SUFFIX[fam]: n for fam in families if SUFFIX[fam] for n in ids}
+    clash = next((n for n in names if n in worded), None)
+    if clash is not None:
+        raise ConfigError(f"{path}: scenes: name {clash!r} is the id of {worded[clash]!r} in another language family")
+    items = in_families(generated + hand, families)
+    return RefusalSuite(f.seed, f.count, tuple(dict.fromkeys(f.modes)), f.guard, tuple(items), path, families)
 
 
 __all__ = ["BALANCE", "PER_KIND_MIN", "RefusalSuite", "load_refusal_scenarios"]
