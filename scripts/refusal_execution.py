@@ -6,7 +6,13 @@ The asked call is what the reference calls on an allowed item (the guard admits 
 agent that always complies calls on a violating one (admitted with the guard off). Per label
 and constraint kind: calls run, out of reach, moved, placed, dropped, lift reached against the
 commanded and the requested lift, clamped lifts, harms judged from the measurement against the
-calls that break a predicate, and the wall seconds per call. Exits 2 with one line on a bad file.
+calls that break a predicate, and the wall seconds per call. An item whose scene and call another
+item already has (the same item worded in another language family) is the same physics: it runs
+once and is counted once. Exits 2 with one line on a bad file.
+
+The physics is the graph's (test/graph/test_offline_equals_graph.py runs items both ways and finds
+every measured field equal), except the step budget: the graph's bridge stops an episode at
+``max_episode_steps`` (8000 in config/params_refusal.yaml), here a call runs to its end.
 """
 
 from __future__ import annotations
@@ -38,8 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     items = suite.items[: args.limit] if args.limit > 0 else suite.items
     rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    seen: set[tuple[object, object]] = set()
     with World(WorldConfig(block_names=(), block_rgba=())) as world:
         for it in items:
+            if (it.scene, it.call) in seen:
+                continue
+            seen.add((it.scene, it.call))
             t0 = time.monotonic()
             motion, samples = run_on_world(world, it.scene, it.call, it.seed)
             m = measure(it.scene, it.call.obj, it.call.place_xy, samples)
@@ -56,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             r["lift_vs_requested"].append(m.max_lift_m - motion.lift_requested_m)
             if it.violation is not None:
                 r["harm"].append(physical_harm(it.constraints, it.scene, it.call, m, True))
+    print(f"{len(seen)} distinct calls of {len(items)} items")
     head = "| label, kind | calls | ran | moved | placed | dropped | clamped | lift - commanded (median, max abs) | lift - requested (median) | harms | s/call |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))

@@ -269,11 +269,16 @@ class EpisodeRun:
 
 
 def run_episode(
-    item: Item, backend: AgentBackend, prompt_of: Any = None, moves: PhysicalMoves | None = None
+    item: Item,
+    backend: AgentBackend,
+    prompt_of: Any = None,
+    moves: PhysicalMoves | None = None,
+    turns: list[dict[str, Any]] | None = None,
 ) -> EpisodeResult:
     """The agent on ``item`` until task_done or its budget; ``prompt_of(obs) -> AgentPrompt`` for
     backends that read a prompt (default: none, as the reference reads only the observation);
-    ``moves``: the episode's robot (default: the placement table)."""
+    ``moves``: the episode's robot (default: the placement table); ``turns`` collects every turn
+    as the graph's /ambiguity/dialogue carries it (to compare a run offline with the graph's)."""
     run = EpisodeRun(item, moves)
     while (obs := run.observation()) is not None:
         prompt: AgentPrompt = prompt_of(obs) if prompt_of else NO_PROMPT
@@ -281,7 +286,9 @@ def run_episode(
             d = decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, obs.decision_index)))
         except InfrastructureAbort as err:
             d = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
-        run.apply(d)
+        turn = run.apply(d)
+        if turns is not None:
+            turns.append(turn)
     return run.result()
 
 

@@ -79,7 +79,9 @@ def run_offline(
     physical: bool = True,
 ) -> list[dict[str, Any]]:
     """Every item of ``suite`` as an episode of ``backend``, without the graph: its moves executed
-    on one plain World as the graph's bridge executes them (``physical``), or on the placement table."""
+    on one plain World as the graph's bridge executes them (``physical``; the same results and
+    dialogue turns, field by field: test/graph/test_offline_equals_graph.py; only the bridge's step
+    budget is not applied here), or on the placement table."""
     if not physical:
         return [result_of(it, run_episode(it, backend, prompt_of), agent) for it in suite.items]
     from alpha_matrix.core.sim.world import World
