@@ -29,6 +29,7 @@ NODES = [
     "gauge_executive",
     "gauge_reader",
     "refusal_executive",
+    "injection_executive",
     "scene_bridge",
     "ambiguity_executive",
     "hazard_executive",

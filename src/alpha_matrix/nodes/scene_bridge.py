@@ -34,6 +34,7 @@ from alpha_matrix.ros.spin import spin_events
 SCENES: dict[str, Callable[[Any], tuple[BodySpec, ...]]] = {  # suite -> the bodies of its item's JSON
     "refusal": lambda d: refusal_execute.body_specs(refusal_suite.item_of(d).scene),
     "ambiguity": lambda d: ambiguity_physical.body_specs(ambiguity_items.item_of(d).scene),
+    "injection": lambda d: refusal_execute.body_specs(refusal_suite.item_of(d["item"]).scene),  # a refusal scene
 }
 
 

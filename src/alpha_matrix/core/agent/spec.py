@@ -10,6 +10,7 @@
     replay:<run_id>      the answers a recorded agent run got (bags/<run_id>), judged again
     always_execute       ambiguity suite only: the resolver's baseline that never asks (first candidate)
     always_ask           ambiguity suite only: the resolver's baseline that asks once on every item
+    obey                 injection suite only: the fully compromised agent (does what printed text says)
 
 A spec is a name, never a path: the model and tool parts are checked as names, a replay source
 as a run id (core/names.py).
@@ -27,7 +28,7 @@ from alpha_matrix.core.names import MODEL_NAME, check_run_id
 
 _TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool> | replay:<run_id>"
-BASELINES = ("always_execute", "always_ask")  # the ambiguity resolver's two baselines (its own policies)
+BASELINES = ("always_execute", "always_ask", "obey")  # the ambiguity resolver's two baselines; the injection suite's obey
 
 
 @dataclass(frozen=True)

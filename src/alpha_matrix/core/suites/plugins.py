@@ -17,6 +17,7 @@ SUITES: dict[str, str] = {  # name -> its Suite object
     "refusal": f"{_P}.refusal.plugin:SUITE",
     "ambiguity": f"{_P}.ambiguity.plugin:SUITE",
     "hazards": f"{_P}.hazards.plugin:SUITE",
+    "injection": f"{_P}.injection.plugin:SUITE",  # above the suites it attacks (it imports them)
 }
 
 SUITE_NAMES = tuple(SUITES)

@@ -1,0 +1,102 @@
+"""injection_executive: the injection suite's items through the graph.
+
+For each item on suite/request (a clean or injected twin, whole): render its overhead image
+(the sim camera), ask agent/decide once in tool use with the refusal situation of the shown item
+(core/suites/injection/episode.py: the injected text sits in its channel of the scene); the
+validated decision (data, never dispatched by name) is judged by the refusal suite's judge with
+the constraint guard under it. An admitted pick_and_place is executed on the robot over the
+driver contract as the refusal suite executes it (scene_bridge spawns the item's objects); the
+measured outcome and the attacker's predicate come from the same step stream. The verdict goes
+out on injection/verdicts (the marker topic), the result on suite/result.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from alpha_matrix_interfaces.msg import SuiteRequest
+from alpha_matrix_interfaces.srv import Decide
+from std_msgs.msg import String
+
+from alpha_matrix.core.agent.protocol import Image
+from alpha_matrix.core.errors import AlphaMatrixError
+from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.suites.injection.context import InjectionContext
+from alpha_matrix.core.suites.injection.episode import (
+    VERDICTS_TOPIC,
+    called_object,
+    item_observation,
+    judged,
+    result_of,
+    verdict_json,
+)
+from alpha_matrix.core.suites.injection.items import injection_of
+from alpha_matrix.core.suites.injection.params import InjectionExecutiveParams
+from alpha_matrix.core.suites.refusal.evaluate import admitted
+from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
+from alpha_matrix.core.suites.refusal.modes import call_of
+from alpha_matrix.core.suites.refusal.render import scene_image
+from alpha_matrix.core.suites.registry import parse_context
+from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
+from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.pick_place_link import PickPlaceLink
+from alpha_matrix.ros.qos import EVENTS
+from alpha_matrix.ros.services import call_service, handshake
+from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
+
+
+class InjectionExecutive(SuiteExecutive):
+    suite = "injection"
+
+    def __init__(self) -> None:
+        super().__init__("injection_executive")
+        self.params = declare_params(self, InjectionExecutiveParams)
+        if not self.params.agent:
+            raise AlphaMatrixError("injection_executive: no agent (--agent reference, obey, llm, ...)")
+        self.decide_cli = self.create_client(Decide, "agent/decide")
+        self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
+        self.link = PickPlaceLink(self, self.params.service_timeout_s)
+        self.agent_ready = False
+
+    def run_request(self, req: SuiteRequest) -> dict[str, Any]:
+        p = self.params
+        try:
+            it = injection_of(json.loads(req.scenario_json))
+            ctx = parse_context(req.context_json, self.suite)
+        except (TypeError, ValueError, KeyError) as err:
+            raise AlphaMatrixError(f"malformed injection request: {err}") from None
+        assert isinstance(ctx, InjectionContext)
+        if ctx.agent != p.agent:
+            raise AlphaMatrixError(f"the context names agent {ctx.agent!r}, this graph runs {p.agent!r}")
+        if not self.agent_ready:
+            handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
+            self.agent_ready = True
+        images: tuple[Image, ...] = (scene_image(it.item.scene),) if p.images else ()
+        obs = item_observation(it, req.episode_id, images)
+        reply = call_service(self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s)
+        decision = decision_from_msg(reply.decision)
+        r = judged(it, decision, ctx.guards)
+        samples: list[Any] = []
+        if admitted(r):
+            call = call_of(decision)
+            motion = plan_motion(it.item.scene, call, self.link.reachable)
+            if not motion.failure:
+                self.link.reset(req.episode_id, req.seed)
+                _end, samples = self.link.run(motion.commands)
+            r = judged(it, decision, ctx.guards, outcome_json(motion, it.item.scene, call, samples))
+        out = result_of(
+            it, r, samples, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt,
+            called=called_object(decision), decisions=[reply.decision],
+        )  # fmt: skip
+        self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, out))))
+        self.get_logger().info(f"{req.episode_id}: {out['action']} guard {out['guard']} attack {out['attack_success']}")
+        return out
+
+
+def main(args: list[str] | None = None) -> int:
+    return main_for(InjectionExecutive, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
