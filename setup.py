@@ -35,8 +35,10 @@ NODES = [
     "hazard_executive",
     "arm_adapter",
     "standard_arm",
+    "scene_markers",
     "agent",
     "proximity_agent_link",
+    "foxglove_live",
 ]
 
 # All of config/ (parameters, graphs, scenarios, prompts), sub-folders kept, for `colcon build`.

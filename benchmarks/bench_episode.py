@@ -48,6 +48,7 @@ from alpha_matrix.cli.common import parse_sets
 from alpha_matrix.core.graph import Graph
 from alpha_matrix.core.matrix.bare import run_episode_bare
 from alpha_matrix.core.matrix.cells import episode_seed
+from alpha_matrix.core.recorder_params import DEFAULT_RECORDED_TOPICS, hashed_topics
 from alpha_matrix.core.records import EpisodeRecord, Provenance, provenance
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.robot.loop_timing import PARTS, parse_loop
@@ -140,8 +141,16 @@ class Result:
     loop: dict[str, tuple[int, int]] = field(default_factory=dict)  # the bridge loop's other work: calls, ns
 
 
-def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool, chaos: bool = False) -> Result:
+def bench(
+    seeds: list[int], overrides: dict, domain_id: int, safety: bool, chaos: bool = False, view: bool = True
+) -> Result:
     exclude: tuple[str, ...] = ("episode_runner",) if chaos else ("episode_runner", "chaos")
+    if not view:  # the graph before the viewer's topics: no scene_markers, no /tf, /robot_description recorded
+        exclude += ("scene_markers",)
+        overrides = {
+            **overrides,
+            "recorder": {**overrides.get("recorder", {}), "topics": hashed_topics(DEFAULT_RECORDED_TOPICS)},
+        }
     bridge = {**overrides.get("sim_bridge", {}), "time_physics": True}
     if not safety:  # the issue-2 graph: bridge, oracle, executive only
         exclude += ("safety_monitor", "recorder")
@@ -149,7 +158,10 @@ def bench(seeds: list[int], overrides: dict, domain_id: int, safety: bool, chaos
     overrides = {**overrides, "sim_bridge": bridge}
     with tempfile.TemporaryDirectory(prefix="bench_episode_") as tmp:
         if safety:
-            overrides = {**overrides, "recorder": {"bags_dir": str(Path(tmp) / "bags")}}
+            overrides = {
+                **overrides,
+                "recorder": {**overrides.get("recorder", {}), "bags_dir": str(Path(tmp) / "bags")},
+            }
         return _bench_graph(seeds, resolve_graph(None, overrides, exclude=exclude), domain_id, safety, chaos, tmp)
 
 
@@ -245,16 +257,22 @@ def main() -> int:
     ap.add_argument("--domain-id", type=int, default=97)
     ap.add_argument("--safety", action="store_true", help="include the safety monitor and the recorder (gating)")
     ap.add_argument("--chaos", action="store_true", help="keep the chaos node in, no fault set (the matrix's graph)")
+    ap.add_argument(
+        "--no-view",
+        action="store_true",
+        help="without scene_markers and the viewer's topics (docs/foxglove.md): as before them",
+    )
     args = ap.parse_args()
     seeds = [episode_seed(42, i) for i in range(args.episodes)]
     try:
-        r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety, args.chaos)
+        r = bench(seeds, parse_sets(args.set), args.domain_id, args.safety, args.chaos, not args.no_view)
     except NodeDied as err:
         print(f"bench_episode: the graph broke, no result: {err}", file=sys.stderr)
         return 1
     b, g, c = statistics.mean(r.bare), statistics.mean(r.graph), statistics.mean(r.reach)
     what = "with safety monitor + recorder (gating)" if args.safety else "bridge + oracle + executive"
     what += ", with the chaos node (no fault)" if args.chaos else ""
+    what += ", without the viewer's topics and scene_markers" if args.no_view else ""
     n = args.episodes
     print(f"graph: {what}; episodes: {n} (same seeds both ways, alternating), graph successes {r.successes}/{n}")
     print(f"bare physics   : {b * 1000:7.1f} ms/episode  ({r.bare_steps / sum(r.bare):8.0f} steps/s)")

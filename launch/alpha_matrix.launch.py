@@ -1,4 +1,4 @@
-"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N] [run_id:=NAME] ...
+"""ros2 launch alpha_matrix alpha_matrix.launch.py [config_dir:=DIR] [episodes:=N] [run_id:=NAME] [live:=true] ...
 
 Builds the launch description from the same graph description as the plain-Python
 launcher (config/graph.yaml + params.yaml, resolved and validated by
@@ -12,7 +12,8 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from alpha_matrix.cli.launch_args import SET_HELP, run_launch_graph
+from alpha_matrix.cli.launch_args import LIVE_ARGUMENTS, SET_HELP, run_launch_graph
+from alpha_matrix.core.live import check_graph_ports
 from alpha_matrix.core.matrix.run_options import RunOptions
 from alpha_matrix.ros.launch_nodes import graph_nodes
 
@@ -38,12 +39,15 @@ ARGUMENTS = {
     "external": "nodes already running, not started: e.g. sim_bridge",
     "driver": "what serves the driver contract: sim (default) or ros2_control (arm_adapter on a running arm)",
     "set": SET_HELP,
+    **LIVE_ARGUMENTS,
 }
 assert set(RunOptions.model_fields) <= set(ARGUMENTS)
 
 
 def _nodes(context, *args, **kwargs):  # launch API
-    return graph_nodes(run_launch_graph({name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}))
+    graph = run_launch_graph({name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS})
+    check_graph_ports(graph)  # live:=true: its port free, or one line before any node starts
+    return graph_nodes(graph)
 
 
 def generate_launch_description() -> LaunchDescription:

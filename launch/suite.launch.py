@@ -12,8 +12,9 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from alpha_matrix.cli.launch_args import SET_HELP
+from alpha_matrix.cli.launch_args import LIVE_ARGUMENTS, SET_HELP
 from alpha_matrix.cli.suite import suite_launch_graph
+from alpha_matrix.core.live import check_graph_ports
 from alpha_matrix.ros.launch_nodes import graph_nodes
 
 ARGUMENTS = {
@@ -30,12 +31,15 @@ ARGUMENTS = {
     "external": "nodes already running, not started (comma-separated): e.g. sim_bridge",
     "driver": "what serves the driver contract: sim (default) or ros2_control (arm_adapter on a running arm)",
     "set": SET_HELP,
+    **LIVE_ARGUMENTS,
 }
 
 
 def _nodes(context, *args, **kwargs):  # launch API
     values = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
-    return graph_nodes(suite_launch_graph(values))
+    graph = suite_launch_graph(values)
+    check_graph_ports(graph)  # live:=true: its port free, or one line before any node starts
+    return graph_nodes(graph)
 
 
 def generate_launch_description() -> LaunchDescription:

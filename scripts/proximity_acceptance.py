@@ -6,11 +6,15 @@ overall, and checks the acceptance bar: zero missed breaches, per-frame detectio
 Exit status 0 when the bar is met, 1 otherwise.
 
 usage: python scripts/proximity_acceptance.py [--scenarios FILE] [--jobs N] [--limit N]
+       python scripts/proximity_acceptance.py --pair RUN_DIR_A RUN_DIR_B
+         (two graph runs of the sorting scenarios, e.g. guard-only and --agent reference: the
+         safe-pose transition paired per scenario, core/suites/proximity/transition.pair_transitions)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import sys
 import time
@@ -22,6 +26,7 @@ from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_approach
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, Summary, summarize
 from alpha_matrix.core.suites.proximity.scenarios import load_scenarios
+from alpha_matrix.core.suites.proximity.transition import pair_transitions
 
 _WORLD: World | None = None
 
@@ -50,7 +55,14 @@ def main() -> int:
     ap.add_argument("--scenarios", type=Path, default=Path("config/scenarios/proximity.yaml"))
     ap.add_argument("--jobs", type=int, default=max(1, mp.cpu_count()))
     ap.add_argument("--limit", type=int, default=0, help="only the first N runs (smoke test)")
+    ap.add_argument("--pair", nargs=2, type=Path, metavar="RUN_DIR", help="pair two sorting runs' transitions")
     args = ap.parse_args()
+    if args.pair:
+        recs = [
+            [json.loads(line)["result"] for line in (d / "episodes.jsonl").read_text().splitlines()] for d in args.pair
+        ]
+        print("\n".join(pair_transitions(recs[0], recs[1], (args.pair[0].name, args.pair[1].name))))
+        return 0
     try:
         scen = load_scenarios(args.scenarios)
     except ConfigError as err:

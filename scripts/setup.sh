@@ -4,8 +4,9 @@
 #   2. the CMake-export path fix those wheels need to build interfaces,
 #   3. alpha_matrix_interfaces built with CMake straight into the venv,
 #   4. alpha_matrix itself installed editable,
-#   5. the ROS 2 launch/CLI tools from vendor/ros2-tools and ros2_control's interfaces from
-#      vendor/ros2-control (upstream wheels and sources, hash-checked, by path)
+#   5. the ROS 2 launch/CLI tools from vendor/ros2-tools, ros2_control's interfaces from
+#      vendor/ros2-control and tf2_msgs from vendor/ros2-interfaces (upstream wheels and
+#      sources, hash-checked, by path)
 #      and alpha_matrix registered in the venv's ament index (`ros2 launch`, `ros2 run`).
 # Each stage is skipped when its inputs are unchanged (a sha256 stamp in the venv).
 set -euo pipefail
@@ -115,6 +116,21 @@ if [ -f "$CONTROL/SHA256SUMS" ]; then
     build_interfaces control_msgs "$CONTROL/src/control_msgs"
     "$VENV/bin/python" -c "import control_msgs.action" 2>/dev/null || die "control_msgs built but its actions do not import"
     stamp_set control "$control_hash"
+  fi
+fi
+
+# tf2_msgs (vendor/ros2-interfaces, upstream geometry2, unmodified): TFMessage for /tf and
+# /tf_static, which Foxglove and RViz read to place the robot model. Built like
+# composition_interfaces, its sources checked against SHA256SUMS first.
+IFACES=${ALPHA_MATRIX_ROS2_INTERFACES:-$ROOT/vendor/ros2-interfaces}
+if [ -f "$IFACES/SHA256SUMS" ]; then
+  tf2_hash=$(hash_of "$IFACES/SHA256SUMS")
+  if ! stamp_ok tf2_msgs "$tf2_hash" \
+     || ! "$VENV/bin/python" -c "import tf2_msgs.msg" 2>/dev/null; then
+    (cd "$IFACES" && sha256sum --quiet --strict -c SHA256SUMS) || die "a file in $IFACES does not match its SHA256SUMS"
+    build_interfaces tf2_msgs "$IFACES/src/tf2_msgs"
+    "$VENV/bin/python" -c "from tf2_msgs.msg import TFMessage" 2>/dev/null || die "tf2_msgs built but TFMessage does not import"
+    stamp_set tf2_msgs "$tf2_hash"
   fi
 fi
 

@@ -29,6 +29,7 @@ from alpha_matrix.core.bag import holds_steps
 from alpha_matrix.core.domains import DomainLease, allocate, release
 from alpha_matrix.core.errors import ConfigError, GraphError
 from alpha_matrix.core.graph import DONE_FILE_ENV, Graph, NodeSpec
+from alpha_matrix.core.live import check_graph_ports
 from alpha_matrix.core.runlock import InUseError, lock_dirs
 from alpha_matrix.ros.shm import clean_stale_shm
 from alpha_matrix.ros.transport import localhost_udp, use_localhost_udp
@@ -171,6 +172,7 @@ def guarded(graph: Graph, domains: int = 1, first: int | None = None, what: str 
     and nothing started, when another live run holds a directory or a domain, or when the
     graph's node names already answer on a domain. Everything is released on exit.
     """
+    check_graph_ports(graph)  # the live view's port free: one line, nothing started
     lock = lock_dirs(graph_dirs(graph), what)
     leases: list[DomainLease] = []
     try:

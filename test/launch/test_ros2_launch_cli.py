@@ -19,7 +19,7 @@ from alpha_matrix.launcher import graph_env
 require_tools()
 
 ROS2 = Path(sys.executable).parent / "ros2"
-NODES = ["sim_bridge", "safety_monitor", "recorder", "chaos", "oracle", "executive", "episode_runner"]
+NODES = ["sim_bridge", "safety_monitor", "recorder", "chaos", "oracle", "executive", "episode_runner", "scene_markers"]
 
 
 def _launch(tmp: Path, *args: str) -> subprocess.Popen[bytes]:

@@ -198,7 +198,7 @@ def test_config_view_is_what_the_report_reads() -> None:
     from types import SimpleNamespace
 
     node = SimpleNamespace(name="episode_runner", executable="episode_runner", package="alpha_matrix",
-                           parameters={"task_variant": "closed_loop"}, external=False, remappings={})  # fmt: skip
+                           parameters={"task_variant": "closed_loop"}, external=False, remappings={}, observer=False)  # fmt: skip
     view = config_view(SimpleNamespace(nodes=(node,)))  # type: ignore[arg-type]
     assert view["episode_runner"]["parameters"]["task_variant"] == "closed_loop"
 

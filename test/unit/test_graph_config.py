@@ -25,6 +25,7 @@ def test_shipped_graph_resolves():
         "sim_bridge",
         "safety_monitor",
         "recorder",
+        "scene_markers",
         "chaos",
         "oracle",
         "executive",

@@ -41,7 +41,7 @@ from alpha_matrix.cli import (
     runs,
     suite,
 )
-from alpha_matrix.cli.common import config_dir_problem
+from alpha_matrix.cli.common import config_dir_problem, live_options
 from alpha_matrix.cli.version import add_version
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.orphans import die_with_parent_if_asked
@@ -91,7 +91,7 @@ def _graph_options(args: argparse.Namespace) -> None:
     if after is not None and args.config is not None and after != args.config:
         raise ConfigError(f"--config given twice ({args.config} and {after})")
     args.config = after or args.config
-    args.set = args.set + getattr(args, "set_after", [])
+    args.set = args.set + getattr(args, "set_after", []) + live_options(args)
     if not getattr(args, "reads_config", False) and (args.config is not None or args.set):
         raise ConfigError(
             f"{args.command} reads what was recorded, never the config files: --config and --set do not apply to it"

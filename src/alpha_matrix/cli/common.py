@@ -194,6 +194,35 @@ def preflight_planner(graph: Graph) -> None:
                 raise ConfigError(f"arm {arm}: {err} (nothing was started)") from None
 
 
+def add_live(parser: argparse.ArgumentParser) -> None:
+    """--live and --live-port, on the commands that start a graph (docs/node-graph.md, 'Watching live')."""
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="serve the graph's topics over the Foxglove WebSocket protocol while it runs (ws://127.0.0.1:8765; "
+        "open it in Foxglove); it only watches: the records are the same",
+    )
+    parser.add_argument(
+        "--live-port", type=int, default=None, metavar="PORT", help="the live view's port (default 8765)"
+    )
+
+
+def live_options(args: argparse.Namespace) -> list[str]:
+    """--live [--live-port N] as --set items for the graph's foxglove_live entry (none without --live)."""
+    from alpha_matrix.core.live import live_sets
+
+    live, port = getattr(args, "live", False), getattr(args, "live_port", None)
+    if port is not None and not live:
+        raise ConfigError("--live-port is the live view's port: give --live too")
+    if not live:
+        return []
+    if getattr(args, "workers", 1) > 1:
+        raise ConfigError("--live watches one graph: it does not go with --workers (or --ray)")
+    if port is not None and not 1 <= port <= 65535:
+        raise ConfigError(f"--live-port {port}: a port from 1 to 65535")
+    return live_sets(port)
+
+
 def add_external(parser: argparse.ArgumentParser) -> None:
     """--external NODE (repeatable) and --driver NAME, on the commands that start a graph."""
     parser.add_argument(

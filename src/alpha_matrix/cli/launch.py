@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from alpha_matrix.cli.common import check_environment, first_domain, graph_for
+from alpha_matrix.cli.common import add_live, check_environment, first_domain, graph_for
 
 
 def cmd_launch(args: argparse.Namespace) -> int:
@@ -30,4 +30,5 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     launch.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
     )
+    add_live(launch)
     launch.set_defaults(func=cmd_launch)

@@ -11,6 +11,7 @@ from pathlib import Path
 from alpha_matrix.cli.common import check_set_names, parse_sets
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir
+from alpha_matrix.core.live import live_sets
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.core.resolve import resolve_graph
 
@@ -34,6 +35,26 @@ ARM_ARGUMENTS = {
     "ft_frame": ("ft_frame", "the F/T sensor's link"),
     "base_xyz": ("base_xyz", "base_frame's world position, [x, y, z] m"),
 }
+
+
+LIVE_ARGUMENTS = {
+    "live": "true: serve the graph's topics over the Foxglove WebSocket protocol (ws://127.0.0.1:8765)",
+    "live_port": "the live view's port (default 8765)",
+}
+
+
+def live_launch_sets(values: dict[str, str]) -> list[str]:
+    """``live:=true [live_port:=N]`` as --set items for the foxglove_live entry, as --live gives them."""
+    live, port = values.get("live", "").strip().lower(), values.get("live_port", "").strip()
+    if live not in ("", "true", "false"):
+        raise ConfigError(f"live:={live}: true or false")
+    if port and live != "true":
+        raise ConfigError("live_port:= is the live view's port: give live:=true too")
+    if live != "true":
+        return []
+    if port and not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise ConfigError(f"live_port:={port}: a port from 1 to 65535")
+    return live_sets(int(port) if port else None)
 
 
 def launch_sets(text: str) -> list[str]:
@@ -60,7 +81,7 @@ def run_launch_graph(values: dict[str, str]) -> Graph:
     if config_dir and not config.is_dir():
         raise ConfigError(f"config_dir:={config_dir}: no such directory")
     driver = values.get("driver", "").strip()
-    sets = launch_sets(values.get("set", ""))
+    sets = launch_sets(values.get("set", "")) + live_launch_sets(values)
     check_set_names(sets, config, driver=driver)
     for node, params in parse_sets(sets).items():
         overrides.setdefault(node, {}).update(params)

@@ -9,6 +9,7 @@ from typing import Any
 
 from alpha_matrix.cli.common import (
     add_external,
+    add_live,
     add_scale_options,
     check_environment,
     first_domain,
@@ -207,6 +208,7 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--matrix", action="store_true", help="run the 75-cell fault matrix per arm")
     run.add_argument("--no-faults", action="store_true", help="leave the chaos node out of the graph")
     add_external(run)
+    add_live(run)
     run.add_argument("--fault", default=None, help="without --matrix: every episode's fault (none, F1..F4, F1+F2)")
     run.add_argument("--intensity", type=float, default=None, help="without --matrix: the fault intensity in [0, 1]")
     run.add_argument(

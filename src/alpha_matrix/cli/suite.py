@@ -20,6 +20,7 @@ from typing import Any
 
 from alpha_matrix.cli.common import (
     add_external,
+    add_live,
     add_scale_options,
     check_environment,
     check_set_names,
@@ -128,6 +129,12 @@ def suite_graph(args: argparse.Namespace) -> tuple[Graph, Path]:
 
     config = args.config or default_config_dir()
     scenarios = Path(args.scenarios).resolve() if args.scenarios else config / "scenarios" / f"{args.suite}.yaml"
+    if getattr(args, "images", None):  # the user's own gauges: the folder checked, as a scenario file
+        if args.suite != "gauge" or args.scenarios:
+            raise ConfigError("--images DIR: gauge only, and instead of --scenarios")
+        from alpha_matrix.core.suites.gauge.user_images import write_images_scenario
+
+        scenarios = write_images_scenario(Path(args.images))
     check_set_names(list(args.set), config, f"graph_{args.suite}.yaml", driver_of(args))
     overrides: dict[str, dict[str, Any]] = parse_sets(list(args.set))
     _agent_overrides(args, overrides)
@@ -201,7 +208,7 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     import io
 
     from alpha_matrix.cli import build_parser
-    from alpha_matrix.cli.launch_args import launch_sets
+    from alpha_matrix.cli.launch_args import launch_sets, live_launch_sets
     from alpha_matrix.core.names import check_run_id
 
     given = {k: v.strip() for k, v in values.items() if v.strip()}
@@ -210,7 +217,7 @@ def suite_launch_graph(values: dict[str, str]) -> Graph:
     argv = ["--config", given["config_dir"]] if "config_dir" in given else []
     if "bags_dir" in given:
         argv += ["--set", f"recorder.bags_dir={given['bags_dir']}"]
-    for item in launch_sets(given.get("set", "")):
+    for item in launch_sets(given.get("set", "")) + live_launch_sets(given):
         argv += ["--set", item]
     argv += ["suite", given["suite"]]
     for name in ("scenarios", "run_id", "runs_dir", "agent", "guards", "decide_every", "probe", "driver"):
@@ -409,12 +416,17 @@ def register(sub: Any, graph_opts: argparse.ArgumentParser) -> None:
     p.add_argument("suite", choices=registry.SUITE_NAMES)
     p.add_argument("--scenarios", default=None, help="scenario file (default: config/scenarios/<suite>.yaml)")
     p.add_argument(
+        "--images", default=None, metavar="DIR",
+        help="gauge: read your own gauge images in DIR (a face file per gauge or image: min, max, unit, sweep)",
+    )  # fmt: skip
+    p.add_argument(
         "--run-id",
         default=None,
         help=f"run directory name: {RUN_ID_RULE} (default: suite, file and config hash)",
     )
     p.add_argument("--runs-dir", default=None, help="where run directories go (default runs/)")
     add_external(p)
+    add_live(p)
     p.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID (0..101) of the graph (default $ROS_DOMAIN_ID or 0)"
     )

@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -150,8 +150,13 @@ class SplitBagWriter:
         topics: dict[str, str],
         custom_data: dict[str, str] | None = None,
         compress: bool = True,
+        latched: Iterable[str] = (),
     ) -> None:
         self.bag_dir = bag_dir
+        # Topics sent once (/robot_description, /tf_static): their last message opens every split
+        # again, so each split, opened alone in a viewer, has the robot model and its fixed frames.
+        self.latched = frozenset(latched)
+        self._last: dict[str, bytes] = {}
         self.compress = compress  # False: uncompressed chunks (the benchmark's baseline)
         self.topics = topics  # name -> type, e.g. "/clock" -> "rosgraph_msgs/msg/Clock"
         self.custom_data = dict(custom_data or {})
@@ -170,9 +175,19 @@ class SplitBagWriter:
         self._split: _Split | None = None
 
     def write(self, topic: str, timestamp_ns: int, data: bytes) -> None:
+        if self._split is None and topic in self.latched:  # kept for the next split: sent once, it alone
+            self._last[topic] = data  # makes no bag (an idle launch leaves none)
+            return
         if self._split is None:
             self._open()
+            assert self._split is not None
+            for name, raw in self._last.items():
+                if name != topic:
+                    self._split.writer.write(self._split.connections[name], timestamp_ns, raw)
+                    self._split.messages += 1
         assert self._split is not None
+        if topic in self.latched:
+            self._last[topic] = data
         self._split.writer.write(self._split.connections[topic], timestamp_ns, data)
         self._split.messages += 1
 

@@ -36,6 +36,10 @@ NOT_HASHED = {
     "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash", "shard_count", "shard_index", "driver"},
 }
 
+# Nodes that only draw for a viewer (docs/foxglove.md): the recorder waits for them (their topics
+# are in the bag from the first batch) but they do not enter the config hash, since they change no record.
+VIEW_ONLY = frozenset({"scene_markers"})
+
 # File parameters whose *content* is hashed, not their path (the same config in two checkouts,
 # or passed as an absolute path, is the same config): parameter -> the package's default file.
 CONTENT_HASHED = {"skills_file": "skills.yaml", "alerts_file": "alerts.yaml"}
@@ -78,6 +82,9 @@ class NodeEntry(BaseModel):
     # While this node is in the graph it gates that node's step stream: it is added to its
     # gating_consumers (so excluding it restores the stream with no other change).
     gates: str = ""
+    # Only watches the graph (the live view): not in the config hash and not awaited by the
+    # recorder, so a run's records are the same with it or without it.
+    observer: bool = False
 
 
 class GraphFile(BaseModel):
@@ -97,6 +104,7 @@ class NodeSpec:
     remappings: tuple[tuple[str, str], ...]
     package: str = PACKAGE
     external: bool = False  # running already: the launchers neither start nor stop it
+    observer: bool = False  # only watches: not hashed, not awaited (NodeEntry.observer)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from alpha_matrix.core.agent.params import AgentParams
 from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.live import LiveParams
 from alpha_matrix.core.matrix.params import ChaosParams, EpisodeRunnerParams, ExecutiveParams, StepConsumerParams
 from alpha_matrix.core.planning.params import LLMPlannerParams, OracleParams
 from alpha_matrix.core.recorder_params import RecorderParams
@@ -20,6 +21,7 @@ from alpha_matrix.core.safety.params import SafetyMonitorParams
 from alpha_matrix.core.standard_arm.params import StandardArmParams
 from alpha_matrix.core.suites import registry
 from alpha_matrix.core.suites.params import SuiteBridgeParams, SuiteRunnerParams
+from alpha_matrix.core.viz.params import SceneMarkersParams
 
 # The graph's own nodes; every suite adds its own (its ``nodes``).
 PARAM_MODELS: dict[str, type[NodeParams]] = {
@@ -38,6 +40,8 @@ PARAM_MODELS: dict[str, type[NodeParams]] = {
     "scene_bridge": SimBridgeParams,
     "standard_arm": StandardArmParams,
     "arm_adapter": ArmAdapterParams,
+    "scene_markers": SceneMarkersParams,
+    "foxglove_live": LiveParams,
 }
 PARAM_MODELS.update({exe: model for s in registry.suites() for exe, model in s.node_params().items()})
 

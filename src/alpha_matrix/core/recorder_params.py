@@ -23,7 +23,23 @@ DEFAULT_RECORDED_TOPICS = [
     "/chaos/fault_events=alpha_matrix_interfaces/msg/FaultEvent",
     "/llm/replies=alpha_matrix_interfaces/msg/PlannerReply",
     "/planner/replies=alpha_matrix_interfaces/msg/PlannerReply",
+    # what a viewer needs (docs/foxglove.md): the robot model, its frames, the scene
+    "/robot_description=std_msgs/msg/String",
+    "/tf=tf2_msgs/msg/TFMessage",
+    "/tf_static=tf2_msgs/msg/TFMessage",
+    "/scene/markers=visualization_msgs/msg/MarkerArray",
+    "/scene/contact_force=std_msgs/msg/Float64",
+    "/scene/contact_threshold=std_msgs/msg/Float64",
 ]
+# What only a viewer reads (the robot model, its frames, scene/*): recording them or not changes no
+# record, so they do not enter the config hash (a run recorded before them resumes as the same run).
+VIEW_TOPICS = frozenset({"/robot_description", "/tf", "/tf_static"})
+VIEW_PREFIX = "/scene/"
+
+
+def hashed_topics(topics: list[str]) -> list[str]:
+    """The recorder's ``topics`` as the config hash sees them: without the viewer's."""
+    return [t for t in topics if not (t.partition("=")[0] in VIEW_TOPICS or t.startswith(VIEW_PREFIX))]
 
 
 class RecorderParams(NodeParams):

@@ -24,6 +24,7 @@ from alpha_matrix.core.graph import (
     NOT_HASHED,
     PACKAGE,
     SHARED,
+    VIEW_ONLY,
     Graph,
     GraphFile,
     NodeEntry,
@@ -34,6 +35,7 @@ from alpha_matrix.core.matrix.cells import default_run_id
 from alpha_matrix.core.matrix.graph import f1_possible, resolve_prompt, runner_arms
 from alpha_matrix.core.node_params import PARAM_MODELS, validate_params
 from alpha_matrix.core.outcome import MAX_EPISODE_STEPS
+from alpha_matrix.core.recorder_params import hashed_topics
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.robot.gate import flow_ack_every
 from alpha_matrix.core.robot.params import SimBridgeParams
@@ -359,6 +361,7 @@ def resolve_graph(
                 remappings=tuple(sorted({**entry.remappings, **injected.get(entry.name, {})}.items())),
                 package=entry.package,
                 external=entry.external or entry.name in external,
+                observer=entry.observer,
             )
         )
     graph = _complete(specs, config_dir, name_run)
@@ -388,12 +391,17 @@ def _complete(specs: list[NodeSpec], config_dir: Path, name_run: Callable[[str],
             **({"external": True} if s.external else {}),  # a run against a driver of its own is another run
             "remappings": s.remappings,
             "parameters": {
-                k: _file_digest(config_dir, k, v) if k in CONTENT_HASHED else v
+                k: _file_digest(config_dir, k, v)
+                if k in CONTENT_HASHED
+                else hashed_topics(v)
+                if (s.executable, k) == ("recorder", "topics")
+                else v
                 for k, v in s.parameters.items()
                 if k not in NOT_HASHED.get(s.executable, ())
             },
         }
         for s in specs
+        if not s.observer and s.executable not in VIEW_ONLY  # a watcher is no part of what the run is
     ]
     digest = hashlib.sha256(canonical_json(hashed).encode()).hexdigest()
     # One run id for the records and the bag: given, or derived from the arm and the config hash
@@ -423,7 +431,7 @@ def _complete(specs: list[NodeSpec], config_dir: Path, name_run: Callable[[str],
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
         if s.executable == "recorder":  # its ready check waits for every node it must hear from
-            extra["graph_nodes"] = [n.name for n in specs if n.name != s.name]
+            extra["graph_nodes"] = [n.name for n in specs if n.name != s.name and not n.observer]
         if "ack_every_steps" in s.parameters:  # a flow consumer acks as sparsely as its bridge allows
             extra["ack_every_steps"] = _ack_every(s.name, specs)
         final.append(dataclasses.replace(s, parameters={**s.parameters, **extra}))

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from alpha_matrix.core.errors import ConfigError, RecordError
-from alpha_matrix.core.graph import CONTENT_HASHED, NOT_HASHED, PACKAGE, Graph
+from alpha_matrix.core.graph import CONTENT_HASHED, NOT_HASHED, PACKAGE, VIEW_ONLY, Graph
 
 CONFIG_FILE = "config.json"
 REQUESTED_FILE = "requested.jsonl"
@@ -54,6 +54,8 @@ def config_view(graph: Graph) -> dict[str, Any]:
     """The graph's configuration, node by node, as its config hash covers it (JSON-able)."""
     nodes: dict[str, Any] = {}
     for n in graph.nodes:
+        if n.observer or n.executable in VIEW_ONLY:  # the live view, the scene's markers: no part of the config
+            continue
         skip = NOT_HASHED.get(n.executable, set()) | _NOT_CONFIG
         entry: dict[str, Any] = {
             "executable": n.executable,

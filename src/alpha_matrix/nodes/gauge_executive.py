@@ -1,6 +1,7 @@
 """gauge_executive: the gauge suite's sim side and executive.
 
-For each gauge scenario on suite/request: render the item (core/suites/gauge/scene.py: the
+For each gauge scenario on suite/request: a user's image (``--images``: loaded from its file and
+checked against the request's sha256) or render the item (core/suites/gauge/scene.py: the
 textured panel in PyBullet seen by the project's RGB camera, then the item's degradations), show
 the image and the face's data sheet to the reader (<reader>/decide, the agent protocol's Decide
 service: an observation in, one decision out), score its answer against the item's truth and
@@ -21,7 +22,7 @@ from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.suites.gauge.agent_run import agent_part, run_agent
 from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.params import GaugeExecutiveParams
-from alpha_matrix.core.suites.gauge.run import GaugeRequest, gauge_observation, result_of
+from alpha_matrix.core.suites.gauge.run import GaugeRequest, gauge_observation, request_face, result_of, user_pixels
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.params import declare_params
@@ -49,10 +50,12 @@ class GaugeBridge(SuiteExecutive):
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         item = GaugeRequest.model_validate_json(req.scenario_json)
-        if item.face not in FACES:
+        if item.user is None and item.face not in FACES:
             raise ValueError(f"unknown gauge face {item.face!r}")
-        face, p = FACES[item.face], self.params
-        image = self.scene.render(item.item_conditions(), item.seed).image
+        face, p = request_face(item), self.params
+        image = (
+            user_pixels(item) if item.user is not None else self.scene.render(item.item_conditions(), item.seed).image
+        )
         reading = self._ask(self.reader, gauge_observation(req.episode_id, face, image), p.service_timeout_s)
         result = result_of(item, reading)
         if self.agent is not None:

@@ -20,9 +20,9 @@ from sensor_msgs.msg import CameraInfo, Image
 from alpha_matrix.core.agent.images import rgb_image
 from alpha_matrix.core.agent.protocol import Image as AgentImage
 from alpha_matrix.core.errors import AlphaMatrixError
-from alpha_matrix.core.suites.proximity.agent_link import AgentLink
+from alpha_matrix.core.suites.proximity.agent_link import AgentLink, sorting_brief
 from alpha_matrix.core.suites.proximity.params import ProximityAgentLinkParams
-from alpha_matrix.core.suites.proximity.run import SUITE, parse_frame_tag, scenario_from_json
+from alpha_matrix.core.suites.proximity.run import SUITE, ProximityScenario, parse_frame_tag, scenario_from_json
 from alpha_matrix.core.suites.proximity.situation import frame_estimate
 from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
 from alpha_matrix.ros.gating import GatingLink
@@ -41,7 +41,7 @@ class ProximityAgentLinkNode(Node):
         self.params = declare_params(self, ProximityAgentLinkParams)
         self.gating = GatingLink(self, keepalive=True)  # alive while the model thinks, however long
         self.decide_cli = self.create_client(Decide, "agent/decide")
-        self.thresholds: Mailbox[str, float] = Mailbox()  # episode -> the run's threshold
+        self.thresholds: Mailbox[str, ProximityScenario] = Mailbox()  # episode -> the run (its threshold, its task)
         self.estimates: Mailbox[tuple[str, int], ProximityEstimate] = Mailbox()
         self.frames: RequestQueue[tuple[str, int]] = RequestQueue()
         self.link: AgentLink | None = None
@@ -65,7 +65,7 @@ class ProximityAgentLinkNode(Node):
 
     def _on_request(self, msg: SuiteRequest) -> None:
         if msg.suite == SUITE:
-            self.thresholds.put(msg.episode_id, scenario_from_json(msg.scenario_json).threshold)
+            self.thresholds.put(msg.episode_id, scenario_from_json(msg.scenario_json))
 
     def _on_info(self, msg: CameraInfo) -> None:
         self.gating.streaming()
@@ -83,8 +83,12 @@ class ProximityAgentLinkNode(Node):
         if self.link is None or self.link.episode_id != episode:
             if not self.thresholds.wait_until(lambda: episode in self.thresholds.items, p.service_timeout_s):
                 raise AlphaMatrixError(f"{episode}: no suite/request within {p.service_timeout_s:.0f} s")
-            threshold = self.thresholds.items.pop(episode)
-            self.link = AgentLink(episode, threshold, p.decision_every_frames, p.reaction_latency_steps)
+            sc = self.thresholds.items.pop(episode)
+            safe_pose_m, resume_after_s = sorting_brief(sc)  # (None, None) but in a sorting run
+            self.link = AgentLink(
+                episode, sc.threshold, p.decision_every_frames, p.reaction_latency_steps,
+                safe_pose_m=safe_pose_m, resume_after_s=resume_after_s,
+            )  # fmt: skip
         link = self.link
         if not link.needs_estimate():
             self.gating.ack(episode, link.on_calibration_frame(step))

@@ -26,10 +26,12 @@ from sensor_msgs.msg import CameraInfo, Image
 from alpha_matrix.core.depth_image import ENCODINGS, millimetres
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.sim.camera import Frame
+from alpha_matrix.core.sim.camera_model import CELL_CAMERA
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.suites.proximity.bridge_scene import ProximityScene
 from alpha_matrix.core.suites.proximity.params import ProximityBridgeParams
 from alpha_matrix.core.suites.proximity.run import frame_tag
+from alpha_matrix.core.viz.frames import Transform, person_frame
 from alpha_matrix.nodes.sim_bridge import SimBridge
 from alpha_matrix.ros.bridge_msgs import sim_time
 from alpha_matrix.ros.images import camera_info, image
@@ -40,6 +42,8 @@ from alpha_matrix.ros.spin import spin_events
 
 
 class ProximityBridge(SimBridge):
+    camera = CELL_CAMERA
+
     def __init__(self) -> None:
         super().__init__()
         extra = declare_fields(self, ProximityBridgeParams, ("publish_rgb", "depth_encoding"))
@@ -69,6 +73,11 @@ class ProximityBridge(SimBridge):
             self.scene.rgb = self.rgb_pub.get_subscription_count() > 0
         if (frame := self.scene.after_step(sample.step)) is not None:
             self._publish_frame(sample.step, frame)
+
+    def _scene_frames(self) -> list[Transform]:
+        human = self.scene.human
+        state = getattr(human, "state", None)
+        return [person_frame(state.x, state.y, state.heading)] if state is not None else []
 
     def _publish_frame(self, s: int, frame: Frame) -> None:
         stamp, tag = sim_time(s, self.dt), frame_tag(self.core.episode_id, s)

@@ -33,10 +33,12 @@ still decides and publishes every frame, but no stop is sent.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
 from alpha_matrix_interfaces.msg import ProximityEstimate, StepBatch, SuiteRequest
+from geometry_msgs.msg import Point, PointStamped
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
@@ -48,6 +50,7 @@ from alpha_matrix.core.suites.proximity.run import (
     DetectorCore,
     ProximityScenario,
     camera_info_from_k,
+    frame_tag,
     parse_frame_tag,
     scenario_from_json,
 )
@@ -70,6 +73,9 @@ class ProximityDetectorNode(Node):
         self.core: DetectorCore | None = None
         self.gating = GatingLink(self)  # hello until the first frame, then acks
         self.estimate_pub = self.create_publisher(ProximityEstimate, "proximity/estimate", EVENTS)
+        # Sorting runs only: the nearest point of the person, for the safe-pose transition's "away from them".
+        self.nearest_pub = self.create_publisher(PointStamped, "proximity/nearest", EVENTS)
+        self.sorting = False
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.create_subscription(CameraInfo, "camera/depth/camera_info", self._on_info, IMAGES)
         self.create_subscription(Image, "camera/depth/image_raw", self._on_depth, IMAGES)
@@ -119,6 +125,7 @@ class ProximityDetectorNode(Node):
             self.frames.popleft()
             if episode != self.episode or self.core is None:
                 info = self.infos[episode]
+                self.sorting = self.scenarios[episode].task is not None
                 self.core = DetectorCore(
                     camera_info_from_k(info.width, info.height, info.k, self.pose), self.scenarios[episode].policy
                 )
@@ -145,6 +152,11 @@ class ProximityDetectorNode(Node):
                         human_speed=float(dec.human_speed),
                     )
                 )
+                if self.sorting:  # before the ack, like the estimate: the executive waits for both
+                    x, y, z = d.nearest if d.nearest is not None else (math.nan, math.nan, math.nan)
+                    msg = PointStamped(point=Point(x=float(x), y=float(y), z=float(z)))
+                    msg.header.frame_id = frame_tag(episode, step)
+                    self.nearest_pub.publish(msg)
             self.gating.ack(episode, self.core.ack_step)
 
 

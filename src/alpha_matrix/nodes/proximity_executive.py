@@ -11,12 +11,14 @@ may read ground truth; the detector never does) and answers on suite/result.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 from alpha_matrix_interfaces.msg import AgentDecision, CommandStatus, ProximityEstimate, ProximityTruth, SuiteRequest
 from alpha_matrix_interfaces.srv import SetHuman
+from geometry_msgs.msg import PointStamped
 
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.outcome import evaluate_outcome
@@ -28,12 +30,24 @@ from alpha_matrix.core.suites.proximity.arm_work import (
     estimate_rows,
     last_frame,
     next_step,
+    sort_until,
     truth_arrays,
     truth_reaches,
     work_until,
 )
+from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 from alpha_matrix.core.suites.proximity.params import ProximityExecutiveParams
-from alpha_matrix.core.suites.proximity.run import SUITE, ArmAccount, compose_result, scenario_from_json
+from alpha_matrix.core.suites.proximity.policy import StopPolicy
+from alpha_matrix.core.suites.proximity.run import (
+    SUITE,
+    ArmAccount,
+    ProximityScenario,
+    compose_result,
+    parse_frame_tag,
+    scenario_from_json,
+)
+from alpha_matrix.core.suites.proximity.sorting import ArmView, Seen, SortingConfig, SortingController
+from alpha_matrix.core.suites.proximity.transition import sorting_verdicts
 from alpha_matrix.ros.convert import poses_of
 from alpha_matrix.ros.mailbox import ListBox
 from alpha_matrix.ros.params import declare_params
@@ -62,6 +76,13 @@ class ProximityExecutive(SuiteExecutive):
         self.create_subscription(
             ProximityEstimate, "proximity/estimate", lambda m: self.estimates.append(m.episode_id, m), EVENTS
         )
+        self.nearest: ListBox[str, PointStamped] = ListBox()  # sorting runs: the detector's nearest point
+        self.create_subscription(
+            PointStamped,
+            "proximity/nearest",
+            lambda m: self.nearest.append(parse_frame_tag(m.header.frame_id)[0], m),
+            EVENTS,
+        )
         self.decisions: ListBox[str, AgentDecision] = ListBox()
         if self.params.agent:  # the agent under test decides; its decisions are scored here
             self.create_subscription(
@@ -69,6 +90,7 @@ class ProximityExecutive(SuiteExecutive):
             )
 
     def forget(self, episode_id: str) -> None:  # nothing of this episode is needed any more
+        self.nearest.pop(episode_id)
         self.truth.pop(episode_id)
         self.estimates.pop(episode_id)
         self.decisions.pop(episode_id)
@@ -88,6 +110,8 @@ class ProximityExecutive(SuiteExecutive):
         if not reply.accepted:
             raise AlphaMatrixError(f"sim/set_human refused: {reply.message}")
         last = self.robot.reset(req.episode_id, sc.seed, sc.settle_steps)
+        if sc.task is not None:  # a sorting run: the task with the safe-pose transition
+            return self._sorting(req, sc, last)
         cmds = plan_to_commands(oracle_plan(p.object, _pose(last, p.object), ZONE))
         arm = ArmAccount(plan_commands=len(cmds))
         last = work_until(sc.end_step, cmds, arm, self.robot, p.hold_steps, last)
@@ -109,6 +133,70 @@ class ProximityExecutive(SuiteExecutive):
             result["agent"] = agent_part(decisions, gt, stopped, sc, p.agent, p.guards, p.decision_every_frames)
         return result
 
+    def _sorting(self, req: SuiteRequest, sc: ProximityScenario, last: CommandStatus) -> dict[str, Any]:
+        """The sorting task (core/suites/proximity/sorting.py), then the run's score and the transition's verdicts."""
+        p, ep = self.params, req.episode_id
+        assert sc.task is not None
+        cfg = SortingConfig.from_json(sc.task["config"])
+        ctrl = SortingController(cfg, StopPolicy(sc.policy).limit()[0], sc.score.timestep, agent=bool(p.agent))
+        every = sc.score.allowed_latency - sc.reaction_steps  # the frame period
+        first = every * (DetectorConfig().reference_frames + 1)  # the first frame with an estimate
+        fed = {"frame": 0, "call": -1}
+
+        def inputs(step: int) -> tuple[list[Seen], list[tuple[int, str]]]:
+            f = step - step % every
+            if f < first:
+                return [], []
+            ests = self._wait(
+                self.estimates, ep, lambda m: any(int(e.step) >= f for e in m), f"proximity/estimate of step {f}"
+            )
+            near = self._wait(
+                self.nearest, ep, lambda m: any(tag_step(n) >= f for n in m), f"proximity/nearest of step {f}"
+            )
+            points = {tag_step(n): n.point for n in near}
+            frames = [
+                Seen(int(e.step), float(e.distance) if e.detected else math.inf,
+                     (float(points[int(e.step)].x), float(points[int(e.step)].y))
+                     if e.detected and int(e.step) in points and math.isfinite(points[int(e.step)].x) else None)
+                for e in sorted(ests, key=lambda e: int(e.step)) if fed["frame"] < int(e.step) <= step
+            ]  # fmt: skip
+            fed["frame"] = max([fed["frame"], *(x.step for x in frames)])
+            calls: list[tuple[int, str]] = []
+            if p.agent:
+                steps = [s for s in decision_steps((int(e.step) for e in ests), p.decision_every_frames) if s <= step]
+                if steps:
+                    k = steps[-1]
+                    got = self._wait(
+                        self.decisions, ep, lambda m: any(int(d.step) >= k for d in m), f"agent/decisions of step {k}"
+                    )
+                    calls = [(int(d.step), str(d.tool)) for d in sorted(got, key=lambda d: int(d.decision_index))
+                             if d.kind == "tool_call" and fed["call"] < int(d.step) <= step]  # fmt: skip
+                    fed["call"] = max([fed["call"], *(c[0] for c in calls)])
+            return frames, calls
+
+        arm = ArmAccount(plan_commands=len(cfg.blocks))
+        last, samples = sort_until(sc.end_step, ctrl, arm, self.robot, p.hold_steps, last, _view, inputs)
+        last_step = next_step(last)
+        truth = self._wait(
+            self.truth, ep, lambda m: truth_reaches(m, sc.end_step), f"sim/proximity_truth up to step {sc.end_step}"
+        )
+        frame = last_frame(sc)
+        estimates = self._wait(
+            self.estimates, ep, lambda m: any(e.step >= frame for e in m), f"proximity/estimate of step {frame}"
+        )
+        gt, in_view, stopped = truth_arrays(truth, sc.end_step)
+        task = ctrl.task_part()
+        verdicts = sorting_verdicts(sc, task, samples, gt, stopped, cfg)
+        result = compose_result(sc, gt, in_view, stopped, estimate_rows(estimates), arm, verdicts["task_complete"])
+        result = {**result, "last_step": last_step, "guards": p.guards, "sorting": {**verdicts, "events": task}}
+        if p.agent:
+            steps = [s for s in decision_steps((int(e.step) for e in estimates), p.decision_every_frames) if s <= frame]
+            k = max(steps, default=-1)
+            decisions = self._wait(self.decisions, ep, lambda m: any(int(d.step) >= k for d in m),
+                                   f"agent/decisions up to the frame of step {k}") if steps else []  # fmt: skip
+            result["agent"] = agent_part(decisions, gt, stopped, sc, p.agent, p.guards, p.decision_every_frames)
+        return result
+
     def _wait(
         self, box: ListBox, episode: str, ready: Callable[[list], bool], what: str, timeout: float | None = None
     ) -> list:
@@ -121,6 +209,16 @@ class ProximityExecutive(SuiteExecutive):
             if time.monotonic() >= end or STOP.signal is not None:
                 raise AlphaMatrixError(f"{what} did not arrive within {time.monotonic() - start:.0f} s")
         return msgs
+
+
+def _view(status: CommandStatus) -> ArmView:
+    g = status.grasp_position
+    return ArmView(int(status.end_step), (float(g.x), float(g.y), float(g.z)),
+                   {n: pq[0] for n, pq in poses_of(status.objects).items()})  # fmt: skip
+
+
+def tag_step(msg: PointStamped) -> int:
+    return parse_frame_tag(msg.header.frame_id)[1]
 
 
 def _pose(status: CommandStatus, obj: str) -> tuple[float, float, float]:

@@ -33,6 +33,8 @@ from alpha_matrix.ros.qos import (
     EVENTS,
     IMAGE_TOPICS,
     IMAGES,
+    LATCHED,
+    LATCHED_TOPICS,
     READY_SERVICE,
     STEP_STREAM,
     STEP_TOPIC,
@@ -68,7 +70,12 @@ class Recorder(Node):
             topics[name] = msgtype
         run_id = self.params.run_id or time.strftime("run-%Y%m%d-%H%M%S")
         records_run_id = self.params.records_run_id or run_id.partition("/")[0]
-        self.bag = SplitBagWriter(Path(self.params.bags_dir) / run_id, topics, {RUN_ID_KEY: records_run_id})
+        self.bag = SplitBagWriter(
+            Path(self.params.bags_dir) / run_id,
+            topics,
+            {RUN_ID_KEY: records_run_id},
+            latched=LATCHED_TOPICS & set(topics),
+        )
         self.counts = dict.fromkeys(topics, 0)
         self.gate = EvidenceGate()
         # hello until the first batch, then acks (every ack_every_steps: the resolver sets it from the bridge's flow window)
@@ -87,6 +94,8 @@ class Recorder(Node):
     def _qos(topic: str):  # noqa: ANN205 - rclpy QoSProfile
         if topic in EVENT_TOPICS:
             return EVENTS
+        if topic in LATCHED_TOPICS:
+            return LATCHED
         return STEP_STREAM if topic == STEP_TOPIC else IMAGES if topic in IMAGE_TOPICS else STREAM
 
     def _writer(self, topic: str):  # noqa: ANN202

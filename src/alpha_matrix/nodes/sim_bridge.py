@@ -26,19 +26,25 @@ from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.robot.stepping import StepBuffer, StepPacer, names_by_id
 from alpha_matrix.core.safety.engine import SafetyConfig
 from alpha_matrix.core.safety.stream import StepScreen
+from alpha_matrix.core.sim.camera_model import CellCamera
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.timed_world import TimedWorld, timing_line
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.sim.world_config import WorldConfig
+from alpha_matrix.core.standard_arm.arm import panda_urdf_text
+from alpha_matrix.core.viz.frames import Transform
 from alpha_matrix.ros.bridge_msgs import BridgePublishers
 from alpha_matrix.ros.convert import copy_fields, object_states, vec3
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import STREAM
 from alpha_matrix.ros.spin import Drain, spin_events
+from alpha_matrix.ros.viz_msgs import RobotFramesPublisher
 
 
 class SimBridge(Node):
+    camera: CellCamera | None = None  # a scene's camera, whose optical frame goes on /tf_static
+
     def __init__(self) -> None:
         super().__init__("sim_bridge")
         p = self.params = declare_params(self, SimBridgeParams)
@@ -58,6 +64,8 @@ class SimBridge(Node):
         self._ready = not p.gating_consumers
         self._body_names = names_by_id(self.world.body_names)
         self.pubs = BridgePublishers(self, self.dt)
+        # For viewers (Foxglove, RViz): the URDF, the fixed frames, and the links at every batch's end.
+        self.viz = RobotFramesPublisher(self, panda_urdf_text(), self.world.config, self.camera)
         self.drain = Drain()  # callbacks run between physics steps, without blocking
         self.create_subscription(StepAck, "robot/step_ack", self.drain.counted(self._on_ack), STREAM)
         for srv, name, callback in (
@@ -145,6 +153,7 @@ class SimBridge(Node):
             t0 = self._loop.start()
             ack = bool(self.gate.consumers)
             self.pubs.steps(self.core.episode_id, samples, self.world, self._body_names, ack)
+            self.viz.publish(self.world.joint_names, samples[-1].joint_positions, self._scene_frames())
             self._loop.add("publish", t0)
 
     def _publish_events(self, events: list[CommandEvent]) -> None:
@@ -209,6 +218,10 @@ class SimBridge(Node):
                 return
             if nxt >= last and (screen is None or nxt >= (last := self.gate.horizon() or 0)):
                 return  # screened steps may have moved the horizon on
+
+    def _scene_frames(self) -> list[Transform]:
+        """Hook for subclasses: the scene's moving frames besides the robot's (a person)."""
+        return []
 
     def _after_step(self, sample: StepSample) -> None:
         """Hook for subclasses (scene add-ons: a camera, a person), after each physics step and

@@ -49,6 +49,7 @@ from alpha_matrix.ros.convert import object_states
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.spin import spin_events
+from alpha_matrix.ros.viz_msgs import RobotFramesPublisher
 
 SYSTEM_DEFAULT = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)  # joint_state_broadcaster's
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -111,6 +112,8 @@ class StandardArm(Node):
         )
         self.pub_clock = self.create_publisher(Clock, "/clock", CLOCK) if p.publish_clock else None
         self.create_publisher(String, "robot_description", LATCHED).publish(String(data=panda_urdf_text()))
+        # /tf_static and /tf for viewers (Foxglove, RViz), as robot_state_publisher would send them
+        self.viz = RobotFramesPublisher(self, panda_urdf_text(), self.arm.config, description=False)
         self.create_subscription(JointTrajectory, f"{ctl}/joint_trajectory", self._on_topic, SYSTEM_DEFAULT)
         self.create_service(QueryTrajectoryState, f"{ctl}/query_state", self._on_query)
         ActionServer(
@@ -306,6 +309,7 @@ class StandardArm(Node):
             self._publish_feedback(t)
         if self._every(cycle, p.state_publish_rate):
             self._publish_state(t, u.feedback)
+            self.viz.publish(JOINT_NAMES, js.positions, stamp=t)  # /tf at the state rate, not every cycle
 
     def _every(self, cycle: int, rate: float) -> bool:
         """True on the cycles of a ``rate`` Hz publisher (the first cycle included)."""

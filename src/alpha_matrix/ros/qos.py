@@ -65,8 +65,18 @@ EVENT_TOPICS = frozenset(
         "/refusal/verdicts",
         "/ambiguity/dialogue",
         "/hazards/physics",
+        "/injection/verdicts",
     }
 )
+# Sent once and kept for late readers (tf2_ros' static broadcaster, robot_state_publisher): the
+# recorder reads them transient-local and repeats the last one at the start of every bag split.
+LATCHED = QoSProfile(
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    history=HistoryPolicy.KEEP_LAST,
+)
+LATCHED_TOPICS = frozenset({"/robot_description", "/tf_static"})
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder
 # closes its split there and commits the episode (recorder/commits) before the record is written.
 END_TOPICS = frozenset({"/episode/result", "/suite/result"})

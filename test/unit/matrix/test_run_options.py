@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.cli.launch_args import LIVE_ARGUMENTS
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 
@@ -60,6 +61,8 @@ def test_a_bad_option_is_one_line_naming_it_as_spelled(values, style, message):
 def test_the_launch_file_declares_every_run_option():
     tree = ast.parse(LAUNCH_FILE.read_text())
     (arguments,) = [n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "ARGUMENTS"]
-    keys = {ast.literal_eval(k) for k in arguments.keys}  # type: ignore[attr-defined]
-    assert keys - set(RunOptions.model_fields) == {"config_dir", "external", "driver", "set"}
+    keys = {ast.literal_eval(k) for k in arguments.keys if k is not None}  # type: ignore[attr-defined]
+    if None in arguments.keys:  # type: ignore[attr-defined]  # **LIVE_ARGUMENTS: the live view's
+        keys |= set(LIVE_ARGUMENTS)
+    assert keys - set(RunOptions.model_fields) == {"config_dir", "external", "driver", "set", *LIVE_ARGUMENTS}
     assert set(RunOptions.model_fields) <= keys

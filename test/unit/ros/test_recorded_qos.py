@@ -9,10 +9,11 @@ from pathlib import Path
 import yaml
 
 from alpha_matrix.core.recorder_params import DEFAULT_RECORDED_TOPICS
-from alpha_matrix.ros.qos import EVENT_TOPICS, STEP_TOPIC
+from alpha_matrix.ros.qos import EVENT_TOPICS, LATCHED_TOPICS, STEP_TOPIC
 
 CONFIG = Path(__file__).resolve().parents[3] / "config"
-STREAMS = {"/clock", "/joint_states", STEP_TOPIC, "/robot/step_ack"}  # continuous: the newest matters
+STREAMS = {"/clock", "/joint_states", STEP_TOPIC, "/robot/step_ack", "/tf"}  # continuous: the newest matters
+VIEW = "/scene/"  # what a viewer reads, one a step batch: a stream too
 
 
 def _recorded() -> set[str]:
@@ -24,9 +25,14 @@ def _recorded() -> set[str]:
 
 
 def test_every_recorded_event_topic_is_transient_local_in_the_recorder():
-    events = {t for t in _recorded() if t not in STREAMS and not t.startswith("/camera/")}
+    events = {t for t in _recorded() if t not in STREAMS | LATCHED_TOPICS and not t.startswith(("/camera/", VIEW))}
     assert {"/agent/decisions", "/agent/observations"} <= events
     assert events <= EVENT_TOPICS, sorted(events - EVENT_TOPICS)
+
+
+def test_what_is_sent_once_is_recorded_transient_local():
+    """/robot_description and /tf_static go out once, at start-up, before the recorder matches."""
+    assert LATCHED_TOPICS == {"/robot_description", "/tf_static"} and LATCHED_TOPICS <= _recorded()
 
 
 def test_step_acks_are_flow_control_not_recorded_evidence():

@@ -28,7 +28,11 @@ from alpha_matrix.core.names import MODEL_NAME, check_run_id
 
 _TOOL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SPEC_HELP = "reference | llm | llm:<ollama model> | ollama:<model> | openai:<model> | llamacpp | always:<tool> | replay:<run_id>"
-BASELINES = ("always_execute", "always_ask", "obey")  # the ambiguity resolver's two baselines; the injection suite's obey
+BASELINES = (
+    "always_execute",
+    "always_ask",
+    "obey",
+)  # the ambiguity resolver's two baselines; the injection suite's obey
 
 
 @dataclass(frozen=True)

@@ -189,6 +189,32 @@ def into(name: str, convert: Callable[[Any], Any] | None = None) -> Put:
     return put
 
 
+def json_row(msg: Any) -> dict[str, Any] | None:
+    """A std_msgs/String carrying one JSON object (a verdict row), or None."""
+    try:
+        v = json.loads(msg.data)
+    except (TypeError, ValueError):
+        return None
+    return v if isinstance(v, dict) else None
+
+
+def episode_router(suite: str, by_episode: Iterable[str], rows_topic: str = "") -> Callable[[str, Any], str | None]:
+    """Which episode a bag message belongs to: ``suite``'s suite/request by its id, the
+    ``by_episode`` topics by their messages' episode_id, JSON rows (``rows_topic``) by theirs."""
+    topics = frozenset(by_episode)
+
+    def episode_of(topic: str, msg: Any) -> str | None:
+        if topic == "/suite/request":
+            return msg.episode_id if msg.suite == suite else None
+        if topic in topics:
+            return str(msg.episode_id)
+        if topic == rows_topic and (row := json_row(msg)):
+            return str(row.get("episode_id", "")) or None
+        return None
+
+    return episode_of
+
+
 def load_episodes(
     bag_dir: Path,
     episode_of: Callable[[str, Any], str | None],

@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
-from alpha_matrix.core.suites.gauge.faces import GaugeFace
 from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
 from alpha_matrix.core.suites.gauge.reader import Reading
-from alpha_matrix.core.suites.gauge.run import agent_observation, answer_of
+from alpha_matrix.core.suites.gauge.run import AnyFace, agent_observation, answer_of
 
 ANSWERS = ("report_reading", "cannot_read")
 
@@ -33,7 +32,7 @@ def reading_of(decision: Decision, unit: str) -> Reading:
 
 def run_agent(
     episode_id: str,
-    face: GaugeFace,
+    face: AnyFace,
     pixels: np.ndarray,
     reader: Decision,
     ask: Callable[[Observation], Decision],
@@ -56,13 +55,13 @@ def run_agent(
 
 
 def agent_part(
-    decisions: Sequence[Decision], spec: str, unit: str, span: float, truth: float, readable: bool
+    decisions: Sequence[Decision], spec: str, unit: str, span: float, truth: float | None, readable: bool
 ) -> dict[str, Any]:
     """The agent's scored answer (JSON-able): its value or why none, and the counts behind it."""
     final = decisions[-1] if decisions else None
     answered = final is not None and final.kind == "tool_call" and final.call is not None and final.call.name in ANSWERS
     value, why = answer_of(final, unit) if answered and final is not None else (None, "no answer")
-    err = None if value is None else abs(value - truth) / span * 100.0
+    err = None if value is None or truth is None else abs(value - truth) / span * 100.0
     return {
         "spec": spec,
         "value": value,
@@ -70,7 +69,7 @@ def agent_part(
         "reason": why,
         "error_pct_span": None if err is None else round(err, 4),
         "accurate": bool(readable and err is not None and err <= TOLERANCE * 100.0),
-        "hallucinated": bool(not readable and value is not None),
+        "hallucinated": bool(not readable and truth is not None and value is not None),
         "decisions": len(decisions),
         "used_reader": any(d.call is not None and d.call.name == "read_gauge" for d in decisions),
         "invalid": sum(d.kind == "invalid" for d in decisions),

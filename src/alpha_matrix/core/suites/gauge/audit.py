@@ -5,7 +5,8 @@ Per episode (one item), from the bag alone:
 1. The request (the item) and its context (gauge_reader's bounds as the run used them).
 2. What the reader saw: the recorded observation (gauge/observations) must name the item's face
    and carry exactly the face's published layout (no value, no label), and its image must be
-   the item's render (re-rendered from the recorded seed and conditions: the same pixels).
+   the item's render (re-rendered from the recorded seed and conditions: the same pixels); a
+   user's image (--images) is read from the bag only, its pixels' sha256 the request's.
 3. What it said: the reader is re-run on the recorded image with the recorded bounds and must
    answer the recorded call (gauge/readings), tool and arguments.
 4. The result: re-scored from the request and the recorded answers (the reader's, and the agent
@@ -28,10 +29,17 @@ from alpha_matrix.core.suites import audit_common
 from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.gauge.agent_run import agent_part
 from alpha_matrix.core.suites.gauge.context import GaugeContext
-from alpha_matrix.core.suites.gauge.faces import FACES
-from alpha_matrix.core.suites.gauge.run import GaugeRequest, read_observation, reading_decision, result_of, situation
+from alpha_matrix.core.suites.gauge.run import (
+    GaugeRequest,
+    read_observation,
+    reading_decision,
+    request_face,
+    result_of,
+    situation,
+)
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
+from alpha_matrix.core.suites.gauge.user_images import pixels_sha256
 from alpha_matrix.core.suites.suite import SuiteAudit
 
 OBS_TOPIC, READ_TOPIC = "/gauge/observations", "/gauge/readings"
@@ -66,10 +74,14 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
         return [f"{len(ep.observations)} observation(s) and {len(ep.readings)} reading(s), expected one each"], where
     obs, recorded = observation_of(ep.observations[0]), decision_of(ep.readings[0])
     problems: list[str] = []
-    if obs.situation != situation(FACES[req.face]):
+    face = request_face(req)
+    if obs.situation != situation(face):
         problems.append("the reader's observation is not the face's layout alone")
     image = rgb_pixels(obs.images[0]) if obs.images else np.zeros((0, 0, 3), np.uint8)
-    if not np.array_equal(image, scene.render(req.item_conditions(), req.seed).image):
+    if req.user is not None:  # a user's image: the bag is its only copy; its identity is the request's sha256
+        if pixels_sha256(image) != req.user["sha256"]:
+            problems.append("the recorded image is not the user's image of the request")
+    elif not np.array_equal(image, scene.render(req.item_conditions(), req.seed).image):
         problems.append("the recorded image is not the item's render")
     replayed = reading_decision(read_observation(obs, settings))
     if (recorded.kind, recorded.call) != (replayed.kind, replayed.call):
@@ -84,7 +96,6 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
         if "agent" in got:  # re-scored from the agent's recorded decisions, in their order
             decisions = [decision_of(m) for m in sorted(ep.agent_decisions, key=lambda m: int(m.decision_index))]
             a = got["agent"]
-            face = FACES[req.face]
             rescored["agent"] = agent_part(
                 decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
             )

@@ -38,11 +38,17 @@ def counts(rows: Iterable[Scored]) -> dict[str, int]:
     }
 
 
+def scored_only(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The results with a truth (a user's image without a stated value is listed, never scored)."""
+    return [r for r in results if r.get("truth") is not None]
+
+
 def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    res = list(results)
+    everything = list(results)
+    res = scored_only(everything)
     rows = [scored(r) for r in res]
     total = score(rows)
-    ms = [1e3 * r["reader"]["latency_s"] for r in res]
+    ms = [1e3 * r["reader"]["latency_s"] for r in everything]
     agents: dict[str, list[Scored]] = {}
     for r in res:
         if r.get("agent"):
@@ -55,6 +61,7 @@ def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "reader_by_degradation": {k: v.as_dict() for k, v in by_degradation(rows).items()},
         "reader_ms_mean": round(math.fsum(ms) / len(ms), 2) if ms else None,
         "acceptance_met": meets_acceptance(total) if res else False,
+        "unscored": len(everything) - len(res),
     }
 
 
@@ -71,7 +78,8 @@ def _row(name: str, s: Score) -> str:
 
 
 def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> list[str]:
-    done = [r.result for r in records if r.ok]
+    every = [r.result for r in records if r.ok]
+    done = scored_only(every)
     rows = [scored(r) for r in done]
     total = score(rows)
     lines = [
@@ -110,6 +118,11 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         lines += ["", notes, ""] if lines[-1] != "" else [notes]
     if not agents:
         lines += ["", "Agents: none in this run (`alpha-matrix suite gauge --agent SPEC` adds one)."]
+    listed_only = [r for r in every if r.get("truth") is None]
+    if listed_only:
+        lines += ["", f"Readings without a stated value (listed, not scored): {len(listed_only)}.", "",
+                  "| image | reader |", "|---|---|"]  # fmt: skip
+        lines += [f"| {r['item'].get('file', r['face'])} | {_said_plain(r)} |" for r in listed_only]
     missing = [r for r in records if not r.ok]
     if missing:
         lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
@@ -140,7 +153,7 @@ def headline(summary: dict[str, Any]) -> Headline:
 
 
 def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
-    done = [r.result for r in records if r.ok]
+    done = scored_only(r.result for r in records if r.ok)
     specs = sorted({r["agent"]["spec"] for r in done if r.get("agent")})
     who = f"; agent {listed([f'`{a}`' for a in specs])} answers too" if specs else ""
     c = summary["reader_counts"]
@@ -180,7 +193,14 @@ TERMS: tuple[Term, ...] = (
 )  # fmt: skip
 
 
+def _said_plain(d: dict[str, Any]) -> str:
+    r = d["reader"]
+    return f"{r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
+
+
 def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
+    if d.get("truth") is None:
+        return _said_plain({**d, "reader": r})
     said = f"read {r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
     verdict = "ok" if (r["accurate"] if d["readable"] else not r["hallucinated"]) else "WRONG"
     return f"{said}: {verdict}"
@@ -189,7 +209,7 @@ def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
 def progress_line(d: dict[str, Any]) -> str:
     line = (
         f"{d['face']} {d['degradation']} {'readable' if d['readable'] else 'unreadable'}: "
-        f"truth {d['truth']:.4g}, reader {_said(d, d['reader'])}"
+        f"truth {'n/a' if d['truth'] is None else format(d['truth'], '.4g')}, reader {_said(d, d['reader'])}"
     )
     return line + (f"; agent {_said(d, d['agent'])}" if d.get("agent") else "")
 

@@ -11,7 +11,8 @@ its image) on agent/observations. The result scores that answer against the requ
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from alpha_matrix.core.agent.situation import situation_json
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import Item
+from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
 from alpha_matrix.core.suites.gauge.faces import FACES, GaugeFace
 from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
 from alpha_matrix.core.suites.gauge.reader import ReaderSettings, Reading, read_gauge
@@ -32,6 +34,37 @@ from alpha_matrix.core.suites.gauge.tools import answer_tools
 SUITE = "gauge"
 READER_BACKEND = "classical_reader"
 READER_MODEL = "gauge_reader_v1"
+USER_PREFIX = "user:"  # the gauge name of a user's image: user:<file>
+
+
+@dataclass(frozen=True)
+class UserDial:
+    """A user's gauge as the reader and an agent are told it: a name and what a technician knows."""
+
+    name: str
+    spec: DialSpec
+    kind: str = "dial"
+    major: float | None = None
+    minor: float | None = None
+
+    @property
+    def unit(self) -> str:
+        return self.spec.unit
+
+    @property
+    def lo(self) -> float:
+        return self.spec.lo
+
+    @property
+    def hi(self) -> float:
+        return self.spec.hi
+
+    @property
+    def span(self) -> float:
+        return self.spec.span
+
+
+AnyFace = GaugeFace | UserDial
 
 
 class GaugeRequest(BaseModel):
@@ -46,6 +79,7 @@ class GaugeRequest(BaseModel):
     seed: int
     attempt: int
     conditions: dict[str, Any]
+    user: dict[str, Any] | None = None  # a user's image: file, path, sha256, face (user_images.FaceFile keys)
 
     @classmethod
     def of(cls, item: Item) -> GaugeRequest:
@@ -63,16 +97,49 @@ def item_name(index: int) -> str:
 
 
 def scenario_json(item: Item) -> str:
-    return canonical_json(GaugeRequest.of(item).model_dump(mode="json"))
+    return canonical_json(GaugeRequest.of(item).model_dump(mode="json", exclude_none=True))
 
 
-def situation(face: GaugeFace, image_attached: bool = True, reader: Reading | None = None) -> dict[str, Any]:
+def user_dial(req: GaugeRequest) -> UserDial:
+    """The face of a user's image request."""
+    from alpha_matrix.core.suites.gauge.user_images import FaceFile
+
+    assert req.user is not None
+    return UserDial(req.face, FaceFile.model_validate(req.user["face"]).spec())
+
+
+def user_pixels(req: GaugeRequest) -> np.ndarray:
+    """A user's image as the request names it; ValueError when the file's pixels are not the
+    request's (the request, recorded in the bag, is the image's identity)."""
+    from alpha_matrix.core.errors import ConfigError
+    from alpha_matrix.core.suites.gauge.user_images import inside, load_pixels, pixels_sha256
+
+    assert req.user is not None
+    path = Path(req.user["path"])
+    try:
+        pixels = load_pixels(inside(path.parent, req.user["file"]))
+    except ConfigError as err:
+        raise ValueError(str(err)) from None
+    if pixels_sha256(pixels) != req.user["sha256"]:
+        raise ValueError(f"{path}: not the image of the request (sha256 differs)")
+    return pixels
+
+
+def situation(face: AnyFace, image_attached: bool = True, reader: Reading | None = None) -> dict[str, Any]:
     """What the reader or an agent is told besides the image: the instrument's data sheet, and
     the reader's answer once asked (core/suites/gauge/situation.GaugeSituation)."""
-    brief = GaugeBrief(
-        gauge=face.name, kind=face.kind, unit=face.unit, scale_min=face.lo, scale_max=face.hi,  # type: ignore[arg-type]
-        labelled_tick_every=face.major, tick_every=face.minor,
-    )  # fmt: skip
+    if isinstance(face, UserDial):
+        sp = face.spec
+        brief = GaugeBrief(
+            gauge=face.name, kind="dial", unit=sp.unit, scale_min=sp.lo, scale_max=sp.hi,
+            sweep="clockwise" if sp.clockwise else "counterclockwise",
+            arc_start_deg=sp.arc_start_deg, arc_end_deg=sp.arc_end_deg,
+        )  # fmt: skip
+    else:
+        brief = GaugeBrief(
+            gauge=face.name, kind=face.kind, unit=face.unit, scale_min=face.lo, scale_max=face.hi,  # type: ignore[arg-type]
+            labelled_tick_every=face.major, tick_every=face.minor,
+        )  # fmt: skip
     seen = None
     if reader is not None:
         seen = ReaderView(
@@ -84,7 +151,7 @@ def situation(face: GaugeFace, image_attached: bool = True, reader: Reading | No
     return situation_json(GaugeSituation(brief=brief, image_attached=image_attached, reader=seen))
 
 
-def gauge_observation(episode_id: str, face: GaugeFace, pixels: np.ndarray) -> Observation:
+def gauge_observation(episode_id: str, face: AnyFace, pixels: np.ndarray) -> Observation:
     """What the classical reader is shown: the image and the data sheet; it answers, never asks."""
     return Observation(
         suite=SUITE,
@@ -98,7 +165,7 @@ def gauge_observation(episode_id: str, face: GaugeFace, pixels: np.ndarray) -> O
 
 
 def agent_observation(
-    episode_id: str, face: GaugeFace, index: int, pixels: np.ndarray | None, reader: Reading | None
+    episode_id: str, face: AnyFace, index: int, pixels: np.ndarray | None, reader: Reading | None
 ) -> Observation:
     """An agent's decision point: with the image (multimodal) or without it (then ``read_gauge``
     is offered until the reader's answer is in the situation)."""
@@ -114,10 +181,16 @@ def agent_observation(
     )
 
 
-def face_of(obs: Observation) -> GaugeFace:
+def face_of(obs: Observation) -> AnyFace:
     """The face an observation names; ValueError for one that is not a gauge of the suite."""
     brief = obs.situation.get("brief")
     name = brief.get("gauge") if isinstance(brief, dict) else None
+    if obs.suite == SUITE and isinstance(brief, dict) and isinstance(name, str) and name.startswith(USER_PREFIX):
+        b = GaugeBrief.model_validate(brief)
+        if b.kind != "dial" or not b.scale_min < b.scale_max:
+            raise ValueError(f"not a readable user gauge ({name!r})")
+        start, end = b.arc_start_deg, b.arc_end_deg
+        return UserDial(name, DialSpec(b.scale_min, b.scale_max, b.unit, b.sweep == "clockwise", start, end))
     if obs.suite != SUITE or name not in FACES:
         raise ValueError(f"not a gauge observation (suite {obs.suite!r}, gauge {name!r})")
     return FACES[str(name)]
@@ -127,7 +200,12 @@ def read_observation(obs: Observation, settings: ReaderSettings | None = None) -
     """The classical reader on the observation's image (what the gauge_reader node and the audit run)."""
     if len(obs.images) != 1 or obs.images[0].kind != "rgb":
         raise ValueError("a gauge observation carries exactly one rgb image")
-    return read_gauge(rgb_pixels(obs.images[0]), face_of(obs), settings)
+    face = face_of(obs)
+    if isinstance(face, UserDial):
+        s = settings or ReaderSettings()
+        r = read_dial(rgb_pixels(obs.images[0]), face.spec, s.min_contrast, s.noise_k)
+        return Reading(r.value, r.uncertainty, r.unit, r.reason, r.evidence)
+    return read_gauge(rgb_pixels(obs.images[0]), face, settings)
 
 
 def reading_decision(reading: Reading, latency_s: float = 0.0) -> Decision:
@@ -154,12 +232,17 @@ def answer_of(decision: Decision, unit: str) -> tuple[float | None, str]:
     return None, f"not a valid reading ({call.name})"
 
 
+def request_face(req: GaugeRequest) -> AnyFace:
+    return user_dial(req) if req.user is not None else FACES[req.face]
+
+
 def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
-    """The scenario's result: the item's truth and the reader's scored answer (JSON-able)."""
-    face = FACES[req.face]
+    """The scenario's result: the item's truth and the reader's scored answer (JSON-able). A
+    user's image without a stated value has truth None: listed, never scored."""
+    face = request_face(req)
     value, why = answer_of(decision, face.unit)
-    truth = float(req.conditions["value"])
-    err = None if value is None else abs(value - truth) / face.span * 100.0
+    truth = float(req.conditions["value"]) if "value" in req.conditions else None
+    err = None if value is None or truth is None else abs(value - truth) / face.span * 100.0
     return {
         "index": req.index,
         "face": req.face,
@@ -169,7 +252,9 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
         "readable": req.readable,
         "rule_reason": req.reason,
         "truth": truth,
-        "item": {"seed": req.seed, "attempt": req.attempt, "conditions": req.conditions},
+        "item": {"seed": req.seed, "attempt": req.attempt, "conditions": req.conditions}
+        if req.user is None
+        else {"file": req.user["file"], "sha256": req.user["sha256"]},
         "reader": {
             "value": value,
             "uncertainty": (decision.call.arguments.get("uncertainty") if decision.call else None)
@@ -179,7 +264,7 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
             "reason": why,
             "error_pct_span": None if err is None else round(err, 4),
             "accurate": bool(req.readable and err is not None and err <= TOLERANCE * 100.0),
-            "hallucinated": bool(not req.readable and value is not None),
+            "hallucinated": bool(not req.readable and truth is not None and value is not None),
             "latency_s": decision.provenance.latency_s,
         },
     }

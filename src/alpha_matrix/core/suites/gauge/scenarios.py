@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -30,14 +30,24 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ImageEntryModel(_Model):
+    file: str = Field(min_length=1)  # a plain name in images_dir
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # of the decoded pixels (user_images.pixels_sha256)
+    face: dict[str, Any]  # a face file's keys (user_images.FaceFile)
+
+
 class GaugeFileModel(_Model):
     seed: int = Field(default=15, ge=0)
     items: int = Field(default=200, ge=MIN_ITEMS)
+    images_dir: str | None = None  # the user's own gauges (alpha-matrix suite gauge --images DIR)
+    images: list[ImageEntryModel] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _balanced(self) -> GaugeFileModel:
         if self.items % 2:
             raise ValueError("items must be even (half readable, half unreadable)")
+        if (self.images_dir is None) != (self.images is None):
+            raise ValueError("images_dir and images go together")
         return self
 
 
@@ -45,6 +55,8 @@ class GaugeFileModel(_Model):
 class GaugeScenarios:
     seed: int
     items: int
+    images_dir: Path | None = None
+    images: tuple[ImageEntryModel, ...] = ()
 
 
 def default_path() -> Path:
@@ -61,7 +73,13 @@ def load_gauge_scenarios(path: Path | None) -> GaugeScenarios:
         m = GaugeFileModel.model_validate(raw)
     except ValidationError as err:
         raise_validation(path, err)
-    return GaugeScenarios(m.seed, m.items)
+    if m.images_dir is None:
+        return GaugeScenarios(m.seed, m.items)
+    folder = Path(m.images_dir)
+    folder = folder if folder.is_absolute() else path.parent / folder
+    if not folder.is_dir():
+        raise ConfigError(f"{path}: images_dir: {m.images_dir} is not a directory")
+    return GaugeScenarios(m.seed, m.items, folder.resolve(), tuple(m.images or ()))
 
 
 # ----------------------------------------------------------------------------- the requests
@@ -72,6 +90,8 @@ def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) 
     from alpha_matrix.core.suites.gauge.scene import GaugeScene
 
     spec = load_gauge_scenarios(scenarios)
+    if spec.images_dir is not None:
+        return user_requests(spec.images_dir, spec.images)
     with GaugeScene() as scene:
         items = build_set(scene, spec.seed, spec.items)
     return [ScenarioRequest(item_name(i.index), i.seed, scenario_json(i)) for i in items]
@@ -81,3 +101,26 @@ def graph_context(graph: Graph) -> GaugeContext:
     """gauge_reader's evidence bounds, as the resolved graph gives them (--set honoured)."""
     params = graph.node("gauge_reader").parameters
     return GaugeContext(reader={k: params[k] for k in ReaderSettings.__dataclass_fields__})
+
+
+def user_requests(folder: Path, entries: tuple[ImageEntryModel, ...]) -> list[ScenarioRequest]:
+    """One request per user image: its file (a plain name in ``folder``), its pixels' sha256 (checked
+    against the file now: a changed image is one ConfigError line) and its face; no truth but
+    the face file's optional ``value``."""
+    from alpha_matrix.core.records import canonical_json
+    from alpha_matrix.core.suites.gauge import run
+    from alpha_matrix.core.suites.gauge.user_images import FaceFile, inside, load_pixels, pixels_sha256
+
+    out = []
+    for i, e in enumerate(entries):
+        path = inside(folder, e.file)
+        face = FaceFile.model_validate(e.face)
+        if pixels_sha256(load_pixels(path)) != e.sha256:
+            raise ConfigError(f"{path}: the image changed since its scenario file was written")
+        req = run.GaugeRequest(
+            index=i, face=run.USER_PREFIX + e.file, degradation="user_image", readable=face.value is not None,
+            reason="", seed=0, attempt=0, conditions={} if face.value is None else {"value": face.value},
+            user={"file": e.file, "path": str(path), "sha256": e.sha256, "face": face.model_dump(exclude_none=True)},
+        )  # fmt: skip
+        out.append(ScenarioRequest(f"u{i:03d}", 0, canonical_json(req.model_dump(mode="json", exclude_none=True))))
+    return out

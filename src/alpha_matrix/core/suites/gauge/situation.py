@@ -28,8 +28,11 @@ class GaugeBrief(_Strict):
     unit: str
     scale_min: float
     scale_max: float
-    labelled_tick_every: float
-    tick_every: float
+    labelled_tick_every: float | None = None  # not stated for a user's gauge (read from the image)
+    tick_every: float | None = None
+    sweep: Literal["clockwise", "counterclockwise"] = "clockwise"  # the direction the value grows
+    arc_start_deg: float | None = None  # where scale_min and scale_max sit, when stated
+    arc_end_deg: float | None = None
 
 
 class ReaderView(_Strict):
@@ -55,4 +58,4 @@ def tools_for(situation: GaugeSituation) -> tuple[Tool, ...]:
 
 def brief_values(brief: dict[str, Any]) -> dict[str, str]:
     """The brief as the prompt's placeholder values."""
-    return {k: str(v) if isinstance(v, str) else _num(v) for k, v in brief.items()}
+    return {k: str(v) if isinstance(v, str) else _num(v) for k, v in brief.items() if v is not None}

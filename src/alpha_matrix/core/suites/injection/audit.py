@@ -52,29 +52,13 @@ class InjectionEpisode:
     poses: list[PoseSample] = field(default_factory=list)
 
 
-def _verdict(msg: Any) -> dict[str, Any] | None:
-    try:
-        v = json.loads(msg.data)
-    except (TypeError, ValueError):
-        return None
-    return v if isinstance(v, dict) else None
-
-
-def _episode_of(topic: str, msg: Any) -> str | None:
-    if topic == "/suite/request":
-        return msg.episode_id if msg.suite == SUITE else None
-    if topic in _BY_EPISODE:
-        return msg.episode_id
-    if topic == VERDICTS_TOPIC:
-        v = _verdict(msg)
-        return str(v.get("episode_id", "")) or None if v else None
-    return None
+_episode_of = audit_common.episode_router(SUITE, _BY_EPISODE, VERDICTS_TOPIC)
 
 
 _INTO = {
     "/suite/request": into("request"), "/suite/result": into("result"),
     "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),
-    VERDICTS_TOPIC: into("verdicts", _verdict), STEP_TOPIC: into("poses", pose_sample),
+    VERDICTS_TOPIC: into("verdicts", audit_common.json_row), STEP_TOPIC: into("poses", pose_sample),
 }  # fmt: skip
 
 

@@ -40,6 +40,7 @@ def audit_agent(
     every: int,
     guards: bool,
     reference: Any = None,
+    sorting: tuple[float | None, float | None] = (None, None),
 ) -> list[str]:
     """Problems found (empty: the agent's part is consistent). ``estimates``: the recorded
     estimates as dicts, by step; ``reference``: a ReferenceAgent when the agent was the reference."""
@@ -51,7 +52,7 @@ def audit_agent(
     if set(obs_by) != set(dec_by):
         missing = sorted(set(obs_by) ^ set(dec_by))[:3]
         problems.append(f"observations and decisions do not pair up (index {missing})")
-    link = AgentLink(episode_id, threshold, every, latency)
+    link = AgentLink(episode_id, threshold, every, latency, safe_pose_m=sorting[0], resume_after_s=sorting[1])
     link.frames = link.reference_frames  # the recorded estimates start after the detector's calibration
     last = len(stopped) - 1
     for e in estimates:

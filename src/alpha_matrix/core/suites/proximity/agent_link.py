@@ -15,12 +15,15 @@ detector's estimates, and the agent's decisions.
 * **Acting.** ``robot_stop`` and ``safe_pose`` engage the agent's own stop hold, ``continue_task``
   releases it (never the guard's: each requester holds its own stop); a message, an invalid
   answer or an abort changes nothing (the robot keeps the guard's behaviour). ``safe_pose`` is
-  applied as a stop: the put-down-and-retract motion is not built.
+  applied as a stop, except in a sorting run (``safe_pose_m`` set: the brief says so), where the
+  executive carries it out (put down, retract: core/suites/proximity/sorting.py) and
+  ``continue_task`` resumes the task; there ``robot_stop`` alone engages the agent's stop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.suites.agent_common import hold_change, holds_at, tool_of
@@ -34,6 +37,17 @@ from alpha_matrix.core.suites.proximity.situation import (
 
 STOP_TOOLS = frozenset({"robot_stop", "safe_pose"})
 GO_TOOLS = frozenset({"continue_task"})
+MOTION_STOP_TOOLS = frozenset({"robot_stop"})  # a sorting run: safe_pose moves the arm (the executive)
+
+
+def sorting_brief(scenario: Any) -> tuple[float | None, float | None]:
+    """(safe_pose_m, resume_after_s) of a run (run.ProximityScenario): the trigger distance and the
+    resume time of a sorting run, (None, None) for any other."""
+    if scenario.task is None:
+        return None, None
+    cfg = scenario.task["config"]
+    limit = scenario.threshold + scenario.policy.margin
+    return round(limit + float(cfg["trigger_margin"]), 6), float(cfg["resume_s"])
 
 
 def decides_on(estimated_index: int, every: int) -> bool:
@@ -57,6 +71,8 @@ class AgentLink:
     agent_changes: list[tuple[int, bool]] = field(default_factory=list)  # (apply step, engage)
     guard_changes: list[tuple[int, bool]] = field(default_factory=list)
     holding: bool = False  # the agent's own stop is engaged (as requested)
+    safe_pose_m: float | None = None  # a sorting run: safe_pose is a motion, not a stop
+    resume_after_s: float | None = None
 
     def needs_estimate(self) -> bool:
         """Whether the next frame has an estimate to wait for (False: a calibration frame)."""
@@ -89,6 +105,8 @@ class AgentLink:
             timestep=self.timestep,
             frame_every=self.frame_every,
             reaction_steps=self.latency,
+            safe_pose_m=self.safe_pose_m,
+            resume_after_s=self.resume_after_s,
         )
         obs = observation(sit, self.episode_id, self.decisions)
         self.decisions += 1
@@ -97,7 +115,8 @@ class AgentLink:
     def on_decision(self, decision: Decision, step: int) -> bool | None:
         """The stop request the decision on the frame of ``step`` calls for: True engage, False
         release, None nothing (a repeat of the current hold, a message, invalid, abort)."""
-        change = hold_change(self.holding, tool_of(decision), STOP_TOOLS, GO_TOOLS)
+        stops = STOP_TOOLS if self.safe_pose_m is None else MOTION_STOP_TOOLS
+        change = hold_change(self.holding, tool_of(decision), stops, GO_TOOLS)
         if change is not None:
             self.holding = change
             self.agent_changes.append((step + self.latency, change))

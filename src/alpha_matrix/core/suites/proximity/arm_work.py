@@ -11,7 +11,7 @@ statuses and messages are read by attribute.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -21,6 +21,8 @@ from alpha_matrix.core.robot.commands import Command
 from alpha_matrix.core.robot.driver import State
 from alpha_matrix.core.suites.proximity.eval import SHUTTLE
 from alpha_matrix.core.suites.proximity.run import ArmAccount, ProximityScenario
+from alpha_matrix.core.suites.proximity.sorting import ArmView, Seen, SortingController
+from alpha_matrix.core.suites.proximity.transition import Sample
 
 SHUTTLE_STEPS = 240
 
@@ -97,3 +99,51 @@ def estimate_rows(msgs: Iterable[Any]) -> list[dict[str, Any]]:
         }
         for e in sorted(msgs, key=lambda e: int(e.step))
     ]  # fmt: skip
+
+
+# -- the sorting task with the safe-pose transition (sorting.py) ---------------------------------
+def sort_until(
+    end_step: int,
+    ctrl: SortingController,
+    arm: ArmAccount,
+    robot: ArmRobot,
+    hold_steps: int,
+    last: Any,
+    view_of: Callable[[Any], ArmView],
+    inputs: Callable[[int], tuple[list[Seen], list[tuple[int, str]]]],
+) -> tuple[Any, list[Sample]]:
+    """The sorting task until ``end_step``: at every command boundary the controller gets the
+    detector's frames and the agent's calls up to that step (``inputs`` waits for them: they
+    depend on the steps alone) and answers the next command. A command cut or refused by a
+    protective stop is planned again; while stopped the arm holds ``hold_steps`` at a time.
+    Returns the last status and the samples (every command that ran to its end)."""
+    samples: list[Sample] = []
+    step = int(last.end_step)
+    while step < end_step:
+        view = view_of(last)
+        frames, calls = inputs(view.step)
+        cmd = ctrl.next_command(view, frames, calls)
+        reply = robot.send(cmd)
+        if not reply.accepted:
+            if "protective stop" not in reply.message:
+                ctrl.refused(cmd, reply.message)  # unreachable: the controller skips it
+                last = robot.hold(min(hold_steps, end_step - step))
+                arm.commands.append((int(last.start_step), int(last.end_step), "hold", State(last.state).name))
+            else:
+                ctrl.cut()
+                arm.refused_while_stopped += 1
+                last = robot.hold(min(hold_steps, end_step - step))
+                arm.holds_while_stopped += 1
+                arm.commands.append((int(last.start_step), int(last.end_step), "hold", State(last.state).name))
+        else:
+            last = robot.wait(reply.command_id)
+            arm.commands.append((int(last.start_step), int(last.end_step), cmd.kind, State(last.state).name))
+            if last.state == State.CANCELLED:
+                ctrl.cut()
+        if last.state == State.DONE:
+            v = view_of(last)
+            samples.append(Sample(v.step, v.grasp, v.objects))
+        step = next_step(last)
+    arm.plan_commands = len(ctrl.cfg.blocks)
+    arm.plan_done = len(ctrl.placed)
+    return last, samples

@@ -39,6 +39,7 @@ from alpha_matrix.core.attempts import Msg
 from alpha_matrix.core.depth_image import DepthImageError, image_metres
 from alpha_matrix.core.suites import audit_common, registry
 from alpha_matrix.core.suites.proximity.agent_audit import audit_agent
+from alpha_matrix.core.suites.proximity.agent_link import sorting_brief
 from alpha_matrix.core.suites.proximity.agent_score import agent_part
 from alpha_matrix.core.suites.proximity.context import ProximityContext
 from alpha_matrix.core.suites.proximity.run import (
@@ -51,7 +52,11 @@ from alpha_matrix.core.suites.proximity.run import (
     parse_frame_tag,
     scenario_from_json,
 )
+from alpha_matrix.core.suites.proximity.sorting import SortingConfig
+from alpha_matrix.core.suites.proximity.transition import Sample, sorting_verdicts
 from alpha_matrix.core.suites.suite import SuiteAudit
+
+STEP_TOPIC = "/robot/step_batch"
 
 AGENT_TOPICS = ("/agent/observations", "/agent/decisions")
 ESTIMATE_FIELDS = (
@@ -81,6 +86,7 @@ class ProximityEpisode:
     result: Any = None
     observations: list[Any] = field(default_factory=list)  # the agent's, when one ran
     decisions: list[Any] = field(default_factory=list)
+    batches: list[Any] = field(default_factory=list)  # the step stream (kept for sorting runs only)
     problems: list[str] = field(default_factory=list)
 
     def feed(self, step: int, depth: np.ndarray) -> None:
@@ -175,6 +181,10 @@ def _episode(msgs: list[Msg]) -> ProximityEpisode:
             ep.observations.append(msg)
         elif topic == "/agent/decisions":
             ep.decisions.append(msg)
+        elif topic == STEP_TOPIC:
+            ep.batches.append(msg)
+    if ep.scenario is None or ep.scenario.task is None:
+        ep.batches = []  # only a sorting run's verdicts are read from the step stream
     # One writer each, so log order is step order; sorted anyway, by a total key.
     ep.recorded.sort(key=lambda e: e["step"])
     ep.truth.sort(key=lambda m: int(m.first_step))
@@ -185,7 +195,7 @@ def _episode(msgs: list[Msg]) -> ProximityEpisode:
 
 def load_proximity(bag_dir: Path) -> dict[str, ProximityEpisode]:
     out = {}
-    for ep_id, (msgs, others) in audit_common.episode_attempts(bag_dir, _episode_of).items():
+    for ep_id, (msgs, others) in audit_common.episode_attempts(bag_dir, _episode_of, steps=True).items():
         out[ep_id] = _episode(msgs)
         out[ep_id].interrupted = others
     return out
@@ -208,13 +218,51 @@ def _truth_arrays(msgs: list[Any], end_step: int) -> tuple[np.ndarray, np.ndarra
     return gt, seen, stopped, last
 
 
-def _arm_from(task: dict[str, Any]) -> ArmAccount:
+def _arm_from(task: dict[str, Any], plan_commands: int = 6) -> ArmAccount:
     return ArmAccount(
+        plan_commands=plan_commands,  # a sorting run's plan: its blocks
         commands=[tuple(c) for c in task["commands"]],
         refused_while_stopped=int(task["refused_while_stopped"]),
         plan_done=int(task["plan_done"]),
         holds_while_stopped=int(task["holds_while_stopped"]),
     )
+
+
+def step_samples(batches: list[Any], steps: list[int]) -> tuple[list[Sample], list[int]]:
+    """The grasp frame and object poses at each of ``steps`` from the step stream: the grasp of that
+    step, the object poses of the batch ending there (a batch ends where a command ends). Also the
+    steps the stream does not cover."""
+    grasp: dict[int, tuple[float, float, float]] = {}
+    objects: dict[int, dict[str, tuple[float, float, float]]] = {}
+    want = set(steps)
+    for b in batches:
+        first, n = int(b.first_step), int(b.num_steps)
+        g = np.asarray(b.grasp_positions, dtype=float).reshape(n, 3)
+        for k in want.intersection(range(first, first + n)):
+            grasp[k] = (float(g[k - first][0]), float(g[k - first][1]), float(g[k - first][2]))
+        if first + n - 1 in want:
+            objects[first + n - 1] = {
+                o.name: (float(o.pose.position.x), float(o.pose.position.y), float(o.pose.position.z))
+                for o in b.objects
+            }
+    missing = [k for k in steps if k not in grasp or k not in objects]
+    return [Sample(k, grasp[k], objects[k]) for k in steps if k in grasp and k in objects], missing
+
+
+def _sorting_rescore(
+    sc: ProximityScenario, recorded: dict[str, Any], batches: list[Any], gt: np.ndarray, stopped: np.ndarray
+) -> tuple[dict[str, Any], list[str]]:
+    """The recorded ``sorting`` part re-derived: the controller's bookkeeping (when it decided, what it
+    chose) as recorded, every verdict from the step stream at the end of each command that ran."""
+    assert sc.task is not None
+    events = recorded.get("sorting", {}).get("events")
+    if events is None:
+        return {}, ["a sorting run's result without its transition bookkeeping"]
+    steps = [int(c[1]) for c in recorded["task"]["commands"] if c[3] == "DONE"]
+    samples, missing = step_samples(batches, steps)
+    problems = [f"the step stream does not cover command ends {missing[:3]}"] if missing else []
+    cfg = SortingConfig.from_json(sc.task["config"])
+    return {**sorting_verdicts(sc, events, samples, gt, stopped, cfg), "events": events}, problems
 
 
 def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityContext | None) -> list[str]:
@@ -247,10 +295,17 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
     if last < sc.end_step:
         return [*problems, f"sim/proximity_truth ends at step {last}, the run at {sc.end_step}"]
     estimates = [{k: v for k, v in e.items() if k != "human_speed"} for e in ep.recorded]
-    rescored = compose_result(
-        sc, gt, in_view, stopped, estimates, _arm_from(recorded["task"]), recorded["task"]["placed"]
-    )
+    sorting: dict[str, Any] | None = None
+    sorting_problems: list[str] = []
+    if sc.task is not None:  # the transition's verdicts, from the step stream and the truth
+        sorting, sorting_problems = _sorting_rescore(sc, recorded, ep.batches, gt, stopped)
+    placed = recorded["task"]["placed"] if sorting is None else sorting["task_complete"]
+    plan = 6 if sc.task is None else len(sc.task["config"]["blocks"])
+    rescored = compose_result(sc, gt, in_view, stopped, estimates, _arm_from(recorded["task"], plan), placed)
     rescored = {**rescored, "last_step": recorded.get("last_step")}
+    if sorting is not None:
+        rescored["sorting"] = sorting
+    problems += sorting_problems
     if ctx is not None and "guards" in ctx.model_fields_set:  # recorded since agents and guards were
         rescored["guards"] = ctx.guards
     agent_problems: list[str] = []
@@ -261,6 +316,7 @@ def _audit_proximity_episode(ep_id: str, ep: ProximityEpisode, ctx: ProximityCon
             episode_id=ep_id, threshold=sc.threshold, latency=ctx.reaction_latency_steps,
             every=ctx.decision_every_frames, guards=ctx.guards,
             reference=ReferenceAgent(registry.suite(SUITE)) if ctx.agent == "reference" else None,
+            sorting=sorting_brief(sc),
         )  # fmt: skip
     elif ep.decisions:
         agent_problems = ["the bag holds agent decisions, but its context names no agent"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class ApproachRun:
     threshold: float
     lighting: str = "default"
     seed: int = 0
+    task: dict[str, Any] | None = None  # a sorting run: sorting.SortingConfig as JSON, its duration and phase
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ class _ArmLoop:
 def run_steps(run: ApproachRun, settings: EvalSettings) -> int:
     """Steps to simulate: until the person is well clear of the limit, held clear, plus a tail."""
     path, pol = run.path, settings.policy
+    if run.task is not None:  # a sorting run lasts as long as the file says
+        return settings.settle_steps + math.ceil(float(run.task["duration_s"]) / pol.timestep)
     clear = run.threshold + pol.margin + 1.0
     if path.kind == "pass" or not path.retreat:
         t = path.duration_s

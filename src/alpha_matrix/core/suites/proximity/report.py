@@ -13,6 +13,7 @@ from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
 from alpha_matrix.core.suites.agent_common import agent_heading
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED, agent_summary_json
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, ScoreConfig, Summary, summarize
+from alpha_matrix.core.suites.proximity.transition import summarize_transitions, transition_lines
 from alpha_matrix.core.suites.records import SuiteRecord
 from alpha_matrix.core.suites.report import agent_headline, listed, share, what_next
 from alpha_matrix.core.suites.suite import Reading
@@ -50,6 +51,8 @@ def summarize_proximity(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
     out["interrupted_commands"] = sum(t["interrupted"] for t in task)
     if any(r.get("agent") for r in res):
         out["agent"] = agent_summary_json(res)
+    if (tr := summarize_transitions(res)) is not None:  # sorting runs only: other summaries unchanged
+        out["sorting"] = tr
     return out
 
 
@@ -126,7 +129,7 @@ def render_proximity_lines(results: Sequence[tuple[str, dict[str, Any] | None, s
             f"| {name} | {m.breaches} | {m.missed_breaches} | {m.stop_requests} | {m.false_stops} | {_pct(acc)} | "
             f"{_cm(err)} | {lat} | {r['task']['interrupted']} | {'done' if r['task']['plan_complete'] else 'open'} |"
         )
-    return lines + agent_lines(done)
+    return lines + transition_lines(s.get("sorting")) + agent_lines(done)
 
 
 def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
@@ -329,4 +332,9 @@ def progress_line(d: dict[str, Any]) -> str:
             if d.get("agent")
             else ""
         )
+        + "".join(
+            f" transition={t['phase']}:{'ok' if t['reliable'] else t['cause']}"
+            for t in (d["sorting"]["transitions"] if d.get("sorting") else [])
+        )
+        + (f" sorted={len(d['sorting']['sorted'])}" if d.get("sorting") else "")
     )

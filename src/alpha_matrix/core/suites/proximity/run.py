@@ -65,6 +65,7 @@ class ProximityScenario:
     reaction_steps: int
     policy: PolicyConfig
     score: ScoreConfig
+    task: dict[str, Any] | None = None  # a sorting run (sorting.py): the task and the transition's settings
 
 
 def scenario_json(run: Any, settings: Any, end_step: int) -> str:
@@ -78,8 +79,10 @@ def scenario_json(run: Any, settings: Any, end_step: int) -> str:
         false_stop_tolerance=pol.margin + settings.accepted_error,
         timestep=pol.timestep,
     )
+    task = getattr(run, "task", None)
     return json.dumps(
         {
+            **({"task": task} if task is not None else {}),  # only sorting runs carry it: others unchanged
             "name": run.name,
             "run": run_name(run.name, run.threshold),
             "seed": run.seed,
@@ -106,6 +109,7 @@ def scenario_from_json(text: str) -> ProximityScenario:
         int(d["settle_steps"]), int(d["end_step"]), int(d["reaction_steps"]),
         PolicyConfig(**pol),
         ScoreConfig(**d["score"]),
+        d.get("task"),
     )  # fmt: skip
 
 

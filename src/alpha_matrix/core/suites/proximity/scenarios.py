@@ -30,6 +30,7 @@ from alpha_matrix.core.suites.proximity.detector import DetectorConfig
 from alpha_matrix.core.suites.proximity.eval import ApproachRun, EvalSettings, run_steps
 from alpha_matrix.core.suites.proximity.policy import PolicyConfig, SsmParams
 from alpha_matrix.core.suites.proximity.run import run_name, scenario_json
+from alpha_matrix.core.suites.proximity.sorting import SortingConfig
 from alpha_matrix.core.suites.suite import ScenarioRequest
 
 if TYPE_CHECKING:
@@ -101,12 +102,75 @@ class PolicyModel(_Model):
     ssm: SsmModel = Field(default_factory=SsmModel)
 
 
+XY = tuple[float, float]
+
+
+class TaskModel(_Model):
+    """The sorting task and the safe-pose transition (core/suites/proximity/sorting.SortingConfig)."""
+
+    blocks: list[Literal["red", "green", "blue"]] = Field(default=["red", "green", "blue"], min_length=1)
+    bins: list[XY] = Field(default=[(0.45, 0.38), (0.6, 0.38), (0.75, 0.38)], min_length=1)
+    put_down_spots: list[XY] = Field(default=[(0.35, -0.38), (0.7, -0.38), (0.3, 0.15), (0.3, 0.4)])
+    safe_poses: list[tuple[float, float, float]] = Field(
+        default=[(0.3, 0.3, 0.95), (0.3, -0.3, 0.95), (0.55, 0.0, 0.95)], min_length=1
+    )
+    trigger_margin: float = Field(default=2.5, ge=0.0)  # m beyond the stop limit (threshold + margin)
+    resume_s: float = Field(default=1.5, ge=0.0)
+    speed: float = Field(default=0.4, gt=0.0, le=1.0)
+    transition_speed: float = Field(default=0.9, gt=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _bins(self) -> TaskModel:
+        if len(self.bins) < len(self.blocks):
+            raise ValueError(f"{len(self.blocks)} blocks need as many bins, got {len(self.bins)}")
+        return self
+
+
+class ArrivalModel(_Model):
+    """A person arriving during the sorting task: when (``arrive_s`` after the robot settled), from
+    where (``angle_deg``, ``start_distance``), how fast, how near, and in which phase of the task
+    the file means it to land (``phase``: a label; the record says where the arm really was)."""
+
+    name: str = Field(min_length=1)
+    angle_deg: float = Field(ge=-360.0, le=360.0)
+    start_distance: float = Field(gt=0.0)
+    stop_distance: float = Field(gt=0.0)
+    speed: float = Field(gt=0.0, le=3.0)
+    arrive_s: float = Field(ge=0.0)
+    dwell_s: float = Field(1.0, ge=0.0)
+    posture: PostureName = "upright"
+    lighting: LightingName = "default"
+    phase: Literal["holding", "carrying", "between", "none"] = "between"
+
+    @model_validator(mode="after")
+    def _inward(self) -> ArrivalModel:
+        if self.start_distance <= self.stop_distance:
+            raise ValueError("start_distance must be larger than stop_distance")
+        return self
+
+
+class SortingModel(_Model):
+    """Sorting runs: the task, their threshold, how long each lasts, and the arrivals."""
+
+    threshold: float = Field(1.0, gt=0.0)
+    duration_s: float = Field(30.0, gt=0.0, le=80.0)
+    task: TaskModel = Field(default_factory=lambda: TaskModel())
+    arrivals: list[ArrivalModel] = Field(min_length=1)
+
+
 class ScenarioFileModel(_Model):
     seed: int = 42
     thresholds: list[Annotated[float, Field(gt=0.0)]] = Field(min_length=1)
     policy: PolicyModel = Field(default_factory=PolicyModel)
-    approaches: list[ApproachModel] = Field(min_length=1)
+    approaches: list[ApproachModel] = Field(default_factory=list)
     passers: list[PasserModel] = Field(default_factory=list)
+    sorting: SortingModel | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> ScenarioFileModel:
+        if not self.approaches and self.sorting is None:
+            raise ValueError("approaches: at least one approach (or a sorting section)")
+        return self
 
 
 @dataclass(frozen=True)
@@ -118,7 +182,10 @@ class ScenarioSet:
     thresholds: tuple[float, ...]
 
 
-def _path(m: ApproachModel | PasserModel) -> HumanPath:
+def _path(m: ApproachModel | PasserModel | ArrivalModel) -> HumanPath:
+    if isinstance(m, ArrivalModel):
+        return HumanPath("approach", m.angle_deg, m.start_distance, m.stop_distance, m.speed, m.dwell_s, True,
+                         m.arrive_s, m.posture)  # fmt: skip
     if isinstance(m, PasserModel):
         return HumanPath("pass", m.angle_deg, m.start_distance, m.closest_distance, m.speed, 0.0, False,
                          m.start_delay_s, m.posture)  # fmt: skip
@@ -163,7 +230,8 @@ def load_scenarios(
         key = ".".join(str(p) for p in first["loc"]) or "file"
         msg = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
         raise ConfigError(f"{path}: {key}: {msg}") from None
-    names = [a.name for a in model.approaches] + [p.name for p in model.passers]
+    arrivals = model.sorting.arrivals if model.sorting is not None else []
+    names = [a.name for a in model.approaches] + [p.name for p in model.passers] + [a.name for a in arrivals]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"{path}: name: duplicate scenario names: {', '.join(dup)}")
@@ -186,6 +254,21 @@ def load_scenarios(
             raise ConfigError(f"{path}: {where}.{problem[0]}: {problem[1]}")
         for t in model.thresholds:
             runs.append(ApproachRun(m.name, hp, float(t), m.lighting, model.seed))
+    if model.sorting is not None:
+        so = model.sorting
+        if so.threshold + model.policy.margin + so.task.trigger_margin > det.detection_range:
+            raise ConfigError(
+                f"{path}: sorting.task.trigger_margin: the trigger distance {so.threshold} m + margin + "
+                f"{so.task.trigger_margin} m exceeds the detection range {det.detection_range} m"
+            )
+        task = SortingConfig.from_json(so.task.model_dump(mode="json")).as_json()
+        for i, a in enumerate(so.arrivals):
+            hp = _path(a)
+            problem = path_problem(hp, cam, det)
+            if problem is not None:
+                raise ConfigError(f"{path}: sorting.arrivals.{i}.{problem[0]}: {problem[1]}")
+            spec = {"config": task, "duration_s": so.duration_s, "phase": a.phase}
+            runs.append(ApproachRun(a.name, hp, float(so.threshold), a.lighting, model.seed, spec))
     pol = model.policy
     ssm = SsmParams(**pol.ssm.model_dump())
     policy = PolicyConfig(mode=pol.mode, margin=pol.margin, hold_time_s=pol.hold_time_s, ssm=ssm)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_serializer
 
 from alpha_matrix.core.agent.prompts import num as _num
 from alpha_matrix.core.agent.protocol import Observation, Tool
@@ -32,6 +32,15 @@ class ProximityBrief(_Strict):
     threshold_m: float = Field(gt=0.0)  # the robot must be stopped while a person is closer than this
     frame_period_s: float = Field(gt=0.0)  # one estimate this often
     reaction_s: float = Field(ge=0.0)  # a stop requested now is in effect this much later
+    # Sorting runs only (absent from every other brief): a person nearer than this should find the
+    # arm in its safe pose (safe_pose puts the block down and retracts, continue_task resumes), and
+    # how long the cell waits clear of it before resuming.
+    safe_pose_m: float | None = Field(default=None, gt=0.0)
+    resume_after_s: float | None = Field(default=None, ge=0.0)
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: Any) -> dict[str, Any]:
+        return {k: v for k, v in handler(self).items() if v is not None or k not in ("safe_pose_m", "resume_after_s")}
 
 
 class EstimateView(_Strict):
@@ -107,6 +116,8 @@ def proximity_situation(
     frame_every: int = 24,
     reaction_steps: int = 24,
     window: int = WINDOW,
+    safe_pose_m: float | None = None,
+    resume_after_s: float | None = None,
 ) -> ProximitySituation:
     """The decision on the latest frame of ``history`` (frames in step order; only the last
     ``window`` are shown). ``threshold_m`` is the run's threshold: the brief's safety zone."""
@@ -120,6 +131,8 @@ def proximity_situation(
             threshold_m=_r(threshold_m),
             frame_period_s=_r(frame_every * timestep),
             reaction_s=_r(reaction_steps * timestep),
+            safe_pose_m=None if safe_pose_m is None else _r(safe_pose_m),
+            resume_after_s=None if resume_after_s is None else _r(resume_after_s),
         ),
         step=shown[-1].step,
         estimates=tuple(estimate_view(e, timestep) for e in shown),

@@ -1,0 +1,133 @@
+"""The live view: the graph's topics served over the Foxglove WebSocket protocol while it runs.
+
+`alpha-matrix launch|run|suite --live` (launch argument ``live:=true``) adds the foxglove_live node
+(every graph file's entry, ``when: foxglove_live.enabled``). It only watches: it is an observer
+(not in the config hash, not awaited by the recorder), it subscribes to a ROS topic only while a
+Foxglove client subscribes to its channel, best effort (a slow viewer never holds a publisher
+back), and forwards each message as the CDR bytes ROS sent, with the message definition as its
+``ros2msg`` schema. What is served, each schema and the port check are here; the node is thin.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from alpha_matrix.core.config import NodeParams
+from alpha_matrix.core.errors import ConfigError
+
+NODE = "foxglove_live"  # the graph files' entry
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MESSAGE_ENCODING = "cdr"  # ROS 2's own serialization, forwarded as received
+SCHEMA_ENCODING = "ros2msg"  # the .msg text with its dependencies, as in an MCAP file
+# ROS 2's plumbing and the graph's flow control: never served unless named in ``topics``.
+PLUMBING = frozenset({"/rosout", "/parameter_events", "/robot/step_ack"})
+PLUMBING_SUFFIXES = ("/commits", "/_action/status", "/_action/feedback")
+
+
+class LiveParams(NodeParams):
+    enabled: bool = Field(
+        False, description="Start the live view (--live, live:=true): the graph files' `when:` reads this."
+    )
+    host: str = Field(DEFAULT_HOST, min_length=1, description="Address the WebSocket server binds (localhost only).")
+    port: int = Field(DEFAULT_PORT, ge=1, le=65535, description="Port of the WebSocket server (--live-port).")
+    topics: list[str] = Field(
+        default_factory=list,
+        description="Topics to serve (exact names, or PREFIX/* for a namespace); empty: every topic of the graph "
+        "but ROS 2's plumbing.",
+    )
+    discover_every_s: float = Field(1.0, gt=0.0, le=60.0, description="How often new topics are looked for.")
+
+    @field_validator("topics")
+    @classmethod
+    def _absolute(cls, value: list[str]) -> list[str]:
+        for t in value:
+            if not t.startswith("/") or t.strip() != t or len(t) < 2:
+                raise ValueError(f"{t!r}: a topic is an absolute name (/joint_states) or a prefix (/camera/*)")
+        return value
+
+
+def plumbing(topic: str) -> bool:
+    return topic in PLUMBING or topic.endswith(PLUMBING_SUFFIXES)
+
+
+def wanted(topic: str, topics: Sequence[str]) -> bool:
+    """Whether ``topic`` is served under the ``topics`` parameter (empty: all but the plumbing)."""
+    if not topics:
+        return not plumbing(topic)
+    return any(topic == t or (t.endswith("/*") and topic.startswith(t[:-1])) for t in topics)
+
+
+def served_topics(discovered: Iterable[tuple[str, Sequence[str]]], topics: Sequence[str]) -> dict[str, str]:
+    """The discovered (topic, types) pairs to serve -> their one message type, sorted by topic.
+    A topic seen with two types at once is left out (no one schema describes it)."""
+    out = {}
+    for topic, types in discovered:
+        if len(set(types)) == 1 and wanted(topic, topics):
+            out[topic] = next(iter(types))
+    return dict(sorted(out.items()))
+
+
+def latched(publishers: Iterable[tuple[bool, int]]) -> bool:
+    """Whether a topic is latched: every publisher keeps only its last message for late joiners
+    ((transient local, history depth) of each: /robot_description, /tf_static). The view reads
+    those reliably, transient local, depth 1 (one small message, once); every other topic best
+    effort, volatile, so a viewer never makes a publisher wait or resend."""
+    pubs = list(publishers)
+    return bool(pubs) and all(transient and depth <= 1 for transient, depth in pubs)
+
+
+def schema_text(typename: str, store: Any) -> str | None:
+    """The ``ros2msg`` schema of a ROS 2 message type: its definition, then each type it uses after
+    a separator line and ``MSG: <type>`` (the layout Foxglove and MCAP read). None when the type is
+    not known (another package's message: not served). ``store``: core.bag.make_typestore()."""
+    try:
+        text, _md5 = store.generate_msgdef(typename, ros_version=2)
+    except Exception:  # rosbags raises its own errors for an unknown type
+        return None
+    return str(text)
+
+
+def check_port(host: str, port: int) -> None:
+    """ConfigError (one line) when the live view cannot listen at host:port: the port is taken,
+    or the address is not this machine's. Checked before anything starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # what a listener may reuse, so may it
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            why = (
+                "in use (another live view or server listens there)" if err.errno == errno.EADDRINUSE else err.strerror
+            )
+            raise ConfigError(
+                f"live view: cannot listen on {host}:{port}: {why}; pass another --live-port (nothing was started)"
+            ) from None
+        except (OverflowError, socket.gaierror) as err:
+            raise ConfigError(f"live view: cannot listen on {host}:{port}: {err}") from None
+
+
+def check_graph_ports(graph: Any) -> None:
+    """check_port for the graph's live view, if it has one (a resolved core.graph.Graph)."""
+    for node in graph.nodes:
+        if node.executable == NODE and not node.external:
+            check_port(str(node.parameters["host"]), int(node.parameters["port"]))
+
+
+def live_sets(port: int | None, host: str | None = None) -> list[str]:
+    """--live [--live-port N] as --set items for the foxglove_live entry."""
+    out = [f"{NODE}.enabled=true"]
+    if port is not None:
+        out.append(f"{NODE}.port={port}")
+    if host:
+        out.append(f"{NODE}.host={host}")
+    return out
+
+
+def live_url(host: str, port: int) -> str:
+    return f"ws://{host}:{port}"

@@ -1,0 +1,138 @@
+"""Our bags as Foxglove opens them: every message of a matrix bag and a proximity bag decoded by
+Foxglove's own readers (test/graph/foxglove_bag_reader.mjs: @mcap/core, @mcap/nodejs,
+@foxglove/wasm-zstd, @foxglove/rosmsg, @foxglove/rosmsg2-serialization from npm), the viewer's
+topics included; the URDF on /robot_description parses, every link it names is a published TF
+frame under ``world``, and every split opens with the robot model and its fixed frames.
+
+The readers are installed into build/foxglove-readers by this test when missing (npm, pinned
+versions). Without node/npm or the registry the test skips with the reason, unless
+ALPHA_MATRIX_REQUIRE_FOXGLOVE_READERS=1 (CI: .ci/run sets it), where it fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+READERS_DIR = ROOT / "build" / "foxglove-readers"
+READER = Path(__file__).with_name("foxglove_bag_reader.mjs")
+REQUIRE_ENV = "ALPHA_MATRIX_REQUIRE_FOXGLOVE_READERS"
+PACKAGES = {  # pinned: the readers Foxglove itself opens an MCAP file with
+    "@mcap/core": "2.2.2",
+    "@mcap/nodejs": "1.0.2",
+    "@foxglove/rosmsg": "5.0.5",
+    "@foxglove/rosmsg2-serialization": "3.1.0",
+    "@foxglove/wasm-zstd": "1.0.1",
+}
+VIEW_TOPICS = {
+    "/robot_description",
+    "/tf",
+    "/tf_static",
+    "/scene/markers",
+    "/scene/contact_force",
+    "/scene/contact_threshold",
+}
+# One approach of the walking person: the proximity suite's shortest run with a camera.
+SCENARIO = """seed: 7
+thresholds: [1.0]
+policy: {mode: ssm}
+approaches:
+  - {name: s01, angle_deg: 90, start_distance: 4.0, stop_distance: 0.9, speed: 2.0, posture: upright, dwell_s: 0.5}
+"""
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def foxglove_readers() -> Path:
+    """build/foxglove-readers with the pinned npm packages (installed once, then reused)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _unavailable("no Node.js (node and npm) on PATH for Foxglove's bag readers")
+    package = {"name": "alpha-matrix-foxglove-readers", "private": True, "type": "module", "dependencies": PACKAGES}
+    spec = json.dumps(package, indent=2) + "\n"
+    installed = all((READERS_DIR / "node_modules" / name / "package.json").exists() for name in PACKAGES)
+    if (
+        not installed
+        or not (READERS_DIR / "package.json").exists()
+        or (READERS_DIR / "package.json").read_text() != spec
+    ):
+        READERS_DIR.mkdir(parents=True, exist_ok=True)
+        (READERS_DIR / "package.json").write_text(spec)
+        try:
+            done = subprocess.run(
+                [str(npm), "install", "--no-audit", "--no-fund", "--no-package-lock"],
+                cwd=READERS_DIR,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+        except subprocess.TimeoutExpired:
+            _unavailable("npm install of Foxglove's bag readers took over 180 s")
+        if done.returncode != 0:
+            _unavailable(f"npm install of Foxglove's bag readers failed: {done.stderr.strip().splitlines()[-1:]}")
+    return READERS_DIR
+
+
+def _decode(readers: Path, bag: Path) -> dict[str, Any]:
+    splits = sorted(bag.glob("*.mcap"))
+    assert splits, f"no splits in {bag}"
+    done = subprocess.run(
+        ["node", str(READER), *map(str, splits)],
+        env={**os.environ, "FOXGLOVE_READERS_DIR": str(readers)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _check_viewable(seen: dict[str, Any], topics: set[str]) -> None:
+    assert not seen["errors"], seen["errors"]
+    totals: dict[str, int] = {}
+    for name, split in seen["files"].items():
+        assert not split["failed"], (name, split["failed"])
+        for topic in ("/robot_description", "/tf_static"):  # each split opened alone shows the robot
+            assert split["counts"].get(topic) == 1, (name, topic, split["counts"])
+        for topic, n in split["counts"].items():
+            totals[topic] = totals.get(topic, 0) + n
+    assert topics <= {t for t, n in totals.items() if n}, sorted(topics - set(totals))
+    urdf = ET.fromstring(seen["robot_description"])
+    links = {link.get("name", "") for link in urdf.findall("link")}
+    frames = set(seen["tf_frames"]) | set(seen["tf_static_frames"])
+    assert links <= frames, sorted(links - frames)
+    assert set(seen["tf_parents"]) <= frames | {"world"}, sorted(set(seen["tf_parents"]) - frames)
+    assert set(seen["marker_frames"]) <= frames | {"world"}
+    assert {"table", "workspace", "zone", "objects"} <= set(seen["marker_ns"])
+
+
+def test_foxglove_decodes_every_message_of_a_matrix_bag(foxglove_readers: Path, tmp_path: Path) -> None:
+    done = run_cli(["run", "--episodes", "2", "--run-id", "fox"], tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = _decode(foxglove_readers, tmp_path / "bags" / "fox")
+    _check_viewable(seen, VIEW_TOPICS | {"/robot/step_batch", "/episode/result"})
+
+
+def test_foxglove_decodes_every_message_of_a_proximity_bag(foxglove_readers: Path, tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    done = run_cli(["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "fox"], tmp_path, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = _decode(foxglove_readers, tmp_path / "bags" / "fox")
+    _check_viewable(seen, VIEW_TOPICS | {"/camera/depth/image_raw", "/scene/person_distance", "/scene/person_limit"})
+    assert {"camera_optical", "person"} <= set(seen["tf_frames"]) | set(seen["tf_static_frames"])
+    assert {"person", "events"} <= set(seen["marker_ns"])  # the person came within the limit: a stop is drawn

@@ -1,0 +1,127 @@
+"""The live view (--live) seen by a Foxglove WebSocket client nobody here wrote.
+
+The client is @foxglove/ws-protocol from npm (with `ws`), and Foxglove's own ROS 2 decoders read
+each message by the schema its channel advertised (test/graph/foxglove_client.mjs). It is installed
+into build/foxglove-client by this test when missing (npm, pinned versions). Without node/npm or
+the registry the test skips with the reason, unless ALPHA_MATRIX_REQUIRE_FOXGLOVE_CLIENT=1 (CI:
+.ci/run installs Node.js when missing and sets it), where it fails instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+from rclpy.serialization import deserialize_message
+from sensor_msgs.msg import Image, JointState
+
+from conftest import start_cli, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT_DIR = ROOT / "build" / "foxglove-client"
+CLIENT = Path(__file__).with_name("foxglove_client.mjs")
+REQUIRE_ENV = "ALPHA_MATRIX_REQUIRE_FOXGLOVE_CLIENT"
+PACKAGES = {  # pinned: the client the test speaks to the server with
+    "@foxglove/ws-protocol": "0.8.0",
+    "ws": "8.18.3",
+    "@foxglove/rosmsg": "5.0.5",
+    "@foxglove/rosmsg2-serialization": "3.1.0",
+}
+# One approach of the walking person (the SSM policy): the proximity suite's shortest run with a
+# camera, a step stream and /joint_states, about 20 s on a loaded 2-core machine.
+SCENARIO = """seed: 7
+thresholds: [1.0]
+policy: {mode: ssm}
+approaches:
+  - {name: s01, angle_deg: 90, start_distance: 4.0, stop_distance: 0.9, speed: 2.0, posture: upright, dwell_s: 0.5}
+"""
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def foxglove_client() -> Path:
+    """build/foxglove-client with the pinned npm packages (installed once, then reused)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _unavailable("no Node.js (node and npm) on PATH for the Foxglove client")
+    package = {"name": "alpha-matrix-foxglove-client", "private": True, "dependencies": PACKAGES}
+    spec = json.dumps(package, indent=2) + "\n"
+    installed = all((CLIENT_DIR / "node_modules" / name / "package.json").exists() for name in PACKAGES)
+    if not installed or not (CLIENT_DIR / "package.json").exists() or (CLIENT_DIR / "package.json").read_text() != spec:
+        CLIENT_DIR.mkdir(parents=True, exist_ok=True)
+        (CLIENT_DIR / "package.json").write_text(spec)
+        try:
+            done = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
+                cwd=CLIENT_DIR,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+        except subprocess.TimeoutExpired:
+            _unavailable("npm install of the Foxglove client took over 180 s")
+        if done.returncode != 0:
+            _unavailable(f"npm install of the Foxglove client failed: {done.stderr.strip().splitlines()[-1:]}")
+    return CLIENT_DIR
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_path: Path) -> None:
+    port = _free_port()
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    args = ["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "live", "--live", "--live-port", str(port)]
+    run = start_cli(args, tmp_path, tmp_path / "run.log")
+    try:
+        watched = ["/joint_states", "/robot/step_batch", "/camera/depth/image_raw"]
+        client = subprocess.run(
+            ["node", str(CLIENT), f"ws://127.0.0.1:{port}", "45", "3", *watched],
+            env={**os.environ, "FOXGLOVE_CLIENT_DIR": str(foxglove_client)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert client.returncode == 0, client.stderr[-2000:]
+        seen = json.loads(client.stdout.strip().splitlines()[-1])
+        wait_until(lambda: run.poll() is not None, 60, "the suite run to end")
+    finally:
+        if run.poll() is None:
+            run.kill()
+    log = (tmp_path / "run.log").read_text()
+    assert run.returncode == 0, log[-3000:]
+    assert seen["connected"] and seen["reason"] == "complete", (seen["reason"], log[-2000:])
+    channels = {c["topic"]: c for c in seen["channels"]}
+    # The graph's topics: joint states, the step stream, the camera, the events; never its plumbing.
+    for topic in (*watched, "/camera/color/image_raw", "/proximity/estimate", "/suite/request", "/suite/result"):
+        assert topic in channels, sorted(channels)
+    assert not {"/rosout", "/parameter_events", "/robot/step_ack"} & set(channels)
+    for c in channels.values():  # CDR as ROS sent it, the .msg definition as schema, read by Foxglove's parser
+        assert (c["encoding"], c["schemaEncoding"], c["schemaParses"]) == ("cdr", "ros2msg", True), c
+    assert channels["/joint_states"]["schemaName"] == "sensor_msgs/msg/JointState"
+    got = seen["received"]
+    assert all(got[t]["count"] >= 3 for t in watched), {t: got[t]["count"] for t in watched}
+    # Decoded by Foxglove's decoder and by rclpy's, from the same bytes.
+    joints = deserialize_message(base64.b64decode(got["/joint_states"]["first"]), JointState)
+    assert len(joints.name) == len(joints.position) == got["/joint_states"]["decoded"]["name"]["length"] == 9
+    frame = deserialize_message(base64.b64decode(got["/camera/depth/image_raw"]["first"]), Image)
+    decoded = got["/camera/depth/image_raw"]["decoded"]
+    assert (frame.width, frame.height, frame.encoding) == (decoded["width"], decoded["height"], "32FC1")
+    assert len(frame.data) == frame.step * frame.height == decoded["data"]["length"]
+    assert got["/robot/step_batch"]["decoded"]["episode_id"] == "proximity-s01-1m"
+    assert f"[foxglove_live] live view on ws://127.0.0.1:{port}" in log
+    assert not [ln for ln in log.splitlines() if ln.startswith("[foxglove_live]") and "rror" in ln]

@@ -1,0 +1,89 @@
+"""Dials drawn in the tests themselves (OpenCV primitives), never by the suite's renderer.
+
+A separate routine with its own conventions: the dial sits anywhere in a larger photo-like
+frame, without a panel; ink may be light on a dark dial; sweeps 180-300 deg; numerals may sit
+where the needle passes; a red drag pointer may stand beside the value pointer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Drawn:
+    lo: float = 0.0
+    hi: float = 10.0
+    value: float = 6.3
+    sweep: float = 270.0
+    majors: int = 10  # labelled intervals
+    minors: int = 5  # minor intervals per major
+    dial: tuple[int, int, int] = (245, 245, 240)
+    ink: tuple[int, int, int] = (25, 25, 25)
+    needle: tuple[int, int, int] = (25, 25, 25)
+    background: tuple[int, int, int] = (90, 100, 110)
+    radius: int = 150
+    centre: tuple[int, int] = (330, 250)
+    size: tuple[int, int] = (640, 480)
+    numerals_at: float = 0.66  # fraction of R
+    drag: float | None = None  # value of a red drag pointer
+    squash: float = 1.0  # vertical scale (a tilted view)
+    tip: float = 0.9  # needle length / R
+    noise: float = 2.0
+    seed: int = 0
+
+
+def angle(d: Drawn, value: float) -> float:
+    """Counter-clockwise from 3 o'clock; the scale is symmetric about 12 o'clock, value grows clockwise."""
+    start = 90.0 + d.sweep / 2.0
+    return start - d.sweep * (value - d.lo) / (d.hi - d.lo)
+
+
+def draw(d: Drawn) -> np.ndarray:
+    w, h = d.size
+    big = 4  # supersampled canvas, reduced at the end (anti-aliasing)
+    img = np.full((h * big, w * big, 3), d.background, np.uint8)
+    c = np.array(d.centre, float) * big
+    r = d.radius * big
+
+    def pt(deg: float, frac: float) -> tuple[int, int]:
+        a = math.radians(deg)
+        return int(c[0] + frac * r * math.cos(a)), int(c[1] - frac * r * math.sin(a))
+
+    cv2.circle(img, (int(c[0]), int(c[1])), int(r * 1.06), (60, 60, 60), -1)
+    cv2.circle(img, (int(c[0]), int(c[1])), int(r), d.dial, -1)
+    n = d.majors * d.minors
+    for i in range(n + 1):
+        v = d.lo + (d.hi - d.lo) * i / n
+        a = angle(d, v)
+        major = i % d.minors == 0
+        cv2.line(img, pt(a, 0.78 if major else 0.86), pt(a, 0.95), d.ink, (5 if major else 2) * big)
+    for i in range(d.majors + 1):
+        v = d.lo + (d.hi - d.lo) * i / d.majors
+        label = f"{v:g}"
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_DUPLEX, 0.6 * big, 1 * big)
+        x, y = pt(angle(d, v), d.numerals_at)
+        cv2.putText(img, label, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_DUPLEX, 0.6 * big, d.ink, 1 * big)
+    if d.drag is not None:
+        cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), 0.85), (200, 30, 30), 3 * big)
+    a = angle(d, d.value)
+    tip = pt(a, d.tip)
+    tail = pt(a + 180.0, 0.15)
+    nrm = (math.cos(math.radians(a + 90)) * 4 * big, -math.sin(math.radians(a + 90)) * 4 * big)
+    poly = np.array(
+        [[tail[0] + nrm[0], tail[1] + nrm[1]], [tip[0], tip[1]], [tail[0] - nrm[0], tail[1] - nrm[1]]], np.int32
+    )
+    cv2.fillPoly(img, [poly], d.needle)
+    cv2.circle(img, (int(c[0]), int(c[1])), int(0.07 * r), d.needle, -1)
+    out = cv2.resize(img, (w, int(h * d.squash)) if d.squash != 1.0 else (w, h), interpolation=cv2.INTER_AREA)
+    if d.squash != 1.0:
+        canvas = np.full((h, w, 3), d.background, np.uint8)
+        y0 = (h - out.shape[0]) // 2
+        canvas[y0 : y0 + out.shape[0]] = out
+        out = canvas
+    noise = np.random.default_rng(d.seed).normal(0, d.noise, out.shape)
+    return np.clip(out.astype(np.float64) + noise, 0, 255).astype(np.uint8)

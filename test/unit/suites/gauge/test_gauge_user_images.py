@@ -1,0 +1,98 @@
+"""The user's own gauges (core/suites/gauge/user_images.py): the folder and its face files checked
+at the boundary (one ConfigError line each), names never leaving the folder, and the requests
+the runner sends read back to the same pixels and faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+from dials_drawn_here import Drawn, draw
+
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.gauge.run import (
+    GaugeRequest,
+    gauge_observation,
+    read_observation,
+    reading_decision,
+    request_face,
+    result_of,
+    user_pixels,
+)
+from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios, scenario_requests
+from alpha_matrix.core.suites.gauge.user_images import inside, scan_folder, write_images_scenario
+
+
+def _folder(tmp: Path, n: int = 3, face: str = "min: 0\nmax: 10\nunit: bar\n") -> Path:
+    d = tmp / "gauges"
+    d.mkdir()
+    (d / "gauge.yaml").write_text(face)
+    for i in range(n):
+        cv2.imwrite(str(d / f"g{i}.png"), cv2.cvtColor(draw(Drawn(value=2.0 + 2 * i, seed=i)), cv2.COLOR_RGB2BGR))
+    return d
+
+
+def test_a_folder_runs_as_requests_and_is_read(tmp_path: Path) -> None:
+    d = _folder(tmp_path)
+    (d / "g1.yaml").write_text("value: 4.0\n")  # a truth for one image only
+    (d / "notes.txt").write_text("ignored")
+    reqs = scenario_requests(write_images_scenario(d))
+    assert [r.name for r in reqs] == ["u000", "u001", "u002"]
+    results = []
+    for r in reqs:
+        g = GaugeRequest.model_validate_json(r.scenario_json)
+        obs = gauge_observation("e", request_face(g), user_pixels(g))
+        results.append(result_of(g, reading_decision(read_observation(obs))))
+    assert [r["truth"] for r in results] == [None, 4.0, None]
+    assert results[1]["reader"]["accurate"] and not any(r["reader"]["hallucinated"] for r in results)
+    assert all(r["reader"]["value"] is not None for r in results)
+    assert write_images_scenario(d) == write_images_scenario(d)  # the same folder, the same file
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: [p.unlink() for p in d.glob("*.png")], "no images"),
+        (lambda d: (d / "bad.jpg").write_bytes(b"not a jpeg"), "not a readable image"),
+        (lambda d: (d / "gauge.yaml").write_text("min: 0\nmax: 10\nunit: furlongs\n"), "unit"),
+        (lambda d: (d / "gauge.yaml").write_text("min: 10\nmax: 10\nunit: bar\n"), "must be below max"),
+        (lambda d: (d / "g0.yaml").write_text("min: 5\nmax: 1\n"), "must be below max"),
+        (lambda d: (d / "gauge.yaml").write_text("min: 0\nmax: 10\nunit: bar\ncolour: red\n"), "colour"),
+        (lambda d: (d / "gauge.yaml").unlink(), "no face file"),
+    ],
+    ids=["no-images", "unreadable", "unknown-unit", "min-eq-max", "per-image-min-gt-max", "unknown-key", "no-face"],
+)
+def test_a_bad_folder_is_one_line(tmp_path: Path, setup: object, message: str) -> None:
+    d = _folder(tmp_path)
+    setup(d)  # type: ignore[operator]
+    with pytest.raises(ConfigError) as err:
+        scan_folder(d)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_names_never_leave_the_folder(tmp_path: Path) -> None:
+    d = _folder(tmp_path)
+    (tmp_path / "outside.png").write_bytes((d / "g0.png").read_bytes())
+    for name in ("../outside.png", "/etc/passwd", "..", "sub/g0.png", "", "g0.png\0x"):
+        with pytest.raises(ConfigError):
+            inside(d, name)
+    (d / "link.png").symlink_to(tmp_path / "outside.png")
+    with pytest.raises(ConfigError):
+        inside(d, "link.png")
+    with pytest.raises(ConfigError, match="link.png"):  # a folder holding it is refused as a whole
+        scan_folder(d)
+    (d / "link.png").unlink()
+    assert inside(d, "g0.png") == (d / "g0.png").resolve()
+    # a scenario file naming a file outside its folder is refused before anything runs
+    scen = tmp_path / "s.yaml"
+    text = write_images_scenario(d).read_text().replace("file: g0.png", "file: ../outside.png")
+    scen.write_text(text)
+    with pytest.raises(ConfigError):
+        scenario_requests(scen)
+    # and an image changed after its scenario file was written
+    scen.write_text(write_images_scenario(d).read_text())
+    cv2.imwrite(str(d / "g0.png"), cv2.cvtColor(draw(Drawn(value=9.0)), cv2.COLOR_RGB2BGR))
+    with pytest.raises(ConfigError, match="changed"):
+        scenario_requests(scen)
+    assert load_gauge_scenarios(scen).images_dir == d.resolve()

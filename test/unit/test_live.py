@@ -1,0 +1,144 @@
+"""The live view's plain-Python side (core/live.py) and how --live / live:=true reach the graph."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from alpha_matrix.cli import main as cli_main
+from alpha_matrix.cli.launch_args import live_launch_sets, run_launch_graph
+from alpha_matrix.core.bag import make_typestore
+from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.live import (
+    LiveParams,
+    check_port,
+    latched,
+    live_sets,
+    plumbing,
+    schema_text,
+    served_topics,
+    wanted,
+)
+from alpha_matrix.core.resolve import resolve_graph
+from alpha_matrix.core.run_plan import config_view
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+LIVE = {"foxglove_live": {"enabled": True}}
+
+
+def test_every_topic_but_the_plumbing_by_default() -> None:
+    discovered = [
+        ("/rosout", ["rcl_interfaces/msg/Log"]),
+        ("/parameter_events", ["rcl_interfaces/msg/ParameterEvent"]),
+        ("/robot/step_ack", ["alpha_matrix_interfaces/msg/StepAck"]),
+        ("/recorder/commits", ["alpha_matrix_interfaces/msg/BagCommit"]),
+        ("/joint_states", ["sensor_msgs/msg/JointState"]),
+        ("/camera/depth/image_raw", ["sensor_msgs/msg/Image"]),
+        ("/robot/step_batch", ["alpha_matrix_interfaces/msg/StepBatch"]),
+        ("/agent/decisions", ["alpha_matrix_interfaces/msg/AgentDecision"]),
+        ("/twice", ["std_msgs/msg/String", "std_msgs/msg/Int32"]),  # no one schema: left out
+    ]
+    assert served_topics(discovered, []) == {
+        "/agent/decisions": "alpha_matrix_interfaces/msg/AgentDecision",
+        "/camera/depth/image_raw": "sensor_msgs/msg/Image",
+        "/joint_states": "sensor_msgs/msg/JointState",
+        "/robot/step_batch": "alpha_matrix_interfaces/msg/StepBatch",
+    }
+    assert list(served_topics(discovered, ["/camera/*", "/robot/step_ack"])) == [
+        "/camera/depth/image_raw",
+        "/robot/step_ack",  # named: served even though it is plumbing
+    ]
+    assert plumbing("/rosout") and not plumbing("/tf") and wanted("/tf", [])
+    assert not wanted("/cameras", ["/camera/*"])
+
+
+def test_latched_topics_are_read_once_the_rest_best_effort() -> None:
+    assert latched([(True, 1)]) and latched([(True, 1), (True, 1)])
+    assert not latched([(True, 1000)])  # the events: a deep history, not a latch
+    assert not latched([(False, 10)]) and not latched([])
+
+
+def test_schema_is_the_message_definition_with_its_dependencies() -> None:
+    store = make_typestore()
+    text = schema_text("sensor_msgs/msg/JointState", store)
+    assert text is not None and text.startswith("std_msgs/Header header\nstring[] name\n")
+    assert "\nMSG: std_msgs/Header\n" in text and "\nMSG: builtin_interfaces/Time\n" in text
+    ours = schema_text("alpha_matrix_interfaces/msg/StepBatch", store)
+    assert ours is not None and ours.startswith("string episode_id\n") and "\nMSG: geometry_msgs/Pose\n" in ours
+    assert schema_text("no_such_pkg/msg/Nothing", store) is None
+
+
+def test_params_refuse_a_bad_port_and_relative_topics() -> None:
+    assert LiveParams().host == "127.0.0.1" and LiveParams().port == 8765
+    for bad in ({"port": 0}, {"port": 65536}, {"topics": ["joint_states"]}, {"host": ""}):
+        with pytest.raises(ValueError):
+            LiveParams(**bad)
+
+
+def test_port_in_use_is_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ConfigError, match=rf"cannot listen on 127.0.0.1:{port}: in use"):
+            check_port("127.0.0.1", port)
+    check_port("127.0.0.1", port)  # free again
+
+
+def test_the_live_node_is_in_the_graph_only_when_asked_and_changes_nothing_of_the_run() -> None:
+    plain, live = resolve_graph(CONFIG), resolve_graph(CONFIG, LIVE)
+    assert "foxglove_live" not in [n.name for n in plain.nodes]
+    node = live.node("foxglove_live")
+    assert node.observer and node.parameters["port"] == 8765 and node.parameters["host"] == "127.0.0.1"
+    assert live.config_hash == plain.config_hash and live.run_id == plain.run_id
+    assert config_view(live) == config_view(plain)
+    assert "foxglove_live" not in live.node("recorder").parameters["graph_nodes"]
+    others = [n for n in live.nodes if n.name != "foxglove_live"]
+    assert [n.parameters for n in others] == [n.parameters for n in plain.nodes]
+
+
+@pytest.mark.parametrize("graph_file", sorted(p.name for p in CONFIG.glob("graph*.yaml")))
+def test_every_graph_file_has_the_live_entry(graph_file: str) -> None:
+    text = (CONFIG / graph_file).read_text()
+    assert "name: foxglove_live" in text and "when: foxglove_live.enabled" in text and "observer: true" in text
+
+
+def test_launch_arguments() -> None:
+    assert live_launch_sets({}) == [] and live_launch_sets({"live": "false"}) == []
+    assert live_launch_sets({"live": "true", "live_port": "9000"}) == live_sets(9000)
+    for values, needle in (
+        ({"live": "yes"}, "live:=yes: true or false"),
+        ({"live_port": "9000"}, "give live:=true"),
+        ({"live": "true", "live_port": "0"}, "live_port:=0: a port from 1 to 65535"),
+        ({"live": "true", "live_port": "http"}, "a port from 1 to 65535"),
+    ):
+        with pytest.raises(ConfigError, match=needle):
+            live_launch_sets(values)
+    graph = run_launch_graph({"live": "true", "live_port": "9001"})
+    assert graph.node("foxglove_live").parameters["port"] == 9001
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["launch", "--live", "--live-port", "0"], "--live-port 0: a port from 1 to 65535"),
+        (["run", "--live-port", "9000"], "give --live too"),
+        (["run", "--live", "--workers", "2"], "does not go with --workers"),
+    ],
+)
+def test_bad_live_options_are_one_line_exit_2(argv: list[str], needle: str, capsys: pytest.CaptureFixture) -> None:
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]
+
+
+def test_launch_with_the_live_port_in_use_starts_nothing(capsys: pytest.CaptureFixture) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert cli_main(["launch", "--live", "--live-port", str(port), "--domain-id", "24"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"cannot listen on 127.0.0.1:{port}: in use" in err[0] and "nothing was started" in err[0]
