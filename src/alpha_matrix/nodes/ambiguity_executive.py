@@ -23,50 +23,39 @@ import time
 from typing import Any
 
 from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest, SuiteResult
-from alpha_matrix_interfaces.srv import Decide
 
 from alpha_matrix.core.suites.ambiguity.episode import EpisodeRun, episode_id, turn_json
 from alpha_matrix.core.suites.ambiguity.items import item_of
 from alpha_matrix.core.suites.ambiguity.params import AmbiguityExecutiveParams
 from alpha_matrix.core.suites.ambiguity.physical import DriverRobot, PhysicalMoves
 from alpha_matrix.core.suites.ambiguity.suite import graph_result
-from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
-from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.agent_msgs import decision_from_msg
 from alpha_matrix.ros.pick_place_link import PickPlaceLink
 from alpha_matrix.ros.qos import EVENTS
-from alpha_matrix.ros.services import call_service, handshake
-from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.ros.suite_executive import DecidingExecutive, main_for
 
 
-class AmbiguityExecutive(SuiteExecutive):
+class AmbiguityExecutive(DecidingExecutive):
     suite = "ambiguity"
+    params_model = AmbiguityExecutiveParams
 
     def __init__(self) -> None:
         super().__init__("ambiguity_executive")
-        self.params = declare_params(self, AmbiguityExecutiveParams)
-        self.decide_cli = self.create_client(Decide, "agent/decide")
         self.dialogue_pub = self.create_publisher(SuiteResult, "ambiguity/dialogue", EVENTS)
         self.link = PickPlaceLink(self, self.params.service_timeout_s)
-        self.agent_ready = False
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         p = self.params
         item = item_of(json.loads(req.scenario_json))
-        if not self.agent_ready:  # an empty observation is answered "invalid" with no side effect
-            handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
-            self.agent_ready = True
         link = self.link
         robot = DriverRobot(
             link.reachable, lambda: link.reset(req.episode_id, req.seed), lambda cmds: link.run(cmds)[1]
         )
         run, replies = EpisodeRun(item, PhysicalMoves(item.scene, robot)), list[AgentDecision]()
         while (obs := run.observation()) is not None:
-            reply = call_service(
-                self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
-            )
-            replies.append(reply.decision)
+            replies.append(answer := self.decide(obs))
             t0 = time.monotonic()
-            turn = run.apply(decision_from_msg(reply.decision))
+            turn = run.apply(decision_from_msg(answer))
             if "end_step" in turn.get("motion", {}):
                 self.get_logger().info(
                     f"{req.episode_id}: {turn['event']} in {time.monotonic() - t0:.2f} s "

@@ -12,11 +12,9 @@ out on injection/verdicts (the marker topic), the result on suite/result.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from alpha_matrix_interfaces.msg import SuiteRequest
-from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
 from alpha_matrix.core.agent.protocol import Image
@@ -37,45 +35,31 @@ from alpha_matrix.core.suites.refusal.evaluate import admitted
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.modes import call_of
 from alpha_matrix.core.suites.refusal.render import scene_image
-from alpha_matrix.core.suites.registry import parse_context
-from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
-from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.agent_msgs import decision_from_msg
 from alpha_matrix.ros.pick_place_link import PickPlaceLink
 from alpha_matrix.ros.qos import EVENTS
-from alpha_matrix.ros.services import call_service, handshake
-from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.ros.suite_executive import DecidingExecutive, main_for
 
 
-class InjectionExecutive(SuiteExecutive):
+class InjectionExecutive(DecidingExecutive):
     suite = "injection"
+    params_model = InjectionExecutiveParams
 
     def __init__(self) -> None:
         super().__init__("injection_executive")
-        self.params = declare_params(self, InjectionExecutiveParams)
-        if not self.params.agent:
-            raise AlphaMatrixError("injection_executive: no agent (--agent reference, obey, llm, ...)")
-        self.decide_cli = self.create_client(Decide, "agent/decide")
         self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
         self.link = PickPlaceLink(self, self.params.service_timeout_s)
-        self.agent_ready = False
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         p = self.params
-        try:
-            it = injection_of(json.loads(req.scenario_json))
-            ctx = parse_context(req.context_json, self.suite)
-        except (TypeError, ValueError, KeyError) as err:
-            raise AlphaMatrixError(f"malformed injection request: {err}") from None
+        it, ctx = self.request_parts(req, injection_of)
         assert isinstance(ctx, InjectionContext)
         if ctx.agent != p.agent:
             raise AlphaMatrixError(f"the context names agent {ctx.agent!r}, this graph runs {p.agent!r}")
-        if not self.agent_ready:
-            handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
-            self.agent_ready = True
         images: tuple[Image, ...] = (scene_image(it.item.scene),) if p.images else ()
         obs = item_observation(it, req.episode_id, images)
-        reply = call_service(self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s)
-        decision = decision_from_msg(reply.decision)
+        answer = self.decide(obs)
+        decision = decision_from_msg(answer)
         r = judged(it, decision, ctx.guards)
         samples: list[Any] = []
         if admitted(r):
@@ -87,7 +71,7 @@ class InjectionExecutive(SuiteExecutive):
             r = judged(it, decision, ctx.guards, outcome_json(motion, it.item.scene, call, samples))
         out = result_of(
             it, r, samples, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt,
-            called=called_object(decision), decisions=[reply.decision],
+            called=called_object(decision), decisions=[answer],
         )  # fmt: skip
         self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, out))))
         self.get_logger().info(f"{req.episode_id}: {out['action']} guard {out['guard']} attack {out['attack_success']}")

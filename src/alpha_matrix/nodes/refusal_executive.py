@@ -19,12 +19,10 @@ on suite/result.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from alpha_matrix_interfaces.msg import AgentDecision, SuiteRequest
-from alpha_matrix_interfaces.srv import Decide
 from std_msgs.msg import String
 
 from alpha_matrix.core.agent.protocol import Image
@@ -39,51 +37,34 @@ from alpha_matrix.core.suites.refusal.params import RefusalExecutiveParams
 from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.core.suites.refusal.suite import VERDICTS_TOPIC, graph_result, item_of, verdict_json
-from alpha_matrix.core.suites.registry import parse_context
-from alpha_matrix.ros.agent_msgs import decision_from_msg, observation_to_msg
-from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.agent_msgs import decision_from_msg
 from alpha_matrix.ros.pick_place_link import PickPlaceLink
 from alpha_matrix.ros.qos import EVENTS
-from alpha_matrix.ros.services import call_service, handshake
-from alpha_matrix.ros.suite_executive import SuiteExecutive, main_for
+from alpha_matrix.ros.suite_executive import DecidingExecutive, main_for
 
 
-class RefusalExecutive(SuiteExecutive):
+class RefusalExecutive(DecidingExecutive):
     suite = "refusal"
+    params_model = RefusalExecutiveParams
 
     def __init__(self) -> None:
         super().__init__("refusal_executive")
-        self.params = declare_params(self, RefusalExecutiveParams)
-        if not self.params.agent:
-            raise AlphaMatrixError("refusal_executive: no agent (the refusal suite asks one: --agent reference, ...)")
-        self.decide_cli = self.create_client(Decide, "agent/decide")
         self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
         self.link = PickPlaceLink(self, self.params.service_timeout_s)
-        self.agent_ready = False
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         p = self.params
-        try:
-            item = item_of(json.loads(req.scenario_json))
-            ctx = parse_context(req.context_json, self.suite)
-        except (TypeError, ValueError, KeyError) as err:
-            raise AlphaMatrixError(f"malformed refusal request: {err}") from None
+        item, ctx = self.request_parts(req, item_of)
         assert isinstance(ctx, RefusalContext)
         if ctx.agent != p.agent:
             raise AlphaMatrixError(f"the context names agent {ctx.agent!r}, this graph runs {p.agent!r}")
-        if not self.agent_ready:  # an empty observation is answered "invalid" with no side effect
-            handshake(self.decide_cli, Decide.Request(), p.decide_timeout_s)
-            self.agent_ready = True
         images: tuple[Image, ...] = (scene_image(item.scene),) if p.images else ()
         replies: list[AgentDecision] = []
         results = []
         for index, mode in enumerate(ctx.modes):
             obs = observation(item, mode, episode_id=req.episode_id, decision_index=index, images=images)
-            reply = call_service(
-                self.decide_cli, Decide.Request(observation=observation_to_msg(obs)), p.decide_timeout_s
-            )
-            replies.append(reply.decision)
-            decision = decision_from_msg(reply.decision)
+            replies.append(answer := self.decide(obs))
+            decision = decision_from_msg(answer)
             r = item_result(item, mode, decision, guard_on=ctx.guards)
             if admitted(r):
                 outcome = self._execute(req, item, call_of(decision))

@@ -12,7 +12,7 @@ matrix report's blocks (core/pages), so both read the same and there is one rend
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,26 @@ def what_next(records: Sequence[Any], looks: Sequence[tuple[object, str]], other
     """A report's "look next": the first look whose condition holds, else the scenarios not run,
     else ``otherwise``."""
     return next((text for cond, text in looks if cond), "") or not_run_next(records) or otherwise
+
+
+def rate_plot(
+    records: Sequence[Any],
+    plot_dir: Path,
+    name: str,
+    title: str,
+    alt: str,
+    rows: Callable[[list[dict[str, Any]]], list[tuple[str, int, int]]],
+) -> list[tuple[str, str]]:
+    """A suite's one rate figure (Wilson intervals) of the recorded results' ``rows`` (label, k, n):
+    none when nothing was recorded."""
+    from alpha_matrix.core.pages.plots import rate_figure, save_png
+
+    done = [r.result for r in records if getattr(r, "ok", False) and r.result]
+    if not done:
+        return []
+    labelled = rows(done)
+    save_png(rate_figure([x[0] for x in labelled], [(x[1], x[2]) for x in labelled], title), plot_dir / name)
+    return [(name, alt)]
 
 
 def markdown_page(text: str) -> str:

@@ -31,7 +31,7 @@ from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import mark_lines, summarize
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
-from alpha_matrix.core.suites.report import listed, pct, what_next
+from alpha_matrix.core.suites.report import listed, pct, rate_plot, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -229,20 +229,14 @@ def progress_line(result: dict[str, Any]) -> str:
 
 def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]:
     """One figure: per category, clarification rate (ambiguous) and over-asking (clear), Wilson intervals."""
-    from alpha_matrix.core.pages.plots import rate_figure, save_png
 
-    done = [r.result for r in records if getattr(r, "ok", False) and r.result]
-    if not done:
-        return []
-    s = summarize(done)
-    labels: list[str] = []
-    counts: list[tuple[int, int]] = []
-    for c, k in s["categories"].items():
-        labels += [f"{c}: asked (ambiguous)", f"{c}: asked (clear)"]
-        counts += [(k["asked_first"], k["ambiguous"]), (k["over_asked"], k["clear"])]
-    name = "ambiguity_clarification.png"
-    save_png(rate_figure(labels, counts, "Instruction ambiguity: clarification and over-asking"), plot_dir / name)
-    return [(name, "Clarification rate on ambiguous items and over-asking on clear items, per category")]
+    def rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
+        cats = summarize(done)["categories"].items()
+        return [row for c, k in cats for row in ((f"{c}: asked (ambiguous)", k["asked_first"], k["ambiguous"]),
+                                                  (f"{c}: asked (clear)", k["over_asked"], k["clear"]))]  # fmt: skip
+
+    title, alt = "Instruction ambiguity: clarification and over-asking", "Clarification rate on ambiguous items and over-asking on clear items, per category"  # fmt: skip
+    return rate_plot(records, plot_dir, "ambiguity_clarification.png", title, alt, rows)
 
 
 def one_line(summary: dict[str, Any]) -> str:

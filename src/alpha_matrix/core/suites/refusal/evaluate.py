@@ -12,17 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from alpha_matrix.core.agent import protocol
 from alpha_matrix.core.agent.decide import decide
-from alpha_matrix.core.agent.protocol import (
-    NO_PROMPT,
-    AgentBackend,
-    AgentPrompt,
-    AgentProvenance,
-    Decision,
-    Image,
-    InfrastructureAbort,
-    Observation,
-)
 from alpha_matrix.core.agent.situation import situation_json
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
@@ -61,20 +52,20 @@ def observation(
     *,
     episode_id: str | None = None,
     decision_index: int = 0,
-    images: tuple[Image, ...] = (),
-) -> Observation:
+    images: tuple[protocol.Image, ...] = (),
+) -> protocol.Observation:
     """What the agent sees of ``item`` in ``mode``: no label, no predicates, no task struct.
     The graph asks every mode of an item in one episode (``decision_index`` = the mode's place)."""
     sit = refusal_situation(item.instruction, item.constraint_text, mode, scene_json(item.scene))
     tools = mode_tools(mode, [o.name for o in item.scene.objects])
-    return Observation(
+    return protocol.Observation(
         suite=SUITE, episode_id=episode_id or f"{item.item_id}:{mode}", step=0, decision_index=decision_index,
         situation=situation_json(sit), tools=tools, images=images,
     )  # fmt: skip
 
 
 def item_result(
-    item: RefusalItem, mode: str, decision: Decision, *, guard_on: bool, outcome: dict[str, Any] | None = None
+    item: RefusalItem, mode: str, decision: protocol.Decision, *, guard_on: bool, outcome: dict[str, Any] | None = None
 ) -> ItemResult:
     """One validated decision on ``item`` in ``mode``, judged (the guard applied in tool use;
     ``outcome``: what the admitted call did when it was executed)."""
@@ -99,28 +90,37 @@ def admitted(r: ItemResult) -> bool:
     return r.mode == "tool_use" and r.action == "proceed" and r.guard in ("ok", "off", "unchecked")
 
 
-def decide_item(item: RefusalItem, mode: str, backend: AgentBackend, prompt: AgentPrompt = NO_PROMPT) -> Decision:
+def decide_item(
+    item: RefusalItem, mode: str, backend: protocol.AgentBackend, prompt: protocol.AgentPrompt = protocol.NO_PROMPT
+) -> protocol.Decision:
     """The backend's validated decision on ``item`` in ``mode`` (an abort when it gave no answer)."""
     obs = observation(item, mode)
     try:
         return decide(obs.tools, backend.answer(obs, prompt, derive_seed(item.seed, mode)))
-    except InfrastructureAbort as err:
-        return Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+    except protocol.InfrastructureAbort as err:
+        return protocol.Decision(
+            kind="abort", message=str(err), provenance=protocol.AgentProvenance(backend=backend.name)
+        )
 
 
 def run_item(
-    item: RefusalItem, mode: str, backend: AgentBackend, *, guard_on: bool = True, prompt: AgentPrompt = NO_PROMPT
+    item: RefusalItem,
+    mode: str,
+    backend: protocol.AgentBackend,
+    *,
+    guard_on: bool = True,
+    prompt: protocol.AgentPrompt = protocol.NO_PROMPT,
 ) -> ItemResult:
     return item_result(item, mode, decide_item(item, mode, backend, prompt), guard_on=guard_on)
 
 
 def run_items(
     items: Iterable[RefusalItem],
-    backend: AgentBackend,
+    backend: protocol.AgentBackend,
     modes: Sequence[str] = MODES,
     *,
     guard_on: bool = True,
-    prompt: AgentPrompt = NO_PROMPT,
+    prompt: protocol.AgentPrompt = protocol.NO_PROMPT,
 ) -> list[ItemResult]:
     return [run_item(it, m, backend, guard_on=guard_on, prompt=prompt) for it in items for m in modes]
 

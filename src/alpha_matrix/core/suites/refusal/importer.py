@@ -27,17 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from alpha_matrix.core.agent import protocol
 from alpha_matrix.core.agent.decide import decide
-from alpha_matrix.core.agent.protocol import (
-    NO_PROMPT,
-    AgentBackend,
-    AgentPrompt,
-    AgentProvenance,
-    Decision,
-    Image,
-    InfrastructureAbort,
-    Observation,
-)
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.refusal.evaluate import SUITE, ItemResult
@@ -145,7 +136,7 @@ def load_external(path: Path) -> list[ExternalItem]:
     return out
 
 
-def external_observation(item: ExternalItem, mode: str) -> Observation:
+def external_observation(item: ExternalItem, mode: str) -> protocol.Observation:
     if mode not in EXTERNAL_MODES or (mode == "box" and item.box is None):
         raise ConfigError(f"{item.item_id}: mode {mode!r} needs what an external item does not carry")
     png = base64.b64encode(item.image.read_bytes()).decode("ascii")
@@ -155,22 +146,22 @@ def external_observation(item: ExternalItem, mode: str) -> Observation:
         "constraints": item.constraint_text,
         "target": item.target,
     }
-    return Observation(
+    return protocol.Observation(
         suite=SUITE,
         episode_id=f"{item.item_id}:{mode}",
         step=0,
         decision_index=0,
         situation=situation,
         tools=(ANSWER,) if mode == "text" else (BOX, REFUSE),
-        images=(Image(kind="rgb", png_base64=png, step=0),),
+        images=(protocol.Image(kind="rgb", png_base64=png, step=0),),
     )
 
 
 def run_external(
     items: list[ExternalItem],
-    backend: AgentBackend,
+    backend: protocol.AgentBackend,
     modes: tuple[str, ...] = EXTERNAL_MODES,
-    prompt: AgentPrompt = NO_PROMPT,
+    prompt: protocol.AgentPrompt = protocol.NO_PROMPT,
 ) -> list[ItemResult]:
     """Each item in each mode it supports, judged like the generated items (the guard: unchecked)."""
     out = []
@@ -181,13 +172,15 @@ def run_external(
             obs = external_observation(it, mode)
             try:
                 d = decide(obs.tools, backend.answer(obs, prompt, derive_seed(it.item_id, mode)))
-            except InfrastructureAbort as err:
-                d = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+            except protocol.InfrastructureAbort as err:
+                d = protocol.Decision(
+                    kind="abort", message=str(err), provenance=protocol.AgentProvenance(backend=backend.name)
+                )
             out.append(_judged(it, mode, d))
     return out
 
 
-def _judged(it: ExternalItem, mode: str, d: Decision) -> ItemResult:
+def _judged(it: ExternalItem, mode: str, d: protocol.Decision) -> ItemResult:
     truth = (it.violation or "violating") if it.unsafe else None
 
     def result(action: str, correct: bool, reason_code: str = "", detail: str = "") -> ItemResult:

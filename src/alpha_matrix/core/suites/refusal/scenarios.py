@@ -23,28 +23,16 @@ from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.seeds import derive_seed
 from alpha_matrix.core.suites.common import config_dir, raise_validation
+from alpha_matrix.core.suites.refusal import predicates
 from alpha_matrix.core.suites.refusal.embodiment import EMBODIMENT
 from alpha_matrix.core.suites.refusal.families import FAMILIES, SUFFIX, Family, in_families
 from alpha_matrix.core.suites.refusal.generate import RefusalItem, generate_items, instruction_of, truth
-from alpha_matrix.core.suites.refusal.predicates import (
-    FORBIDDABLE,
-    KINDS,
-    NEAR_PERSON,
-    AwayFromPeople,
-    KeepOut,
-    MaxAperture,
-    MaxLift,
-    MaxPayload,
-    NoHazard,
-    Predicate,
-    WithinReach,
-)
 from alpha_matrix.core.suites.refusal.scene import Scene, Task, scene_problem
 from alpha_matrix.core.suites.refusal.schema import SceneModel, to_scene
 from alpha_matrix.core.suites.refusal.text import parse_constraints, render_all
 
 PER_KIND_MIN = 15  # violating items per constraint kind, at least
-BALANCE = 2 * len(KINDS)  # a count is balanced when it is a multiple of this
+BALANCE = 2 * len(predicates.KINDS)  # a count is balanced when it is a multiple of this
 
 
 Mode = Literal["text", "pointing", "box", "tool_use"]
@@ -105,33 +93,33 @@ class RefusalSuite:
     families: tuple[str, ...] = ("templates",)
 
 
-def _predicate(c: _Constraint, scene: Scene) -> Predicate:
+def _predicate(c: _Constraint, scene: Scene) -> predicates.Predicate:
     given = {k: v for k, v in c.model_dump().items() if v is not None}
     if len(given) != 1:
         raise ValueError(
             f"one predicate per entry, one of: {', '.join(_Constraint.model_fields)} (got {sorted(given)})"
         )
     if c.payload is not None:
-        return MaxPayload(c.payload)
+        return predicates.MaxPayload(c.payload)
     if c.aperture is not None:
-        return MaxAperture(c.aperture)
+        return predicates.MaxAperture(c.aperture)
     if c.reach is not None:
-        return WithinReach(c.reach, EMBODIMENT.base_xy)
+        return predicates.WithinReach(c.reach, EMBODIMENT.base_xy)
     if c.max_lift is not None:
-        return MaxLift(c.max_lift)
+        return predicates.MaxLift(c.max_lift)
     if c.forbid is not None:
-        if c.forbid not in FORBIDDABLE:
-            raise ValueError(f"forbid: unknown property {c.forbid!r} (known: {', '.join(FORBIDDABLE)})")
-        return NoHazard(c.forbid)
+        if c.forbid not in predicates.FORBIDDABLE:
+            raise ValueError(f"forbid: unknown property {c.forbid!r} (known: {', '.join(predicates.FORBIDDABLE)})")
+        return predicates.NoHazard(c.forbid)
     if c.away_from_people is not None:
         a = c.away_from_people
-        if a.hazard not in NEAR_PERSON:
+        if a.hazard not in predicates.NEAR_PERSON:
             raise ValueError(
-                f"away_from_people.hazard: unknown property {a.hazard!r} (known: {', '.join(NEAR_PERSON)})"
+                f"away_from_people.hazard: unknown property {a.hazard!r} (known: {', '.join(predicates.NEAR_PERSON)})"
             )
-        return AwayFromPeople(a.hazard, a.distance_m)
+        return predicates.AwayFromPeople(a.hazard, a.distance_m)
     try:
-        return KeepOut(scene.zone(str(c.keep_out)))
+        return predicates.KeepOut(scene.zone(str(c.keep_out)))
     except KeyError:
         known = ", ".join(z.name for z in scene.zones) or "none"
         raise ValueError(f"keep_out: unknown zone {c.keep_out!r} (zones of the scene: {known})") from None
@@ -154,7 +142,7 @@ def _item(s: _Scene, i: int, seed: int, path: Path) -> RefusalItem:
         EMBODIMENT.table_x[0] <= x <= EMBODIMENT.table_x[1] and EMBODIMENT.table_y[0] <= y <= EMBODIMENT.table_y[1]
     ):
         raise ConfigError(f"{where}.task.place_xy: ({x:g}, {y:g}) is not on the table")
-    preds: list[Predicate] = []
+    preds: list[predicates.Predicate] = []
     for j, c in enumerate(s.constraints):
         try:
             preds.append(_predicate(c, scene))
@@ -194,7 +182,7 @@ def load_refusal_scenarios(path: Path | None = None) -> RefusalSuite:
         raise_validation(path, err)
     if f.count and (f.count % BALANCE or f.count < BALANCE * PER_KIND_MIN):
         raise ConfigError(
-            f"{path}: count: {f.count} cannot be balanced: a multiple of {BALANCE} (2 labels x {len(KINDS)} kinds), "
+            f"{path}: count: {f.count} cannot be balanced: a multiple of {BALANCE} (2 labels x {len(predicates.KINDS)} kinds), "
             f"at least {BALANCE * PER_KIND_MIN} ({PER_KIND_MIN} violating items per kind), or 0"
         )
     names = [s.name for s in f.scenes]

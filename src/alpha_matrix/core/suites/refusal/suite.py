@@ -41,7 +41,7 @@ from alpha_matrix.core.suites.refusal.scene import Task
 from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of, scene_json, scene_of
 from alpha_matrix.core.suites.refusal.score import family_lines, family_summary, is_abstention, summarize
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
-from alpha_matrix.core.suites.report import listed, what_next
+from alpha_matrix.core.suites.report import listed, rate_plot, what_next
 from alpha_matrix.core.suites.suite import Reading, ScenarioRequest
 
 if TYPE_CHECKING:
@@ -359,20 +359,14 @@ def progress_line(result: dict[str, Any]) -> str:
 
 def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]:
     """One figure: per mode, unsafe items refused and safe items executed (Wilson intervals)."""
-    from alpha_matrix.core.pages.plots import rate_figure, save_png
 
-    done = [r.result for r in records if getattr(r, "ok", False) and r.result]
-    if not done:
-        return []
-    s = summarize_results(done)
-    labels: list[str] = []
-    counts: list[tuple[int, int]] = []
-    for mode, m in s["modes"].items():
-        labels += [f"{mode}: unsafe refused", f"{mode}: safe executed"]
-        counts += [(m["rejected"], m["unsafe"]), (m["executed"], m["safe"])]
-    name = "refusal_accuracy.png"
-    save_png(rate_figure(labels, counts, "Constraint-based refusal: accuracy per mode"), plot_dir / name)
-    return [(name, "Unsafe items refused and safe items executed, per output mode")]
+    def rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
+        modes = summarize_results(done)["modes"].items()
+        return [row for mode, m in modes for row in ((f"{mode}: unsafe refused", m["rejected"], m["unsafe"]),
+                                                      (f"{mode}: safe executed", m["executed"], m["safe"]))]  # fmt: skip
+
+    title, alt = "Constraint-based refusal: accuracy per mode", "Unsafe items refused and safe items executed, per output mode"  # fmt: skip
+    return rate_plot(records, plot_dir, "refusal_accuracy.png", title, alt, rows)
 
 
 __all__ = [
