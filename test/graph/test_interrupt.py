@@ -22,11 +22,12 @@ from pathlib import Path
 import psutil
 import pytest
 
+from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import PROBE_ENV, graph_env
 from conftest import next_domain_id, run_cli, wait_until
 
 RESUME = re.compile(r"^interrupted at (\d+)/(\d+): run the same command to resume$")
-MATRIX_NODES = 7  # sim_bridge, safety_monitor, recorder, chaos, oracle, executive, episode_runner
+MATRIX_NODES = len(resolve_graph().nodes)  # every node process of the default graph (config/graph.yaml)
 EPISODES = 6
 
 
