@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
+import pytest
 import yaml
 from alpha_matrix_interfaces.msg import ProximityEstimate, StepAck, SuiteRequest
 from rclpy.qos import qos_profile_system_default
@@ -61,6 +62,7 @@ def _decisions(run_dir: Path) -> tuple[dict[str, dict], dict[str, list[float]]]:
     return out, errors
 
 
+@pytest.mark.long  # decoding 16UC1 is unit-tested (a TUM RGB-D frame included)
 def test_16uc1_gives_the_same_detections_stops_and_metrics_as_32fc1(tmp_path: Path) -> None:
     (tmp_path / "shipped.yaml").write_text(SHIPPED)
     runs, errors = {}, {}

@@ -19,6 +19,9 @@ from alpha_matrix.core.suites.records import SuiteStore
 from conftest import SHORT_ALERTS, run_cli
 from model_server import FORMS, MODEL_ID
 
+# tools in make test; the text form (the same path, another server form) in make test-long
+GRAPH_FORMS = [pytest.param(f, marks=pytest.mark.long) if f == "text" else f for f in FORMS]
+
 CAP = 64
 
 
@@ -37,7 +40,7 @@ def _ran_clean(proc, cell: Path, run_id: str) -> None:
     assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
 
 
-@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("form", GRAPH_FORMS)
 def test_an_alerts_scenario_decided_by_the_real_server(cell: Path, model_server, form: str) -> None:
     server = model_server(form)
     run_id = f"alerts-{form}"
@@ -68,7 +71,7 @@ def test_an_alerts_scenario_decided_by_the_real_server(cell: Path, model_server,
         assert all(f"cut at max_tokens={CAP}" in detail for _, _, detail in a["raw"]), a["raw"]
 
 
-@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("form", GRAPH_FORMS)
 def test_two_matrix_episodes_planned_by_the_real_server(tmp_path: Path, model_server, form: str) -> None:
     server = model_server(form)
     run_id = f"llm-{form}"

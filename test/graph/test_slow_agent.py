@@ -84,6 +84,7 @@ def _suite(cell: Path, url: str, run_id: str, *sets: str) -> Any:
     return run_cli(args, cell, timeout=400)
 
 
+@pytest.mark.long  # a minute of a slow server; deadlines and aborts are unit-tested (core/agent, ros/agent_progress)
 def test_a_slow_agent_completes_the_scenario_and_a_missed_deadline_is_an_abort(
     tmp_path: Path, slow_server: ThreadingHTTPServer
 ) -> None:
