@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_tools import ONE_APPROACH, npm_installed
 
 from conftest import run_cli
 
@@ -42,50 +42,17 @@ VIEW_TOPICS = {
     "/scene/contact_force",
     "/scene/contact_threshold",
 }
-# One approach of the walking person: the proximity suite's shortest run with a camera.
-SCENARIO = """seed: 7
-thresholds: [1.0]
-policy: {mode: ssm}
-approaches:
-  - {name: s01, angle_deg: 90, start_distance: 4.0, stop_distance: 0.9, speed: 2.0, posture: upright, dwell_s: 0.5}
-"""
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def foxglove_readers() -> Path:
     """build/foxglove-readers with the pinned npm packages (installed once, then reused)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        _unavailable("no Node.js (node and npm) on PATH for Foxglove's bag readers")
-    package = {"name": "alpha-matrix-foxglove-readers", "private": True, "type": "module", "dependencies": PACKAGES}
-    spec = json.dumps(package, indent=2) + "\n"
-    installed = all((READERS_DIR / "node_modules" / name / "package.json").exists() for name in PACKAGES)
-    if (
-        not installed
-        or not (READERS_DIR / "package.json").exists()
-        or (READERS_DIR / "package.json").read_text() != spec
-    ):
-        READERS_DIR.mkdir(parents=True, exist_ok=True)
-        (READERS_DIR / "package.json").write_text(spec)
-        try:
-            done = subprocess.run(
-                [str(npm), "install", "--no-audit", "--no-fund", "--no-package-lock"],
-                cwd=READERS_DIR,
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-        except subprocess.TimeoutExpired:
-            _unavailable("npm install of Foxglove's bag readers took over 180 s")
-        if done.returncode != 0:
-            _unavailable(f"npm install of Foxglove's bag readers failed: {done.stderr.strip().splitlines()[-1:]}")
-    return READERS_DIR
+    return npm_installed(
+        READERS_DIR,
+        {"name": "alpha-matrix-foxglove-readers", "private": True, "type": "module", "dependencies": PACKAGES},
+        REQUIRE_ENV,
+        "Foxglove's bag readers",
+    )
 
 
 def _decode(readers: Path, bag: Path) -> dict[str, Any]:
@@ -129,7 +96,7 @@ def test_foxglove_decodes_every_message_of_a_matrix_bag(foxglove_readers: Path, 
 
 
 def test_foxglove_decodes_every_message_of_a_proximity_bag(foxglove_readers: Path, tmp_path: Path) -> None:
-    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "s.yaml").write_text(ONE_APPROACH)
     done = run_cli(["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "fox"], tmp_path, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     seen = _decode(foxglove_readers, tmp_path / "bags" / "fox")

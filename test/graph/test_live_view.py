@@ -12,12 +12,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from npm_tools import ONE_APPROACH, npm_installed
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import Image, JointState
 
@@ -33,47 +33,17 @@ PACKAGES = {  # pinned: the client the test speaks to the server with
     "@foxglove/rosmsg": "5.0.5",
     "@foxglove/rosmsg2-serialization": "3.1.0",
 }
-# One approach of the walking person (the SSM policy): the proximity suite's shortest run with a
-# camera, a step stream and /joint_states, about 20 s on a loaded 2-core machine.
-SCENARIO = """seed: 7
-thresholds: [1.0]
-policy: {mode: ssm}
-approaches:
-  - {name: s01, angle_deg: 90, start_distance: 4.0, stop_distance: 0.9, speed: 2.0, posture: upright, dwell_s: 0.5}
-"""
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def foxglove_client() -> Path:
     """build/foxglove-client with the pinned npm packages (installed once, then reused)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        _unavailable("no Node.js (node and npm) on PATH for the Foxglove client")
-    package = {"name": "alpha-matrix-foxglove-client", "private": True, "dependencies": PACKAGES}
-    spec = json.dumps(package, indent=2) + "\n"
-    installed = all((CLIENT_DIR / "node_modules" / name / "package.json").exists() for name in PACKAGES)
-    if not installed or not (CLIENT_DIR / "package.json").exists() or (CLIENT_DIR / "package.json").read_text() != spec:
-        CLIENT_DIR.mkdir(parents=True, exist_ok=True)
-        (CLIENT_DIR / "package.json").write_text(spec)
-        try:
-            done = subprocess.run(
-                [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
-                cwd=CLIENT_DIR,
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-        except subprocess.TimeoutExpired:
-            _unavailable("npm install of the Foxglove client took over 180 s")
-        if done.returncode != 0:
-            _unavailable(f"npm install of the Foxglove client failed: {done.stderr.strip().splitlines()[-1:]}")
-    return CLIENT_DIR
+    return npm_installed(
+        CLIENT_DIR,
+        {"name": "alpha-matrix-foxglove-client", "private": True, "dependencies": PACKAGES},
+        REQUIRE_ENV,
+        "the Foxglove client",
+    )
 
 
 def _free_port() -> int:
@@ -84,7 +54,7 @@ def _free_port() -> int:
 
 def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_path: Path) -> None:
     port = _free_port()
-    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "s.yaml").write_text(ONE_APPROACH)
     args = ["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "live", "--live", "--live-port", str(port)]
     run = start_cli(args, tmp_path, tmp_path / "run.log")
     try:
