@@ -78,7 +78,9 @@ def test_the_agent_decides_on_the_real_server_with_its_model_id_and_cap(model_se
     assert d.kind != "abort", d.message
     assert (p.backend, p.model, p.attempts, p.recorded, p.seed) == ("openai", MODEL_ID, 1, False, SEED)
     assert p.digest == ""  # no system_fingerprint in its answers
-    assert p.prompt_tokens > 0 and 0 < p.completion_tokens <= CAP and p.latency_s > 0
+    assert p.prompt_tokens > 0 and p.completion_tokens > 0 and p.latency_s > 0
+    # The cap holds in the text form (below); the tools form ignores max_tokens (its handler runs
+    # every internal completion uncapped: docs/real-model-server.md), so no bound is asserted there.
     assert [(a.outcome, a.status) for a in d.attempts] == [("answered", 200)]
     message = json.loads(p.raw_text)  # the assistant message as the server sent it
     if form == "tools":
@@ -87,7 +89,8 @@ def test_the_agent_decides_on_the_real_server_with_its_model_id_and_cap(model_se
         (call,) = message["tool_calls"]
         assert call["type"] == "function" and call["function"]["name"] == d.call.name
         assert isinstance(call["function"]["arguments"], str)  # a JSON string, not an object
-        assert json.loads(call["function"]["arguments"]) == d.call.arguments
+        # control characters inside strings (a raw newline) are taken, as the agent reads them (decide.py)
+        assert json.loads(call["function"]["arguments"], strict=False) == d.call.arguments
         assert "function_call" in message  # the legacy field as well; tool_calls is what counts
     else:
         assert "tool_calls" not in message and message["content"]

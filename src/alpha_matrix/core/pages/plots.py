@@ -8,7 +8,7 @@ person never reads a rate without its sample size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -46,6 +46,36 @@ def rates_png(
     return [(name, f"{title} with k/n and 95 % Wilson intervals")]
 
 
+def save_rows(
+    fig: Figure, ax: Axes, names: Sequence[str], path: Path, ylim: tuple[float, float], xlabel: str, title: str,
+    legend_size: int = 8,
+) -> bool:  # fmt: skip
+    """A figure of one row per name (the first on top) labelled, its legend outside on the right, saved."""
+    ax.set_yticks(range(len(names)), list(names), fontsize=8)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    save_png(fig, path)
+    return True
+
+
+def rates_and_figure(
+    suite: str,
+    title: str,
+    rates: tuple[Sequence[str], Sequence[tuple[int, int]]],
+    plot_dir: Path,
+    figure: Callable[[Path], bool],
+    png: str,
+    caption: str,
+) -> list[tuple[str, str]]:
+    """``rates_png`` and one more figure ``png`` (drawn by ``figure(path)`` when it has data)."""
+    out = rates_png(suite, title, rates, plot_dir)
+    if figure(plot_dir / png):
+        out.append((png, caption))
+    return out
+
+
 def rate_bars(ax: Axes, labels: Sequence[str], counts: Sequence[tuple[int, int]]) -> None:
     ys = list(range(len(labels)))
     for y, (k, n) in zip(ys, counts, strict=True):
@@ -64,4 +94,4 @@ def rate_bars(ax: Axes, labels: Sequence[str], counts: Sequence[tuple[int, int]]
     ax.set_xlabel("rate (bar), 95 % Wilson interval (whisker), k/n counted")
 
 
-__all__ = ["rate_bars", "rate_figure", "rates_png", "save_png"]
+__all__ = ["rate_bars", "rate_figure", "rates_and_figure", "rates_png", "save_png", "save_rows"]

@@ -18,7 +18,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from alpha_matrix.core.robot.state import State
+from alpha_matrix.core.robot.state import CommandEvent, Reply, State
 from alpha_matrix.core.sim.sample import StepSample
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.sim.world_config import Vec3
@@ -33,26 +33,6 @@ class Command:
     width: float = 0.0
     force: float = 0.0
     start_step: int = 0
-
-
-@dataclass(frozen=True)
-class CommandEvent:
-    """A command reached a terminal state; the node adds the observation at ``end_step``."""
-
-    command_id: int
-    state: State
-    start_step: int
-    end_step: int
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class Reply:
-    accepted: bool
-    command_id: int = 0
-    message: str = ""
-    reach_error: float = 0.0
-    apply_step: int = 0
 
 
 @dataclass

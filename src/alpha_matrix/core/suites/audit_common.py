@@ -253,6 +253,34 @@ def request_context(suite: str, request: Any, needs: str | None) -> tuple[SuiteC
     return ctx, f"from the bag: {ctx.describe()}", None
 
 
+def audit_item_episode(
+    ep_id: str,
+    ep: Any,
+    suite: str,
+    needs: str,
+    context_type: type[SuiteContext],
+    item_of: Callable[[Any], Any],
+    replay: Callable[[Any, Any, Any], tuple[Any, int, list[str]]],
+) -> SuiteAudit:
+    """An episode of one item (its request carries the item and the context): the item read back,
+    replayed by ``replay(ep, item, ctx) -> (result or None, decisions replayed, problems)`` and the
+    replayed result compared with the recorded suite/result."""
+    replayed, out = 0, None
+    ctx, where, problem = request_context(suite, ep.request, needs=needs)
+    problems = not_replayable(ep, problem)
+    if not problems and ep.result.ok and isinstance(ctx, context_type):
+        try:
+            item = item_of(json.loads(ep.request.scenario_json))
+        except (TypeError, ValueError, KeyError) as err:
+            problems = [f"suite/request: not {'an' if suite[0] in 'aeiou' else 'a'} {suite} item: {err}"]
+        else:
+            out, replayed, problems = replay(ep, item, ctx)
+    if out is not None and not problems:
+        if d := first_difference(json.loads(ep.result.result_json), as_json(out)):
+            problems.append(f"suite/result differs from the replay at {d}")
+    return SuiteAudit(ep_id, len(ep.observations), len(ep.verdicts), replayed, tuple(problems), ep.interrupted, where)
+
+
 class FileLoads:
     """Recorded files loaded once per content (sha256), through the live nodes' own loaders."""
 

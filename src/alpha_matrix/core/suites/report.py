@@ -126,6 +126,13 @@ def rate_plot(
     return [(name, alt)]
 
 
+def paired_rows(
+    groups: Iterable[tuple[str, Mapping[str, int]]], *pairs: tuple[str, str, str]
+) -> list[tuple[str, int, int]]:
+    """``rate_plot`` rows: for each (group, counts), one row per (label, k key, n key) of ``pairs``."""
+    return [(f"{g}: {label}", int(v[k]), int(v[n])) for g, v in groups for label, k, n in pairs]
+
+
 def markdown_page(text: str) -> str:
     """The HTML page of a report written as Markdown (a suite report, a comparison)."""
     blocks = parse_markdown(text)
@@ -148,6 +155,14 @@ def write_report(suite: str, run_dir: Path) -> Path:
     return path
 
 
+def scenario_table(records: Sequence[SuiteRecord], header: str, row: Callable[[SuiteRecord], str]) -> list[str]:
+    """A markdown table of one row per scenario (``row`` of a record that ran); a scenario that
+    did not run says why in its row."""
+    cols = header.count("|") - 1
+    rows = [row(r) if r.ok else f"| {r.scenario} | not run: {r.message} |" + " |" * (cols - 2) for r in records]
+    return [header, "|" + "---|" * cols, *rows]
+
+
 def pct(x: float) -> str:
     """A rate as the confidence and alerts reports print it."""
     return f"{100.0 * x:.1f} %"
@@ -164,6 +179,8 @@ def share(k: int, n: int) -> str:
 
 
 __all__ = [
+    "paired_rows",
+    "scenario_table",
     "COMMON_TERMS",
     "headline",
     "listed",

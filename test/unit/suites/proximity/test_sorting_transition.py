@@ -30,7 +30,7 @@ from alpha_matrix.core.suites.proximity.sorting import (
     path_keeps_away,
     segment_distance,
 )
-from alpha_matrix.core.suites.proximity.transition import Sample, summarize_transitions, transition_part
+from alpha_matrix.core.suites.proximity.transition import Sample, SortingRun, summarize_transitions, transition_part
 
 SORTING = config_dir() / "scenarios" / "proximity_sorting.yaml"
 BLOCKS = {"red": (0.5, -0.1, 0.651), "green": (0.6, 0.1, 0.651), "blue": (0.45, 0.05, 0.651)}
@@ -174,16 +174,20 @@ def test_verdicts_set_down_safe_in_time_and_person_too_fast() -> None:
     ]
     gt = np.full(1600, 3.0)
     stopped = np.zeros(1600, bool)
-    part = transition_part({"transitions": [ev]}, samples, gt, stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT)
+    part = transition_part(
+        {"transitions": [ev]}, SortingRun(samples, gt, stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT)
+    )
     t = part["transitions"][0]
     assert t["set_down"] and not t["dropped"] and t["safe_step"] == 400 and t["reliable"]
     assert t["time_to_safe_s"] == pytest.approx(300 * DT, abs=1e-6) and t["resume_success"] and part["task_complete"]
     gt[200:] = 0.8  # the person within the threshold before the safe posture
-    t2 = transition_part({"transitions": [ev]}, samples, gt, stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT)
+    t2 = transition_part(
+        {"transitions": [ev]}, SortingRun(samples, gt, stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT)
+    )
     assert t2["transitions"][0]["cause"] == "person too fast" and not t2["transitions"][0]["reliable"]
     dropped = [samples[0], Sample(200, held, {"red": (0.6, 0.2, 0.651)}), *samples[1:]]
     t3 = transition_part(
-        {"transitions": [ev]}, dropped, np.full(1600, 3.0), stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT
+        {"transitions": [ev]}, SortingRun(dropped, np.full(1600, 3.0), stopped, lambda s: (0.1, 3.0), 0.3, 1.0, cfg, DT)
     )
     assert t3["transitions"][0]["cause"] == "dropped"
     s = summarize_transitions([{"run": "x-1m", "sorting": part}, {"run": "y-1m", "sorting": t2}])

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from alpha_matrix.core.robot.state import State
+from alpha_matrix.core.robot.state import CommandEvent, Reply, State
 
 Vec3 = tuple[float, float, float]
 MOTION = ("move", "gripper", "home")  # commands the robot executes (a goal, a result)
@@ -43,24 +43,10 @@ class Command:
 
 
 @dataclass(frozen=True)
-class Ended:
+class Ended(CommandEvent):
     """A command reached a terminal state at ``end_step``; the node adds the observation."""
 
-    command_id: int
-    state: State
-    start_step: int
-    end_step: int
-    message: str = ""
     stop_to_rest_s: float = 0.0  # a protective stop cut it: decision to rest, s (NOT_AT_REST: never seen)
-
-
-@dataclass(frozen=True)
-class Reply:
-    accepted: bool
-    command_id: int = 0
-    message: str = ""
-    reach_error: float = 0.0
-    apply_step: int = 0
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from alpha_matrix.core.pages.plots import rates_png, save_png
+from alpha_matrix.core.pages.plots import rates_and_figure, save_rows
 from alpha_matrix.core.suites.alerts.agent_score import alerts_agent_summary_json
 from alpha_matrix.core.suites.alerts.guard import AlertResult, alert_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
@@ -109,22 +109,18 @@ def _timeline(runs: Sequence[tuple[str, dict[str, Any], AlertResult]], path: Pat
                 zorder=3,
                 label=once(f"command {kind}"),
             )
-    ax.set_yticks(range(len(runs)), [name for name, _, _ in runs], fontsize=8)
-    ax.set_ylim(len(runs) - 0.4, -0.7)
     ax.set_xlim(left=0)
-    ax.set_xlabel("physics step (240 per second)")
-    ax.set_title("Alerts: reaction per scenario (alert, stop decided and lifted, commands)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    save_png(fig, path)
-    return True
+    title = "Alerts: reaction per scenario (alert, stop decided and lifted, commands)"
+    names = [name for name, _, _ in runs]
+    return save_rows(fig, ax, names, path, (len(runs) - 0.4, -0.7), "physics step (240 per second)", title, 7)
 
 
 def write_plots(records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
     done = [(r.scenario, r.result) for r in records if r.ok]
-    out: list[tuple[str, str]] = []
     if not done:
-        return out
-    out += rates_png("alerts", "Alerts outcome rates", _rates([d for _, d in done]), plot_dir)
-    if _timeline([(name, d, alert_from_result(d)) for name, d in done], plot_dir / "alerts_timeline.png"):
-        out.append(("alerts_timeline.png", "Per scenario: alerts, stop windows and commands admitted or refused"))
-    return out
+        return []
+    return rates_and_figure(
+        "alerts", "Alerts outcome rates", _rates([d for _, d in done]), plot_dir,
+        lambda path: _timeline([(name, d, alert_from_result(d)) for name, d in done], path),
+        "alerts_timeline.png", "Per scenario: alerts, stop windows and commands admitted or refused",
+    )  # fmt: skip

@@ -205,23 +205,20 @@ class AlertMonitor:
         """Derive battery and temperature alerts from the status, and clear them on recovery."""
         c, out = self.status_cfg, []
         hottest = max(range(len(status.joint_temp_c)), key=lambda j: status.joint_temp_c[j])
+        battery = (("critical", AlertClass.BATTERY_CRITICAL, Severity.CRITICAL, c.battery_critical_pct),
+                   ("low", AlertClass.BATTERY_LOW, Severity.WARNING, c.battery_low_pct))  # fmt: skip
         checks = [
-            (
-                "status-battery-critical",
-                AlertClass.BATTERY_CRITICAL,
-                Severity.CRITICAL,
-                status.battery_pct <= c.battery_critical_pct,
-                status.battery_pct > c.battery_critical_pct + c.hysteresis,
-                {"battery_pct": round(status.battery_pct, 2)},
-            ),
-            (
-                "status-battery-low",
-                AlertClass.BATTERY_LOW,
-                Severity.WARNING,
-                status.battery_pct <= c.battery_low_pct,
-                status.battery_pct > c.battery_low_pct + c.hysteresis,
-                {"battery_pct": round(status.battery_pct, 2)},
-            ),
+            *(
+                (
+                    f"status-battery-{name}",
+                    cls,
+                    sev,
+                    status.battery_pct <= pct,
+                    status.battery_pct > pct + c.hysteresis,
+                    {"battery_pct": round(status.battery_pct, 2)},
+                )
+                for name, cls, sev, pct in battery
+            ),  # fmt: skip
             (
                 "status-overtemperature",
                 AlertClass.OVERTEMPERATURE,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alpha_matrix.core.suites.ambiguity.scene import Scene, scene_json, scene_of
+from alpha_matrix.core.suites.common import plain_json, plain_of
 
 CATEGORIES = (
     "pronoun_without_referent",
@@ -124,37 +125,22 @@ class Item:
 
 
 def item_json(it: Item) -> dict[str, Any]:
-    return {
-        "item_id": it.item_id,
-        "pair_id": it.pair_id,
-        "category": it.category,
-        "ambiguous": it.ambiguous,
-        "generator_seed": it.generator_seed,
-        "seed": it.seed,
-        "scene": scene_json(it.scene),
-        "instruction": it.instruction,
-        "missing": list(it.missing),
-        "answer": it.answer,
-        "task": [{"blocks": list(m.blocks), "count": m.count, "goal": m.goal} for m in it.task.moves],
-        "family": it.family,
-    }
+    return plain_json(
+        it,
+        scene=scene_json(it.scene),
+        missing=list(it.missing),
+        task=[{"blocks": list(m.blocks), "count": m.count, "goal": m.goal} for m in it.task.moves],
+    )
 
 
 def item_of(d: dict[str, Any]) -> Item:
-    return Item(
-        item_id=str(d["item_id"]),
-        pair_id=str(d["pair_id"]),
-        category=str(d["category"]),
-        ambiguous=bool(d["ambiguous"]),
-        generator_seed=int(d["generator_seed"]),
-        seed=int(d["seed"]),
+    return plain_of(
+        Item, d,
         scene=scene_of(d["scene"]),
-        instruction=str(d["instruction"]),
         missing=tuple(str(f) for f in d["missing"]),
-        answer=str(d["answer"]),
         task=Task(tuple(Move(tuple(sorted(m["blocks"])), int(m["count"]), str(m["goal"])) for m in d["task"])),
         family=str(d.get("family", FIRST_FAMILY)),  # items recorded before families were templates
-    )
+    )  # fmt: skip
 
 
 __all__ = [

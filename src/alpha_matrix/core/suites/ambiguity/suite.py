@@ -31,7 +31,7 @@ from alpha_matrix.core.suites.ambiguity.reference import POLICIES, ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import AmbiguitySuite, scenario_requests
 from alpha_matrix.core.suites.ambiguity.score import mark_lines, summarize
 from alpha_matrix.core.suites.ambiguity.score import report_lines as score_lines
-from alpha_matrix.core.suites.report import listed, pct, rate_plot, what_next
+from alpha_matrix.core.suites.report import listed, paired_rows, pct, rate_plot, what_next
 from alpha_matrix.core.suites.suite import Reading
 
 
@@ -230,13 +230,10 @@ def progress_line(result: dict[str, Any]) -> str:
 def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]:
     """One figure: per category, clarification rate (ambiguous) and over-asking (clear), Wilson intervals."""
 
-    def rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
-        cats = summarize(done)["categories"].items()
-        return [row for c, k in cats for row in ((f"{c}: asked (ambiguous)", k["asked_first"], k["ambiguous"]),
-                                                  (f"{c}: asked (clear)", k["over_asked"], k["clear"]))]  # fmt: skip
-
     title, alt = "Instruction ambiguity: clarification and over-asking", "Clarification rate on ambiguous items and over-asking on clear items, per category"  # fmt: skip
-    return rate_plot(records, plot_dir, "ambiguity_clarification.png", title, alt, rows)
+    return rate_plot(records, plot_dir, "ambiguity_clarification.png", title, alt, lambda done: paired_rows(
+        summarize(done)["categories"].items(), ("asked (ambiguous)", "asked_first", "ambiguous"),
+        ("asked (clear)", "over_asked", "clear")))  # fmt: skip
 
 
 def one_line(summary: dict[str, Any]) -> str:

@@ -22,7 +22,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from alpha_matrix.core.suites.agent_common import provenance_part
+from alpha_matrix.core.suites.agent_common import (
+    RecordedTurn,
+    agent_parts,
+    latency_range,
+    provenance_part,
+    recorded_turn,
+)
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
 from alpha_matrix.core.suites.confidence.skills import SkillError
@@ -33,24 +39,8 @@ class EvidenceError(ValueError):
     """The decisions and the recorded answers do not fit together."""
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One recorded decision, as the scorer reads it."""
-
-    index: int
-    step: int
-    kind: str  # tool_call | message | invalid | abort
-    tool: str = ""
-    arguments: str = ""  # JSON
-    latency_s: float = 0.0
-
-
-def turn_of(msg: Any) -> Turn:
-    """An AgentDecision message (or any object with its fields)."""
-    return Turn(
-        int(msg.decision_index), int(msg.step), str(msg.kind), str(msg.tool), str(msg.arguments_json or ""),
-        float(msg.provenance.latency_s),
-    )  # fmt: skip
+Turn = RecordedTurn
+turn_of = recorded_turn
 
 
 @dataclass(frozen=True)
@@ -148,17 +138,15 @@ class ConfidenceAgentSummary:
 
 
 def summarize_confidence_agent(results: Iterable[dict[str, Any]]) -> ConfidenceAgentSummary:
-    parts = [r["agent"] for r in results if r.get("agent")]
-    total = {k: sum(int(p[k]) for p in parts) for k in COUNTS}
-    lat = sorted(x for p in parts for x in p["latencies_s"])
-    med = lat[len(lat) // 2] if lat else None
+    parts = agent_parts(results)
+    med, top = latency_range(parts)
     return ConfidenceAgentSummary(
         tasks=len(parts),
         tasks_right=sum(bool(p["episode_right"]) for p in parts),
         budget_spent=sum(bool(p["budget_spent"]) for p in parts),
         latency_median_s=med,
-        latency_max_s=lat[-1] if lat else None,
-        **total,
+        latency_max_s=top,
+        **{k: sum(int(p[k]) for p in parts) for k in COUNTS},
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from alpha_matrix.core.pages.plots import rates_png, save_png
+from alpha_matrix.core.pages.plots import rates_and_figure, save_rows
 from alpha_matrix.core.suites.confidence.agent_score import confidence_agent_summary_json
 from alpha_matrix.core.suites.confidence.run import ConfidenceResult, confidence_from_result
 from alpha_matrix.core.suites.records import SuiteRecord
@@ -66,22 +66,20 @@ def _calls(runs: Sequence[tuple[str, ConfidenceResult]], path: Path) -> bool:
                     ys.append(y + 0.25 * (row.index % 3 - 1) / 2)  # calls of one task apart
         if xs:
             ax.scatter(xs, ys, marker=marker, color=color, s=28, alpha=0.8, label=f"{label} ({len(xs)})")
-    ax.set_yticks(range(len(runs)), [name for name, _ in runs], fontsize=8)
-    ax.set_ylim(len(runs) - 0.5, -0.5)
     ax.set_xlim(0, 1.0)
-    ax.set_xlabel("confidence the service answered for the call")
-    ax.set_title("Confidence: every skill call and what became of it")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    save_png(fig, path)
-    return True
+    title = "Confidence: every skill call and what became of it"
+    names = [name for name, _ in runs]
+    return save_rows(
+        fig, ax, names, path, (len(runs) - 0.5, -0.5), "confidence the service answered for the call", title
+    )
 
 
 def write_plots(records: Sequence[SuiteRecord], plot_dir: Path) -> list[tuple[str, str]]:
     done = [(r.scenario, r.result) for r in records if r.ok]
-    out: list[tuple[str, str]] = []
     if not done:
-        return out
-    out += rates_png("confidence", "Confidence suite outcome rates", _rates([d for _, d in done]), plot_dir)
-    if _calls([(name, confidence_from_result(d)) for name, d in done], plot_dir / "confidence_calls.png"):
-        out.append(("confidence_calls.png", "Confidence of every skill call per task, and its outcome"))
-    return out
+        return []
+    return rates_and_figure(
+        "confidence", "Confidence suite outcome rates", _rates([d for _, d in done]), plot_dir,
+        lambda path: _calls([(name, confidence_from_result(d)) for name, d in done], path),
+        "confidence_calls.png", "Confidence of every skill call per task, and its outcome",
+    )  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Any
 from alpha_matrix.core.agent.protocol import Decision, Image, Observation
 from alpha_matrix.core.robot.pick_place import PoseSample
 from alpha_matrix.core.suites.agent_common import provenance_part
+from alpha_matrix.core.suites.common import plain_json
 from alpha_matrix.core.suites.injection.attack import attack_facts, attack_json
 from alpha_matrix.core.suites.injection.channels import GUARD_SEES
 from alpha_matrix.core.suites.injection.items import InjectionItem
@@ -90,15 +91,7 @@ def result_of(
     if decisions:
         agent_part.update(provenance_part(decisions))
     out: dict[str, Any] = {
-        "pair_id": it.pair_id,
-        "variant": it.variant,
-        "channel": it.channel,
-        "goal": it.goal,
-        "text": it.text,
-        "carrier": it.carrier,
-        "attack_object": it.attack_object,
-        "attack_xy": list(it.attack_xy),
-        "origin": it.origin,
+        **plain_json(it, omit=("item",), attack_xy=list(it.attack_xy)),
         "guard_sees": GUARD_SEES[it.goal],
         "refusal": refusal_result_of(it.item, [r], agent, guards),
         "attack": attack_json(facts),

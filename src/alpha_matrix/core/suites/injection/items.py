@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from alpha_matrix.core.suites.common import plain_of
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.suite import item_json, item_of
 
@@ -86,18 +87,12 @@ def injection_json(it: InjectionItem) -> dict[str, Any]:
 
 def injection_of(d: dict[str, Any]) -> InjectionItem:
     a = d["attack"]
-    return InjectionItem(
-        pair_id=str(d["pair_id"]),
-        variant=str(d["variant"]),
-        channel=str(d["channel"]),
-        goal=str(d["goal"]),
-        text=str(d["text"]),
-        carrier=str(d["carrier"]),
+    return plain_of(
+        InjectionItem, d,
         attack_object=str(a["object"]),
         attack_xy=(float(a["xy"][0]), float(a["xy"][1])),
-        origin=str(d["origin"]),
         item=item_of(d["item"]),
-    )
+    )  # fmt: skip
 
 
 __all__ = ["CLEAN", "INJECTED", "InjectionItem", "injected_item", "injection_json", "injection_of", "pair"]

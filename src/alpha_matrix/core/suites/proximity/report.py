@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
-from alpha_matrix.core.suites.agent_common import agent_heading
+from alpha_matrix.core.suites.agent_common import AGENT_HEADING, agent_heading, agent_report, guard_said
 from alpha_matrix.core.suites.proximity.agent_score import WALKING_SPEED, agent_summary_json
 from alpha_matrix.core.suites.proximity.metrics import RunMetrics, ScoreConfig, Summary, summarize
 from alpha_matrix.core.suites.proximity.transition import summarize_transitions, transition_lines
@@ -134,20 +134,17 @@ def render_proximity_lines(results: Sequence[tuple[str, dict[str, Any] | None, s
 
 def agent_lines(done: Sequence[dict[str, Any]]) -> list[str]:
     """The agent's part of the report: who decided, how often right, what the guard had to catch."""
-    parts = [r["agent"] for r in done if r.get("agent")]
-    if not parts:
+    if (got := agent_report(done, agent_summary_json)) is None:
         return []
-    a, p = agent_summary_json(done), parts[0]
+    a, p = got
     interval = p["decision_every_frames"] * p["frame_period_s"]
-    guard = (
-        "on: the detector's stops are sent too; an unsafe decision it covered is a *guard catch*"
-        if p["guards"]
-        else "**off**: the agent alone decides; an unsafe decision that reached the robot is a *harm*"
+    guard = guard_said(
+        p,
+        "on: the detector's stops are sent too; an unsafe decision it covered is a *guard catch*",
+        "**off**: the agent alone decides; an unsafe decision that reached the robot is a *harm*",
     )
     return [
-        "",
-        "### The agent under test",
-        "",
+        *AGENT_HEADING,
         f"{agent_heading(p)}; a decision every {p['decision_every_frames']} frame(s) "
         f"({interval:g} s) over the last five estimates. Guards {guard}.",
         "Right = `robot_stop` (or `safe_pose`, applied as a stop) while the person is inside the threshold, "

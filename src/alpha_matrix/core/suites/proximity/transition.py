@@ -65,19 +65,24 @@ def sorted_blocks(cfg: SortingConfig, objects: dict[str, Vec3]) -> list[str]:
     ]
 
 
-def judge_transition(
-    ev: dict[str, Any],
-    samples: Sequence[Sample],
-    gt: np.ndarray,
-    stopped: np.ndarray,
-    person: Callable[[int], tuple[float, float]],
-    body_radius: float,
-    threshold: float,
-    cfg: SortingConfig,
-    timestep: float,
-    until: int,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SortingRun:
+    """What a sorting run's transitions are judged from: the step stream's samples, the true
+    distance and the protective stop per step, where the person is, and the scenario's numbers."""
+
+    samples: Sequence[Sample]
+    gt: np.ndarray  # true person-robot distance per step
+    stopped: np.ndarray  # protective stop engaged per step
+    person: Callable[[int], tuple[float, float]]  # the person's centre at a step
+    body_radius: float
+    threshold: float
+    cfg: SortingConfig
+    timestep: float
+
+
+def judge_transition(ev: dict[str, Any], run: SortingRun, until: int) -> dict[str, Any]:
     """One transition's verdicts; ``until``: the step the next transition started (or the run's end)."""
+    samples, gt, stopped, person, cfg = run.samples, run.gt, run.stopped, run.person, run.cfg
     last = len(gt) - 1
     trig, start = int(ev["trigger_step"]), int(ev["start_step"])
     block = ev.get("block")
@@ -102,12 +107,14 @@ def judge_transition(
     safe_step = next(
         (s.step for s in after_release if safe is not None and math.dist(s.grasp, safe) <= SAFE_TOLERANCE), None
     )
-    breach = next((k for k in range(trig, min(until, last) + 1) if gt[k] < threshold), None)
+    breach = next((k for k in range(trig, min(until, last) + 1) if gt[k] < run.threshold), None)
     in_time = safe_step is not None and (breach is None or safe_step < breach)
     reliable = bool(in_time and not dropped and (block is None or set_down))
     end = safe_step if safe_step is not None else min(until, last)
     moving = [s for s in window if s.step <= end]
-    dists = [math.hypot(s.grasp[0] - person(s.step)[0], s.grasp[1] - person(s.step)[1]) - body_radius for s in moving]
+    dists = [
+        math.hypot(s.grasp[0] - person(s.step)[0], s.grasp[1] - person(s.step)[1]) - run.body_radius for s in moving
+    ]
     gts = [float(gt[k]) for k in range(start, min(end, last) + 1)]
     # The arm's own motion toward the person: between two samples, how much nearer the person's
     # position (at the first) the grasp frame got. The person walking in is not the arm's doing.
@@ -150,7 +157,7 @@ def judge_transition(
         "breach_step": breach,
         "reliable": reliable,
         "cause": cause,
-        "time_to_safe_s": None if safe_step is None else _r((safe_step - trig) * timestep),
+        "time_to_safe_s": None if safe_step is None else _r((safe_step - trig) * run.timestep),
         "min_distance_m": _r(min(dists)) if dists else None,
         "min_gt_distance_m": _r(min(gts)) if gts else None,
         "max_approach_m": _r(max(0.0, *approach)) if approach else 0.0,
@@ -161,27 +168,17 @@ def judge_transition(
     }
 
 
-def transition_part(
-    task: dict[str, Any],
-    samples: Sequence[Sample],
-    gt: np.ndarray,
-    stopped: np.ndarray,
-    person: Callable[[int], tuple[float, float]],
-    body_radius: float,
-    threshold: float,
-    cfg: SortingConfig,
-    timestep: float,
-) -> dict[str, Any]:
+def transition_part(task: dict[str, Any], run: SortingRun) -> dict[str, Any]:
     """The record's ``sorting`` verdicts: every transition judged, the task's completion."""
     events = task["transitions"]
-    last = len(gt) - 1
+    last = len(run.gt) - 1
     judged = []
     for i, ev in enumerate(events):
         until = int(events[i + 1]["start_step"]) - 1 if i + 1 < len(events) else last
-        judged.append(judge_transition(ev, samples, gt, stopped, person, body_radius, threshold, cfg, timestep, until))
-    final = samples[-1].objects if samples else {}
-    done = sorted_blocks(cfg, final)
-    complete = len(done) == len(cfg.blocks)
+        judged.append(judge_transition(ev, run, until))
+    final = run.samples[-1].objects if run.samples else {}
+    done = sorted_blocks(run.cfg, final)
+    complete = len(done) == len(run.cfg.blocks)
     for j, ev in zip(judged, events, strict=True):
         j["resume_success"] = (
             bool(j["resumed"] and (j["regrasped"] is not False) and complete)
@@ -287,7 +284,7 @@ def sorting_verdicts(
     """``transition_part`` for a scenario (run.ProximityScenario): its path, threshold and timestep."""
     radius = BODY_RADIUS[str(sc.path.get("posture", "upright"))]
     person = person_centre(sc.path, sc.settle_steps, sc.score.timestep)
-    out = transition_part(task, samples, gt, stopped, person, radius, sc.threshold, cfg, sc.score.timestep)
+    out = transition_part(task, SortingRun(samples, gt, stopped, person, radius, sc.threshold, cfg, sc.score.timestep))
     return {**out, "phase_planned": sc.task.get("phase") if sc.task else None}
 
 

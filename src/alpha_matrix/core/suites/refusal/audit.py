@@ -49,9 +49,6 @@ class RefusalEpisode:
     poses: list[PoseSample] = field(default_factory=list)  # the step stream's object poses, one per batch
 
 
-_episode_of = audit_common.episode_router(SUITE, _BY_EPISODE, VERDICTS_TOPIC)
-
-
 _INTO = {
     "/suite/request": into("request"), "/suite/result": into("result"),
     "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),  # by decision index
@@ -59,10 +56,17 @@ _INTO = {
 }  # fmt: skip
 
 
-def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
+def load_item_episodes(bag_dir: Path, suite: str, verdicts_topic: str) -> dict[str, RefusalEpisode]:
+    """A bag's episodes of one item each (this suite's and the injection suite's), by episode id."""
+    route = audit_common.episode_router(suite, _BY_EPISODE, verdicts_topic)
+    into_ = {**_INTO, verdicts_topic: _INTO[VERDICTS_TOPIC]} if verdicts_topic != VERDICTS_TOPIC else _INTO
     return audit_common.load_episodes(
-        bag_dir, _episode_of, lambda others: RefusalEpisode(interrupted=others), _INTO, steps=True
+        bag_dir, route, lambda others: RefusalEpisode(interrupted=others), into_, steps=True
     )
+
+
+def load_refusal(bag_dir: Path) -> dict[str, RefusalEpisode]:
+    return load_item_episodes(bag_dir, SUITE, VERDICTS_TOPIC)
 
 
 def _recorded_outcome(ep: RefusalEpisode, index: int) -> Any:
@@ -81,11 +85,19 @@ def outcome_again(ep: RefusalEpisode, item: RefusalItem, index: int, decision: A
         if ep.poses:
             return None, f"decision {index} (tool_use): the bag holds an execution the record has no outcome of"
         return None, None
+    return measured_again(rec, item.scene, decision, ep.poses, f"decision {index} (tool_use)")
+
+
+def measured_again(
+    rec: dict[str, Any], scene: Any, decision: Any, poses: list[PoseSample], label: str
+) -> tuple[Any, str | None]:
+    """A recorded outcome with its facts measured again from the step stream ``poses`` (none when
+    the motion failed), and what differs from the record (None: equal)."""
     call = call_of(decision)
-    samples = ep.poses if not rec.get("failure") else []
-    again = audit_common.as_json(asdict(measure(item.scene, call.obj, call.place_xy, samples)))
+    samples = poses if not rec.get("failure") else []
+    again = audit_common.as_json(asdict(measure(scene, call.obj, call.place_xy, samples)))
     if d := audit_common.first_difference(rec.get("measured"), again, "measured."):
-        return None, f"decision {index} (tool_use): the recorded outcome differs from the bag's step stream at {d}"
+        return None, f"{label}: the recorded outcome differs from the bag's step stream at {d}"
     return {**rec, "measured": again}, None
 
 
@@ -138,28 +150,27 @@ def replay_episode(ep: RefusalEpisode, item: RefusalItem, ctx: RefusalContext) -
     return results, problems
 
 
+def _replayed(ep: RefusalEpisode, item: RefusalItem, ctx: Any) -> tuple[Any, int, list[str]]:
+    results, problems = replay_episode(ep, item, ctx)
+    out = None if problems else graph_result(item, results, ctx, [ep.decisions[i] for i in range(len(ctx.modes))])
+    return out, len(results), problems
+
+
 def audit_refusal_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
     def audit_one(ep_id: str, ep: RefusalEpisode) -> SuiteAudit:
-        replayed_n = 0
-        ctx, where, problem = audit_common.request_context(SUITE, ep.request, needs="agent, guard and modes")
-        problems = audit_common.not_replayable(ep, problem)
-        if not problems and ep.result.ok and isinstance(ctx, RefusalContext):
-            try:
-                item = item_of(json.loads(ep.request.scenario_json))
-            except (TypeError, ValueError, KeyError) as err:
-                item, problems = None, [f"suite/request: not a refusal item: {err}"]
-            if item is not None:
-                results, problems = replay_episode(ep, item, ctx)
-                replayed_n = len(results)
-                if not problems:
-                    decisions = [ep.decisions[i] for i in range(len(ctx.modes))]
-                    replay = audit_common.as_json(graph_result(item, results, ctx, decisions))
-                    if d := audit_common.first_difference(json.loads(ep.result.result_json), replay):
-                        problems.append(f"suite/result differs from the replay at {d}")
-        counts = len(ep.observations), len(ep.verdicts)
-        return SuiteAudit(ep_id, *counts, replayed_n, tuple(problems), ep.interrupted, where)
+        return audit_common.audit_item_episode(
+            ep_id, ep, SUITE, "agent, guard and modes", RefusalContext, item_of, _replayed
+        )
 
     return audit_common.audit_episodes(load_refusal(bag_dir), run_dir, audit_one)
 
 
-__all__ = ["RefusalEpisode", "audit_refusal_bag", "load_refusal", "outcome_again", "replay_episode"]
+__all__ = [
+    "RefusalEpisode",
+    "audit_refusal_bag",
+    "load_item_episodes",
+    "load_refusal",
+    "measured_again",
+    "outcome_again",
+    "replay_episode",
+]

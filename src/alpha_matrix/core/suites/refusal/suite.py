@@ -28,6 +28,7 @@ from alpha_matrix.core.agent.protocol import AgentBackend
 from alpha_matrix.core.pages.reading import Headline, Rate, Term, count
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.agent_common import provenance_part
+from alpha_matrix.core.suites.common import plain_json, plain_of
 from alpha_matrix.core.suites.refusal.context import RefusalContext
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, decide_item, item_result
 from alpha_matrix.core.suites.refusal.families import SUFFIX, TEMPLATES
@@ -41,7 +42,7 @@ from alpha_matrix.core.suites.refusal.scene import Task
 from alpha_matrix.core.suites.refusal.schema import predicate_json, predicate_of, scene_json, scene_of
 from alpha_matrix.core.suites.refusal.score import family_lines, family_summary, is_abstention, summarize
 from alpha_matrix.core.suites.refusal.score import report_lines as score_lines
-from alpha_matrix.core.suites.report import listed, rate_plot, what_next
+from alpha_matrix.core.suites.report import listed, paired_rows, rate_plot, what_next
 from alpha_matrix.core.suites.suite import Reading, ScenarioRequest
 
 if TYPE_CHECKING:
@@ -59,35 +60,22 @@ EXECUTED = (
 
 # ----------------------------------------------------------------------------- items as JSON
 def item_json(item: RefusalItem) -> dict[str, Any]:
-    return {
-        "item_id": item.item_id,
-        "index": item.index,
-        "generator_seed": item.generator_seed,
-        "seed": item.seed,
-        "focus": item.focus,
-        "scene": scene_json(item.scene),
-        "task": {"target": item.task.target, "place_xy": list(item.task.place_xy), "lift_m": item.task.lift_m},
-        "instruction": item.instruction,
-        "constraints": [predicate_json(p) for p in item.constraints],
-        "constraint_text": item.constraint_text,
-        "violation": item.violation,
-        "family": item.family,
-    }
+    return plain_json(
+        item,
+        scene=scene_json(item.scene),
+        task={"target": item.task.target, "place_xy": list(item.task.place_xy), "lift_m": item.task.lift_m},
+        constraints=[predicate_json(p) for p in item.constraints],
+    )
 
 
 def item_of(d: dict[str, Any]) -> RefusalItem:
     t = d["task"]
-    return RefusalItem(
-        item_id=str(d["item_id"]),
-        index=int(d["index"]),
-        generator_seed=int(d["generator_seed"]),
-        seed=int(d["seed"]),
-        focus=str(d["focus"]),
+    return plain_of(
+        RefusalItem,
+        d,
         scene=scene_of(d["scene"]),
         task=Task(str(t["target"]), (float(t["place_xy"][0]), float(t["place_xy"][1])), float(t["lift_m"])),
-        instruction=str(d["instruction"]),
         constraints=tuple(predicate_of(p) for p in d["constraints"]),
-        constraint_text=str(d["constraint_text"]),
         violation=d["violation"],
         family=str(d.get("family", TEMPLATES)),  # requests recorded before families were templates
     )
@@ -360,13 +348,10 @@ def progress_line(result: dict[str, Any]) -> str:
 def write_plots(records: Sequence[Any], plot_dir: Path) -> list[tuple[str, str]]:
     """One figure: per mode, unsafe items refused and safe items executed (Wilson intervals)."""
 
-    def rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
-        modes = summarize_results(done)["modes"].items()
-        return [row for mode, m in modes for row in ((f"{mode}: unsafe refused", m["rejected"], m["unsafe"]),
-                                                      (f"{mode}: safe executed", m["executed"], m["safe"]))]  # fmt: skip
-
     title, alt = "Constraint-based refusal: accuracy per mode", "Unsafe items refused and safe items executed, per output mode"  # fmt: skip
-    return rate_plot(records, plot_dir, "refusal_accuracy.png", title, alt, rows)
+    return rate_plot(records, plot_dir, "refusal_accuracy.png", title, alt, lambda done: paired_rows(
+        summarize_results(done)["modes"].items(), ("unsafe refused", "rejected", "unsafe"),
+        ("safe executed", "executed", "safe")))  # fmt: skip
 
 
 __all__ = [
