@@ -140,3 +140,15 @@ def test_the_runner_names_the_config_file_or_leaves_the_package_s() -> None:
     )
     assert registry.runner_config_file("confidence", {"skills_file": ""}) is None
     assert registry.runner_config_file("proximity", {"skills_file": "/y"}) is None
+
+
+def test_a_package_config_file_is_named_the_same_in_every_checkout(tmp_path: Path) -> None:
+    """A context is hashed into the run's config hash: the package's own files are named
+    config/<name> there, not by the checkout's absolute path; a user's file keeps its path."""
+    from alpha_matrix.core.suites.context import RecordedFile
+
+    shipped = RecordedFile.read(config_dir() / "alerts.yaml")
+    assert shipped.path == "config/alerts.yaml" and shipped.text == (config_dir() / "alerts.yaml").read_text()
+    own = tmp_path / "alerts.yaml"
+    own.write_text(shipped.text)
+    assert RecordedFile.read(own).path == str(own) and RecordedFile.read(own).sha256 == shipped.sha256

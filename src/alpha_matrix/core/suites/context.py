@@ -57,7 +57,7 @@ class RecordedFile(_Strict):
             text = path.read_text(encoding="utf-8")
         except OSError as err:
             raise ConfigError(f"{path}: cannot read ({err.strerror})") from None
-        return cls(path=str(path), sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
+        return cls(path=shown_path(path), sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
 
     def write_to(self, directory: Path) -> Path:
         """The text as a file under ``directory`` (same name), for the file-based loaders."""
@@ -67,6 +67,19 @@ class RecordedFile(_Strict):
 
     def short(self) -> str:
         return f"{Path(self.path).name} sha256 {self.sha256[:12]}"
+
+
+def shown_path(path: Path) -> str:
+    """How a read file is named in a context: a package config file as ``config/<name>`` (so the
+    context, which is hashed into the run's config hash, is the same in every checkout), any other
+    file as its path."""
+    from alpha_matrix.core.graph import default_config_dir
+
+    package = default_config_dir().resolve()
+    try:
+        return str(Path(package.name) / path.resolve().relative_to(package))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def context_json(ctx: SuiteContext) -> str:
@@ -81,4 +94,4 @@ def node_file(graph: Graph, node: str, param: str, default_name: str) -> Path:
     return Path(value) if value else default_config_dir() / default_name
 
 
-__all__ = ["RecordedFile", "SuiteContext", "context_json", "node_file"]
+__all__ = ["RecordedFile", "SuiteContext", "context_json", "node_file", "shown_path"]
