@@ -234,3 +234,19 @@ def test_brief_and_reference_in_a_sorting_run_only() -> None:
 
 def ref_situation(obs: Observation) -> ProximitySituation:
     return ProximitySituation.model_validate(obs.situation)
+
+
+def test_pairing_counts_a_person_without_a_transition_as_not_reliable() -> None:
+    from alpha_matrix.core.suites.proximity.transition import pair_transitions
+
+    def run(name: str, phase: str, reliable: list[bool]) -> dict:
+        tr = [{"reliable": ok, "cause": "" if ok else "person too fast", "time_to_safe_s": 1.0} for ok in reliable]
+        return {"run": name, "sorting": {"transitions": tr, "task_complete": True, "phase_planned": phase}}
+
+    guard = [run("h1", "holding", [True]), run("h4", "holding", [False]), run("n0", "none", [])]
+    agent = [run("h1", "holding", []), run("h4", "holding", []), run("n0", "none", [])]
+    lines = pair_transitions(guard, agent, ("guard", "agent"))
+    assert "| h1 | ok | 1.00 | none (a person arrived) | - |" in lines[2]
+    assert "| n0 | none | - | none | - |" in lines[4]
+    assert lines[-1].startswith("Paired over 3 scenarios, 2 where a person arrived")
+    assert "all reliable in both 0, only guard 1, only agent 0, neither 1; McNemar exact p = 1" in lines[-1]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.matrix.stats import wilson
+from alpha_matrix.core.matrix.stats import mcnemar, wilson
 from alpha_matrix.core.sim.human import HumanPath, path_state
 from alpha_matrix.core.suites.proximity.policy import SsmParams, protective_distance
 from alpha_matrix.core.suites.proximity.scenarios import BODY_RADIUS
@@ -289,9 +289,18 @@ def sorting_verdicts(
 
 
 # ----------------------------------------------------------------------------- paired runs
+def _arrived(r: dict[str, Any]) -> bool:
+    """Whether the scenario brought a person in (its file planned an arrival)."""
+    return r["sorting"].get("phase_planned") not in (None, "none")
+
+
 def _run_ok(r: dict[str, Any]) -> bool | None:
+    """Every transition of the run reliable; a person who arrived without any transition made
+    is a failure (nothing set down, no safe posture); None: nobody arrived and none was made."""
     tr = r["sorting"]["transitions"]
-    return all(t["reliable"] for t in tr) if tr else None
+    if tr:
+        return all(t["reliable"] for t in tr)
+    return False if _arrived(r) else None
 
 
 def pair_transitions(a: Iterable[dict[str, Any]], b: Iterable[dict[str, Any]], names: tuple[str, str]) -> list[str]:
@@ -311,7 +320,7 @@ def pair_transitions(a: Iterable[dict[str, Any]], b: Iterable[dict[str, Any]], n
     def cell(r: dict[str, Any]) -> tuple[str, str]:
         tr = r["sorting"]["transitions"]
         if not tr:
-            return "none", "-"
+            return ("none (a person arrived)" if _arrived(r) else "none"), "-"
         ok = ", ".join("ok" if t["reliable"] else t["cause"] for t in tr)
         return ok, ", ".join("-" if t["time_to_safe_s"] is None else f"{t['time_to_safe_s']:.2f}" for t in tr)
 
@@ -324,10 +333,12 @@ def pair_transitions(a: Iterable[dict[str, Any]], b: Iterable[dict[str, Any]], n
         if oa is None or ob is None:
             continue
         counts["both" if oa and ob else "only_a" if oa else "only_b" if ob else "neither"] += 1
+    m = mcnemar(counts["only_a"], counts["only_b"])
     lines += [
         "",
-        f"Paired over {len(common)} scenarios, {sum(counts.values())} with transitions in both: "
-        f"all reliable in both {counts['both']}, "
-        f"only {names[0]} {counts['only_a']}, only {names[1]} {counts['only_b']}, neither {counts['neither']}.",
+        f"Paired over {len(common)} scenarios, {sum(counts.values())} where a person arrived (a run with a person "
+        f"and no transition is not reliable): all reliable in both {counts['both']}, "
+        f"only {names[0]} {counts['only_a']}, only {names[1]} {counts['only_b']}, neither {counts['neither']}; "
+        f"McNemar exact p = {m.p_exact:.4g}.",
     ]
     return lines
