@@ -4,8 +4,8 @@
 // (retrying until the server is up), subscribes to each TOPIC as soon as it is advertised, and prints
 // one JSON line: every channel seen (topic, encoding, schema name and encoding) and, per TOPIC, the
 // messages received and the first one, decoded (top-level fields: numbers and strings as they are,
-// arrays as their length) and raw (base64). It ends once every TOPIC has COUNT messages, or
-// after SECONDS.
+// arrays as their length) and raw (base64). It ends once every TOPIC has COUNT messages and every
+// topic of FOXGLOVE_EXPECT is advertised, or after SECONDS.
 import { createRequire } from "node:module";
 
 const require = createRequire(process.env.FOXGLOVE_CLIENT_DIR + "/package.json");
@@ -56,8 +56,13 @@ function summary(msg) {
   return out;
 }
 
+// Topics that must also be advertised before the run counts as complete (FOXGLOVE_EXPECT, comma
+// separated): the server discovers the graph's topics as their publishers appear.
+const expected = (process.env.FOXGLOVE_EXPECT || "").split(",").filter((t) => t);
+
 function complete() {
-  return topics.every((t) => received[t].count >= Number(countText));
+  const advertised = new Set([...channels.values()].map((c) => c.topic));
+  return topics.every((t) => received[t].count >= Number(countText)) && expected.every((t) => advertised.has(t));
 }
 
 function connect() {

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from npm_tools import ONE_APPROACH, npm_installed
+from npm_tools import ONE_APPROACH, npm_installed, pinned
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import Image, JointState
 
@@ -27,12 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT_DIR = ROOT / "build" / "foxglove-client"
 CLIENT = Path(__file__).with_name("foxglove_client.mjs")
 REQUIRE_ENV = "ALPHA_MATRIX_REQUIRE_FOXGLOVE_CLIENT"
-PACKAGES = {  # pinned: the client the test speaks to the server with
-    "@foxglove/ws-protocol": "0.8.0",
-    "ws": "8.18.3",
-    "@foxglove/rosmsg": "5.0.5",
-    "@foxglove/rosmsg2-serialization": "3.1.0",
-}
+PACKAGES = pinned(  # the client the test speaks to the server with
+    "@foxglove/ws-protocol", "ws", "@foxglove/rosmsg", "@foxglove/rosmsg2-serialization"
+)
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +56,10 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
     run = start_cli(args, tmp_path, tmp_path / "run.log")
     try:
         watched = ["/joint_states", "/robot/step_batch", "/camera/depth/image_raw"]
+        expected = ["/camera/color/image_raw", "/proximity/estimate", "/suite/request", "/suite/result"]
         client = subprocess.run(
             ["node", str(CLIENT), f"ws://127.0.0.1:{port}", "45", "3", *watched],
-            env={**os.environ, "FOXGLOVE_CLIENT_DIR": str(foxglove_client)},
+            env={**os.environ, "FOXGLOVE_CLIENT_DIR": str(foxglove_client), "FOXGLOVE_EXPECT": ",".join(expected)},
             capture_output=True,
             text=True,
             timeout=60,
@@ -77,7 +75,7 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
     assert seen["connected"] and seen["reason"] == "complete", (seen["reason"], log[-2000:])
     channels = {c["topic"]: c for c in seen["channels"]}
     # The graph's topics: joint states, the step stream, the camera, the events; never its plumbing.
-    for topic in (*watched, "/camera/color/image_raw", "/proximity/estimate", "/suite/request", "/suite/result"):
+    for topic in (*watched, *expected):
         assert topic in channels, sorted(channels)
     assert not {"/rosout", "/parameter_events", "/robot/step_ack"} & set(channels)
     for c in channels.values():  # CDR as ROS sent it, the .msg definition as schema, read by Foxglove's parser
