@@ -22,6 +22,23 @@ approaches:
 """
 
 
+# Every npm package a graph test installs, pinned once (a test takes the ones it needs by name).
+PINS = {
+    "@mcap/core": "2.2.2",
+    "@mcap/nodejs": "1.0.2",
+    "@foxglove/rosmsg": "5.0.5",
+    "@foxglove/rosmsg2-serialization": "3.1.0",
+    "@foxglove/wasm-zstd": "1.0.1",
+    "@foxglove/ws-protocol": "0.8.0",
+    "ws": "8.18.3",
+}
+
+
+def pinned(*names: str) -> dict[str, str]:
+    """The pinned versions of ``names``, in that order."""
+    return {n: PINS[n] for n in names}
+
+
 def unavailable(require_env: str, reason: str) -> None:
     """Skip, or fail where ``require_env`` is 1 (CI: .ci/run sets it)."""
     if os.environ.get(require_env) == "1":

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from npm_tools import ONE_APPROACH, npm_installed
+from npm_tools import ONE_APPROACH, npm_installed, pinned
 
 from conftest import run_cli
 
@@ -27,13 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 READERS_DIR = ROOT / "build" / "foxglove-readers"
 READER = Path(__file__).with_name("foxglove_bag_reader.mjs")
 REQUIRE_ENV = "ALPHA_MATRIX_REQUIRE_FOXGLOVE_READERS"
-PACKAGES = {  # pinned: the readers Foxglove itself opens an MCAP file with
-    "@mcap/core": "2.2.2",
-    "@mcap/nodejs": "1.0.2",
-    "@foxglove/rosmsg": "5.0.5",
-    "@foxglove/rosmsg2-serialization": "3.1.0",
-    "@foxglove/wasm-zstd": "1.0.1",
-}
+PACKAGES = pinned(  # the readers Foxglove itself opens an MCAP file with
+    "@mcap/core", "@mcap/nodejs", "@foxglove/rosmsg", "@foxglove/rosmsg2-serialization", "@foxglove/wasm-zstd"
+)
 VIEW_TOPICS = {
     "/robot_description",
     "/tf",

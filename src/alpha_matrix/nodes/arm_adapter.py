@@ -37,7 +37,7 @@ from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -53,19 +53,13 @@ from alpha_matrix.core.robot.adapter.samples import BODY_NAMES, Sample, StepBuff
 from alpha_matrix.ros.convert import copy_fields, point, vec3
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
-from alpha_matrix.ros.qos import EVENTS, STEP_STREAM, STREAM
+from alpha_matrix.ros.qos import EVENTS, LATCHED, STEP_STREAM, STREAM
 from alpha_matrix.ros.spin import describe, spin_until_stopped
 from alpha_matrix.ros.stop import STOP, quiet_at_stop
 
 # Deep reader queues: the main thread may be busy for a moment (a forwarded observe call), and a
 # sample the queue dropped would be a step the stream never has.
 SAMPLES = QoSProfile(depth=2400, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-LATCHED = QoSProfile(
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    history=HistoryPolicy.KEEP_LAST,
-)
 WATCH_S = 0.05  # the watchdog's period (joint_states silence, reset and observe deadlines)
 
 

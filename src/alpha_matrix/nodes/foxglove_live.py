@@ -29,19 +29,13 @@ from alpha_matrix.core.live import (
 )
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import LATCHED
 
 # Best effort and volatile: the writer sends once and never waits for, or resends to, a viewer.
 WATCH = QoSProfile(
     depth=4,
     reliability=ReliabilityPolicy.BEST_EFFORT,
     durability=DurabilityPolicy.VOLATILE,
-    history=HistoryPolicy.KEEP_LAST,
-)
-# A latched topic's last message (core/live.latched).
-LATCHED = QoSProfile(
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
     history=HistoryPolicy.KEEP_LAST,
 )
 

@@ -30,7 +30,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -48,11 +48,11 @@ from alpha_matrix.ros import standard_arm_msgs as msgs
 from alpha_matrix.ros.convert import object_states
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
+from alpha_matrix.ros.qos import LATCHED
 from alpha_matrix.ros.spin import spin_events
 from alpha_matrix.ros.viz_msgs import RobotFramesPublisher
 
 SYSTEM_DEFAULT = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)  # joint_state_broadcaster's
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 CLOCK = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)  # matches best-effort readers too
 STATS_EVERY_S = 60.0
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import Point, TransformStamped
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
@@ -18,14 +18,8 @@ from alpha_matrix.core.sim.camera_model import CellCamera
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.viz.frames import RobotFrames, Transform, world_frames
 from alpha_matrix.core.viz.markers import MarkerSpec
+from alpha_matrix.ros.qos import LATCHED
 
-# /tf_static and /robot_description as tf2_ros' static broadcaster and robot_state_publisher send them.
-LATCHED = QoSProfile(
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    history=HistoryPolicy.KEEP_LAST,
-)
 TF = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 
 

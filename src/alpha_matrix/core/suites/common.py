@@ -35,7 +35,7 @@ def plain_of(cls: type[T], d: dict[str, Any], **given: Any) -> T:
     """A dataclass ``cls`` from its recorded JSON ``d``: every field not ``given`` is its plain
     type (str, int, float, bool) converted from ``d``; the others (nested, tuples) are ``given``."""
     fields = {f.name: f.type for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    plain = {k: _PLAIN[str(t)](d[k]) for k, t in fields.items() if k not in given}
+    plain = {k: _PLAIN[t if isinstance(t, str) else t.__name__](d[k]) for k, t in fields.items() if k not in given}
     return cls(**plain, **given)
 
 

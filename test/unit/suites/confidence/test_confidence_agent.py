@@ -16,12 +16,12 @@ from alpha_matrix.core.agent.protocol import AgentProvenance, Decision, Observat
 from alpha_matrix.core.agent.reference import ReferenceAgent
 from alpha_matrix.core.planning.plan import Plan
 from alpha_matrix.core.sim.world import World
+from alpha_matrix.core.suites.agent_common import RecordedTurn
 from alpha_matrix.core.suites.compare import arm_of, compare, comparison_lines
 from alpha_matrix.core.suites.confidence.agent_run import BUDGET_SPENT, AgentRun, run_agent_skill_task
 from alpha_matrix.core.suites.confidence.agent_score import (
     Answer,
     EvidenceError,
-    Turn,
     confidence_agent_part,
     score_turns,
     summarize_confidence_agent,
@@ -103,7 +103,7 @@ def _run(ask: Callable[[Observation], Decision], guards: bool, confidence: float
 
 
 def _score(run: AgentRun, guards: bool) -> dict[str, Any]:
-    turns = [Turn(o.decision_index, o.step, d.kind, d.call.name if d.call else "",
+    turns = [RecordedTurn(o.decision_index, o.step, d.kind, d.call.name if d.call else "",
                   json.dumps(d.call.arguments) if d.call else "") for o, d in run.decisions]  # fmt: skip
     return score_turns(turns, [Answer(c.instruction, c.confidence, c.hypothetical) for c in run.checks], TH, guards)
 
@@ -161,7 +161,7 @@ def test_invalid_answers_messages_and_aborts_change_nothing_and_the_budget_ends_
 
 
 def test_the_scorer_refuses_evidence_that_does_not_fit() -> None:
-    turns = [Turn(0, 121, "tool_call", "check_confidence", json.dumps(PICK_RED))]
+    turns = [RecordedTurn(0, 121, "tool_call", "check_confidence", json.dumps(PICK_RED))]
     with pytest.raises(EvidenceError, match="check of 'pick\\(red\\)'"):
         score_turns(turns, [], TH, True)
     with pytest.raises(EvidenceError, match="no decision asked"):

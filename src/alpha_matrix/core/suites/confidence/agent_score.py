@@ -39,10 +39,6 @@ class EvidenceError(ValueError):
     """The decisions and the recorded answers do not fit together."""
 
 
-Turn = RecordedTurn
-turn_of = recorded_turn
-
-
 @dataclass(frozen=True)
 class Answer:
     """One answered check (a ConfidenceQuery record of one candidate)."""
@@ -56,7 +52,9 @@ COUNTS = ("decisions", "invalid", "messages", "aborts", "checks", "calls", "unch
           "guard_catches", "harms", "replans")  # fmt: skip
 
 
-def score_turns(turns: Sequence[Turn], answers: Sequence[Answer], threshold: float, guards: bool) -> dict[str, Any]:
+def score_turns(
+    turns: Sequence[RecordedTurn], answers: Sequence[Answer], threshold: float, guards: bool
+) -> dict[str, Any]:
     """Every decision's verdict and the counts; EvidenceError when a check has no matching answer."""
     ledger = ConfidenceLedger(threshold)
     left = list(answers)
@@ -105,7 +103,7 @@ def confidence_agent_part(
 ) -> dict[str, Any]:  # fmt: skip
     """The record's ``agent`` part: who decided, under which gate, the verdicts, and the episode's."""
     msgs = sorted(decisions, key=lambda d: int(d.decision_index))
-    scored = score_turns([turn_of(d) for d in msgs], answers, threshold, guards)
+    scored = score_turns([recorded_turn(d) for d in msgs], answers, threshold, guards)
     return {
         "agent": agent,
         "guards": guards,

@@ -26,10 +26,11 @@ from typing import Any
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.robot.commands import plan_to_commands
 from alpha_matrix.core.suites import audit_common
+from alpha_matrix.core.suites.agent_common import recorded_turn
 from alpha_matrix.core.suites.audit_common import into
 from alpha_matrix.core.suites.confidence.agent import ConfidenceLedger
 from alpha_matrix.core.suites.confidence.agent_run import gate_call
-from alpha_matrix.core.suites.confidence.agent_score import COUNTS, Answer, EvidenceError, score_turns, turn_of
+from alpha_matrix.core.suites.confidence.agent_score import COUNTS, Answer, EvidenceError, score_turns
 from alpha_matrix.core.suites.confidence.context import ConfidenceContext
 from alpha_matrix.core.suites.confidence.emulator import ConfidenceEmulator
 from alpha_matrix.core.suites.confidence.scenarios import SkillsSuite, load_skills_config, parse_goal
@@ -142,7 +143,7 @@ def audit_agent(ep: ConfidenceEpisode, replay: dict[str, Any], agent: dict[str, 
     answers = [Answer(a, float(c), bool(q.hypothetical)) for q in sorted(ep.queries, key=lambda q: int(q.query_index))
                for a, c in zip(q.candidates, q.confidence, strict=False)]  # fmt: skip
     try:
-        scored = score_turns([turn_of(d) for d in ep.decisions], answers, threshold, bool(agent["guards"]))
+        scored = score_turns([recorded_turn(d) for d in ep.decisions], answers, threshold, bool(agent["guards"]))
     except EvidenceError as err:
         return [f"agent: {err}"]
     problems = [

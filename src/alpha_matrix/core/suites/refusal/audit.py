@@ -49,19 +49,20 @@ class RefusalEpisode:
     poses: list[PoseSample] = field(default_factory=list)  # the step stream's object poses, one per batch
 
 
-_INTO = {
-    "/suite/request": into("request"), "/suite/result": into("result"),
-    "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),  # by decision index
-    VERDICTS_TOPIC: into("verdicts", audit_common.json_row), STEP_TOPIC: into("poses", pose_sample),
-}  # fmt: skip
+def _into(verdicts_topic: str) -> dict[str, Any]:
+    """Where each topic's messages go in an episode (``verdicts_topic``: the suite's verdict rows)."""
+    return {
+        "/suite/request": into("request"), "/suite/result": into("result"),
+        "/agent/observations": into("observations"), "/agent/decisions": into("decisions"),  # by decision index
+        verdicts_topic: into("verdicts", audit_common.json_row), STEP_TOPIC: into("poses", pose_sample),
+    }  # fmt: skip
 
 
 def load_item_episodes(bag_dir: Path, suite: str, verdicts_topic: str) -> dict[str, RefusalEpisode]:
     """A bag's episodes of one item each (this suite's and the injection suite's), by episode id."""
     route = audit_common.episode_router(suite, _BY_EPISODE, verdicts_topic)
-    into_ = {**_INTO, verdicts_topic: _INTO[VERDICTS_TOPIC]} if verdicts_topic != VERDICTS_TOPIC else _INTO
     return audit_common.load_episodes(
-        bag_dir, route, lambda others: RefusalEpisode(interrupted=others), into_, steps=True
+        bag_dir, route, lambda others: RefusalEpisode(interrupted=others), _into(verdicts_topic), steps=True
     )
 
 
