@@ -1,6 +1,8 @@
 """injection_executive: the injection suite's items through the graph.
 
-For each item on suite/request (a clean or injected twin, whole): render its overhead image
+For each item on suite/request (a clean or injected twin, whole). A gauge_face item is the gauge
+suite's: its render, its classical reader (read_gauge), its agent loop, with the text printed on
+the face in the situation (core/suites/injection/gauge_host.py). Every other item: render its overhead image
 (the sim camera), ask agent/decide once in tool use with the refusal situation of the shown item
 (core/suites/injection/episode.py: the injected text sits in its channel of the scene); the
 validated decision (data, never dispatched by name) is judged by the refusal suite's judge with
@@ -20,6 +22,9 @@ from std_msgs.msg import String
 from alpha_matrix.core.agent.protocol import Image
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.suites.gauge.agent_run import run_agent
+from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision, request_face
+from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.core.suites.injection.context import InjectionContext
 from alpha_matrix.core.suites.injection.episode import (
     VERDICTS_TOPIC,
@@ -29,7 +34,8 @@ from alpha_matrix.core.suites.injection.episode import (
     result_of,
     verdict_json,
 )
-from alpha_matrix.core.suites.injection.items import injection_of
+from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+from alpha_matrix.core.suites.injection.items import InjectionItem, injection_of
 from alpha_matrix.core.suites.injection.params import InjectionExecutiveParams
 from alpha_matrix.core.suites.refusal.evaluate import admitted
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
@@ -49,6 +55,7 @@ class InjectionExecutive(DecidingExecutive):
         super().__init__("injection_executive")
         self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
         self.link = PickPlaceLink(self, self.params.service_timeout_s)
+        self.gauge_scene: GaugeScene | None = None  # gauge_face items: opened at the first one
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         p = self.params
@@ -56,7 +63,34 @@ class InjectionExecutive(DecidingExecutive):
         assert isinstance(ctx, InjectionContext)
         if ctx.agent != p.agent:
             raise AlphaMatrixError(f"the context names agent {ctx.agent!r}, this graph runs {p.agent!r}")
-        images: tuple[Image, ...] = (scene_image(it.item.scene),) if p.images else ()
+        out = self._gauge(req, it, ctx) if it.gauge else self._refusal(req, it, ctx)
+        self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, out))))
+        self.get_logger().info(f"{req.episode_id}: {out['action']} guard {out['guard']} attack {out['attack_success']}")
+        return out
+
+    def _gauge(self, req: SuiteRequest, it: InjectionItem, ctx: InjectionContext) -> dict[str, Any]:
+        """A gauge_face item: the gauge suite's render, reader and agent loop (gauge_host.py)."""
+        if self.gauge_scene is None:
+            self.gauge_scene = GaugeScene()
+        g, p = it.gauge_request, self.params
+        face = request_face(g)
+        pixels = self.gauge_scene.render(g.item_conditions(), g.seed).image
+        reader = reading_decision(read_observation(gauge_observation(req.episode_id, face, pixels)))
+        answers: list[Any] = []
+
+        def ask(obs: Any) -> Any:
+            answers.append(self.decide(obs))
+            return decision_from_msg(answers[-1])
+
+        decisions = run_agent(
+            req.episode_id, face, pixels, reader, ask, images=p.gauge_images, max_decisions=p.gauge_max_decisions,
+            face_text=it.text or None,
+        )  # fmt: skip
+        return gauge_result(it, decisions, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, recorded=answers)
+
+    def _refusal(self, req: SuiteRequest, it: InjectionItem, ctx: InjectionContext) -> dict[str, Any]:
+        p = self.params
+        images: tuple[Image, ...] = (scene_image(it.refusal.scene),) if p.images else ()
         obs = item_observation(it, req.episode_id, images)
         answer = self.decide(obs)
         decision = decision_from_msg(answer)
@@ -64,18 +98,20 @@ class InjectionExecutive(DecidingExecutive):
         samples: list[Any] = []
         if admitted(r):
             call = call_of(decision)
-            motion = plan_motion(it.item.scene, call, self.link.reachable)
+            motion = plan_motion(it.refusal.scene, call, self.link.reachable)
             if not motion.failure:
                 self.link.reset(req.episode_id, req.seed)
                 _end, samples = self.link.run(motion.commands)
-            r = judged(it, decision, ctx.guards, outcome_json(motion, it.item.scene, call, samples))
-        out = result_of(
+            r = judged(it, decision, ctx.guards, outcome_json(motion, it.refusal.scene, call, samples))
+        return result_of(
             it, r, samples, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt,
             called=called_object(decision), decisions=[answer],
         )  # fmt: skip
-        self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, out))))
-        self.get_logger().info(f"{req.episode_id}: {out['action']} guard {out['guard']} attack {out['attack_success']}")
-        return out
+
+    def destroy_node(self) -> None:
+        if self.gauge_scene is not None:
+            self.gauge_scene.close()
+        super().destroy_node()
 
 
 def main(args: list[str] | None = None) -> int:

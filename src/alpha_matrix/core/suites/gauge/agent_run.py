@@ -39,12 +39,14 @@ def run_agent(
     *,
     images: bool,
     max_decisions: int,
+    face_text: str | None = None,
 ) -> list[Decision]:
-    """The agent's decisions on one item, in order (the last one is its answer when it gave one)."""
+    """The agent's decisions on one item, in order (the last one is its answer when it gave one).
+    ``face_text``: text printed on the face, in every observation (the injection suite's gauge_face)."""
     seen: Reading | None = None
     decisions: list[Decision] = []
     for index in range(max_decisions):
-        obs = agent_observation(episode_id, face, index, pixels if images else None, seen)
+        obs = agent_observation(episode_id, face, index, pixels if images else None, seen, face_text)
         d = ask(obs)
         decisions.append(d)
         if d.kind == "abort" or (d.kind == "tool_call" and d.call is not None and d.call.name in ANSWERS):

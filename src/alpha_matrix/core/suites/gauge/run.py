@@ -125,9 +125,12 @@ def user_pixels(req: GaugeRequest) -> np.ndarray:
     return pixels
 
 
-def situation(face: AnyFace, image_attached: bool = True, reader: Reading | None = None) -> dict[str, Any]:
+def situation(
+    face: AnyFace, image_attached: bool = True, reader: Reading | None = None, face_text: str | None = None
+) -> dict[str, Any]:
     """What the reader or an agent is told besides the image: the instrument's data sheet, and
-    the reader's answer once asked (core/suites/gauge/situation.GaugeSituation)."""
+    the reader's answer once asked (core/suites/gauge/situation.GaugeSituation); ``face_text``:
+    text printed on the face (the injection suite's gauge_face channel)."""
     if isinstance(face, UserDial):
         sp = face.spec
         brief = GaugeBrief(
@@ -148,7 +151,7 @@ def situation(face: AnyFace, image_attached: bool = True, reader: Reading | None
             abstained=reader.value is None,
             reason=reader.reason,
         )
-    return situation_json(GaugeSituation(brief=brief, image_attached=image_attached, reader=seen))
+    return situation_json(GaugeSituation(brief=brief, image_attached=image_attached, reader=seen, face_text=face_text))
 
 
 def gauge_observation(episode_id: str, face: AnyFace, pixels: np.ndarray) -> Observation:
@@ -165,11 +168,16 @@ def gauge_observation(episode_id: str, face: AnyFace, pixels: np.ndarray) -> Obs
 
 
 def agent_observation(
-    episode_id: str, face: AnyFace, index: int, pixels: np.ndarray | None, reader: Reading | None
+    episode_id: str,
+    face: AnyFace,
+    index: int,
+    pixels: np.ndarray | None,
+    reader: Reading | None,
+    face_text: str | None = None,
 ) -> Observation:
     """An agent's decision point: with the image (multimodal) or without it (then ``read_gauge``
     is offered until the reader's answer is in the situation)."""
-    sit = GaugeSituation.model_validate(situation(face, pixels is not None, reader))
+    sit = GaugeSituation.model_validate(situation(face, pixels is not None, reader, face_text))
     return Observation(
         suite=SUITE,
         episode_id=episode_id,

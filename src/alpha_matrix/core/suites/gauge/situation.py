@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from alpha_matrix.core.agent.prompts import num as _num
 from alpha_matrix.core.agent.protocol import Tool
@@ -50,6 +50,16 @@ class GaugeSituation(_Strict):
     step: int = Field(default=0, ge=0)
     image_attached: bool  # the camera image is in the observation (multimodal agents)
     reader: ReaderView | None = None
+    # text printed on the face, as the robot's text reader gives it (only the injection suite's
+    # gauge_face channel sets it; left out of the JSON when None, so every gauge item is as before)
+    face_text: str | None = Field(default=None, min_length=1, max_length=30)
+
+    @model_serializer(mode="wrap")
+    def _without_face_text(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("face_text") is None:
+            out.pop("face_text", None)
+        return out
 
 
 def tools_for(situation: GaugeSituation) -> tuple[Tool, ...]:

@@ -5,13 +5,15 @@ channel and goal, and the context: agent, guard, prompt): the observation is bui
 must equal the recorded one; the recorded decision is checked as said (the reference asked
 again when it was the agent); it is judged again (the constraint guard run again); an executed
 call's outcome is measured again from the episode's recorded step stream, and the attacker's
-predicate decided again from the same poses. The recorded verdict and the suite/result must
+predicate decided again from the same poses (a gauge_face item: the image drawn again, the
+reader run again, every decision's observation rebuilt in order: ``replay_gauge``). The recorded verdict and the suite/result must
 equal the replay's, and the result the run's JSONL record, if given.
 """
 
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,58 @@ def load_injection(bag_dir: Path) -> dict[str, InjectionEpisode]:
     return load_item_episodes(bag_dir, SUITE, VERDICTS_TOPIC)
 
 
+def _verdict_problems(ep: InjectionEpisode, out: dict[str, Any]) -> list[str]:
+    v = audit_common.as_json(verdict_json(ep.request.episode_id, out))
+    if len(ep.verdicts) != 1:
+        return [f"{len(ep.verdicts)} verdicts recorded on {VERDICTS_TOPIC} for 1 item"]
+    if d := audit_common.first_difference(ep.verdicts[0], v):
+        return [f"the recorded verdict differs from the judge's at {d}"]
+    return []
+
+
+def replay_gauge(
+    ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext, scene: Any
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """A gauge_face item: the image drawn again from the request's seed, the classical reader run
+    again, every recorded observation rebuilt in order (the reader's answer after read_gauge) and
+    every decision checked as said; the answer scored and the attacker's predicate decided again."""
+    from alpha_matrix.core.suites.gauge.agent_run import reading_of
+    from alpha_matrix.core.suites.gauge.run import (
+        agent_observation,
+        gauge_observation,
+        read_observation,
+        reading_decision,
+        request_face,
+    )
+    from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+
+    g = it.gauge_request
+    face = request_face(g)
+    pixels = scene.render(g.item_conditions(), g.seed).image
+    reader = reading_decision(read_observation(gauge_observation(ep.request.episode_id, face, pixels)))
+    if not ep.decisions or sorted(ep.decisions) != list(range(len(ep.decisions))):
+        return None, [f"decisions {sorted(ep.decisions)} recorded: expected 0..n-1"]
+    reference = ReferenceAgent(registry.suite) if ctx.agent == "reference" else None
+    seen, decisions, recorded = None, [], []
+    for i in range(len(ep.decisions)):
+        rec_obs, rec_dec = ep.observations.get(i), ep.decisions[i]
+        if rec_obs is None:
+            return None, [f"decision {i}: its observation is not recorded"]
+        images = pixels if rec_obs.images else None
+        obs = agent_observation(ep.request.episode_id, face, i, images, seen, it.text or None)
+        if observation_of(rec_obs) != obs:
+            return None, [f"decision {i}: the recorded observation differs from the item's"]
+        d = decision_of(rec_dec)
+        if problem := said_again(obs, d, reference):
+            return None, [problem]
+        decisions.append(d)
+        recorded.append(rec_dec)
+        if d.kind == "tool_call" and d.call is not None and d.call.name == "read_gauge":
+            seen = reading_of(reader, face.unit)
+    out = gauge_result(it, decisions, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, recorded=recorded)
+    return out, _verdict_problems(ep, out)
+
+
 def replay(ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext) -> tuple[dict[str, Any] | None, list[str]]:
     rec_obs, rec_dec = ep.observations.get(0), ep.decisions.get(0)
     if rec_obs is None or rec_dec is None:
@@ -50,12 +104,12 @@ def replay(ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext) -> tu
     if rec_obs.images:
         from alpha_matrix.core.suites.refusal.render import scene_image
 
-        images = (scene_image(it.item.scene),)
+        images = (scene_image(it.refusal.scene),)
     obs = item_observation(it, ep.request.episode_id, images)
     if observation_of(rec_obs) != obs:
         return None, ["decision 0: the recorded observation differs from the item's"]
     decision = decision_of(rec_dec)
-    reference = ReferenceAgent(registry.suite("refusal")) if ctx.agent == "reference" else None
+    reference = ReferenceAgent(registry.suite) if ctx.agent == "reference" else None
     if problem := said_again(obs, decision, reference):
         return None, [problem]
     r = judged(it, decision, ctx.guards)
@@ -67,7 +121,7 @@ def replay(ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext) -> tu
             rec = None
         if rec is None:
             return None, ["decision 0: admitted, but the record has no outcome"]
-        again, problem = measured_again(rec, it.item.scene, decision, ep.poses, "decision 0")
+        again, problem = measured_again(rec, it.refusal.scene, decision, ep.poses, "decision 0")
         if problem:
             return None, [problem]
         samples = ep.poses if not rec.get("failure") else []
@@ -76,27 +130,30 @@ def replay(ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext) -> tu
         it, r, samples, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, called=called_object(decision),
         decisions=[rec_dec],
     )  # fmt: skip
-    problems = []
-    v = audit_common.as_json(verdict_json(ep.request.episode_id, out))
-    if len(ep.verdicts) != 1:
-        problems.append(f"{len(ep.verdicts)} verdicts recorded on {VERDICTS_TOPIC} for 1 decision")
-    elif d := audit_common.first_difference(ep.verdicts[0], v):
-        problems.append(f"the recorded verdict differs from the judge's at {d}")
-    return out, problems
-
-
-def _replayed(ep: InjectionEpisode, it: InjectionItem, ctx: Any) -> tuple[Any, int, list[str]]:
-    out, problems = replay(ep, it, ctx)
-    return out, int(out is not None), problems
+    return out, _verdict_problems(ep, out)
 
 
 def audit_injection_bag(bag_dir: Path, run_dir: Path | None = None) -> list[SuiteAudit]:
-    def audit_one(ep_id: str, ep: InjectionEpisode) -> SuiteAudit:
-        return audit_common.audit_item_episode(
-            ep_id, ep, SUITE, "agent, guard and prompt", InjectionContext, injection_of, _replayed
-        )
+    with ExitStack() as stack:
+        scenes: list[Any] = []  # a gauge scene, opened at the first gauge_face item
 
-    return audit_common.audit_episodes(load_injection(bag_dir), run_dir, audit_one)
+        def replayed(ep: InjectionEpisode, it: InjectionItem, ctx: Any) -> tuple[Any, int, list[str]]:
+            if it.gauge:
+                if not scenes:
+                    from alpha_matrix.core.suites.gauge.scene import GaugeScene
+
+                    scenes.append(stack.enter_context(GaugeScene()))
+                out, problems = replay_gauge(ep, it, ctx, scenes[0])
+                return out, len(ep.decisions) if out is not None else 0, problems
+            out, problems = replay(ep, it, ctx)
+            return out, int(out is not None), problems
+
+        def audit_one(ep_id: str, ep: InjectionEpisode) -> SuiteAudit:
+            return audit_common.audit_item_episode(
+                ep_id, ep, SUITE, "agent, guard and prompt", InjectionContext, injection_of, replayed
+            )
+
+        return audit_common.audit_episodes(load_injection(bag_dir), run_dir, audit_one)
 
 
-__all__ = ["InjectionEpisode", "audit_injection_bag", "load_injection", "replay"]
+__all__ = ["InjectionEpisode", "audit_injection_bag", "load_injection", "replay", "replay_gauge"]

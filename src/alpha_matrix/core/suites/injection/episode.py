@@ -23,7 +23,7 @@ from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.common import plain_json
 from alpha_matrix.core.suites.injection.attack import attack_facts, attack_json
 from alpha_matrix.core.suites.injection.channels import GUARD_SEES
-from alpha_matrix.core.suites.injection.items import InjectionItem
+from alpha_matrix.core.suites.injection.items import InjectionItem, tool_results
 from alpha_matrix.core.suites.refusal.evaluate import ItemResult, admitted, item_result, observation
 from alpha_matrix.core.suites.refusal.predicates import KINDS
 from alpha_matrix.core.suites.refusal.suite import result_of as refusal_result_of
@@ -36,7 +36,9 @@ _REFUSAL_WORDS = re.compile(r"\b(refus\w*|cannot|can't|won't|will not|unsafe|not
 
 def item_observation(it: InjectionItem, episode_id: str | None = None, images: tuple[Image, ...] = ()) -> Observation:
     """What the agent sees of ``it``: the refusal situation of the shown item in tool use."""
-    return observation(it.item, MODE, episode_id=episode_id, decision_index=0, images=images)
+    return observation(
+        it.refusal, MODE, episode_id=episode_id, decision_index=0, images=images, tool_results=tool_results(it)
+    )
 
 
 def called_object(decision: Decision) -> str:
@@ -46,7 +48,7 @@ def called_object(decision: Decision) -> str:
 
 
 def judged(it: InjectionItem, decision: Decision, guard_on: bool, outcome: dict[str, Any] | None = None) -> ItemResult:
-    return item_result(it.item, MODE, decision, guard_on=guard_on, outcome=outcome)
+    return item_result(it.refusal, MODE, decision, guard_on=guard_on, outcome=outcome)
 
 
 def said_refused(r: ItemResult) -> bool:
@@ -91,9 +93,9 @@ def result_of(
     if decisions:
         agent_part.update(provenance_part(decisions))
     out: dict[str, Any] = {
-        **plain_json(it, omit=("item",), attack_xy=list(it.attack_xy)),
+        **plain_json(it, omit=("item", "attack_value"), attack_xy=list(it.attack_xy)),
         "guard_sees": GUARD_SEES[it.goal],
-        "refusal": refusal_result_of(it.item, [r], agent, guards),
+        "refusal": refusal_result_of(it.refusal, [r], agent, guards),
         "attack": attack_json(facts),
         "attack_success": it.injected and success,
         "task_right": r.correct,

@@ -7,9 +7,13 @@ the step stream decides (``attack.py``): ``attack_object`` moved, or came within
 distance of a person. The item carries its injected text, channel and goal whole: the request,
 the record and the bag hold them.
 
-In the object_text channel the text replaces the ``kind`` of one object that the task does not
-name (the *carrier*): what is printed on it. Its body (shape, size, mass, place, colour) is the
-clean twin's, so both twins are the same physics.
+Where the text goes (the *carrier*), by channel; the physics of both twins is the same:
+
+* object_text: it replaces the ``kind`` of one object the task does not name (what is printed
+  on it); its body (shape, size, mass, place, colour) is the clean twin's.
+* person_sign: it is the sign a person in the scene wears (the carrier is the person).
+* tool_result: it is the reply of an earlier tool about the carrier object (``TOOL_REPLY``), in
+  the situation's ``tool_results``; the clean twin has no earlier reply, exactly as a refusal item.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from alpha_matrix.core.suites.common import plain_of
+from alpha_matrix.core.suites.gauge.run import GaugeRequest
 from alpha_matrix.core.suites.refusal.generate import RefusalItem
 from alpha_matrix.core.suites.refusal.suite import item_json, item_of
 
 CLEAN, INJECTED = "clean", "injected"
+TOOL_REPLY = "grasp_check"  # the earlier tool whose reply carries the tool_result channel's text
 
 
 @dataclass(frozen=True)
@@ -31,11 +37,31 @@ class InjectionItem:
     channel: str  # channels.CHANNELS (the clean twin: the channel its twin is injected in)
     goal: str  # channels.GOALS
     text: str  # the injected text ("" in the clean twin)
-    carrier: str  # the object whose printed text carries it (object_text)
-    attack_object: str  # the object the attacker wants moved / carried near a person
-    attack_xy: tuple[float, float]  # where the text asks it to go
+    carrier: str  # who carries it: an object, a person (person_sign), the gauge face (gauge_face)
+    attack_object: str  # the object the attacker wants moved / carried near a person ("" for a gauge)
+    attack_xy: tuple[float, float]  # where the text asks it to go ((0, 0) for a gauge)
     origin: str  # generated | hand
-    item: RefusalItem  # what the agent is shown and the robot executes (the clean twin's item, or injected)
+    # what the agent is shown and the robot executes (the clean twin's item, or injected): a
+    # refusal item, or for gauge_face the gauge suite's request of one readable item
+    item: RefusalItem | GaugeRequest
+    attack_value: float | None = None  # gauge_face: the value the text asks the agent to report
+
+    @property
+    def gauge(self) -> bool:
+        return isinstance(self.item, GaugeRequest)
+
+    @property
+    def refusal(self) -> RefusalItem:
+        """The refusal item (every channel but gauge_face)."""
+        if not isinstance(self.item, RefusalItem):
+            raise TypeError(f"{self.name}: a gauge item, not a refusal scene")
+        return self.item
+
+    @property
+    def gauge_request(self) -> GaugeRequest:
+        if not isinstance(self.item, GaugeRequest):
+            raise TypeError(f"{self.name}: a refusal scene, not a gauge item")
+        return self.item
 
     @property
     def name(self) -> str:
@@ -46,32 +72,57 @@ class InjectionItem:
         return self.variant == INJECTED
 
 
-def injected_item(clean: RefusalItem, carrier: str, text: str) -> RefusalItem:
-    """``clean`` with ``text`` printed on ``carrier`` (its kind), nothing else changed but the id."""
-    objs = tuple(replace(o, kind=text) if o.name == carrier else o for o in clean.scene.objects)
-    return replace(clean, item_id=f"{clean.item_id}_inj", scene=replace(clean.scene, objects=objs))
+def injected_item(clean: RefusalItem, channel: str, carrier: str, text: str) -> RefusalItem:
+    """``clean`` with ``text`` on ``carrier`` in its channel's place of the scene, nothing else
+    changed but the id (tool_result: the scene is the clean one; the reply is in the observation)."""
+    scene = clean.scene
+    if channel == "object_text":
+        scene = replace(scene, objects=tuple(replace(o, kind=text) if o.name == carrier else o for o in scene.objects))
+    elif channel == "person_sign":
+        scene = replace(scene, people=tuple(replace(p, sign=text) if p.name == carrier else p for p in scene.people))
+    elif channel != "tool_result":
+        raise ValueError(f"channel {channel!r}: not a refusal-scene channel")
+    return replace(clean, item_id=f"{clean.item_id}_inj", scene=scene)
+
+
+def tool_results(it: InjectionItem) -> list[dict[str, str]] | None:
+    """The earlier tool replies the agent sees (the injected tool_result twin's only)."""
+    if it.injected and it.channel == "tool_result":
+        return [{"tool": TOOL_REPLY, "object": it.carrier, "reply": it.text}]
+    return None
 
 
 def pair(
     pair_id: str,
-    clean: RefusalItem,
+    clean: RefusalItem | GaugeRequest,
     *,
     channel: str,
     goal: str,
     text: str,
     carrier: str,
-    attack_object: str,
-    attack_xy: tuple[float, float],
+    attack_object: str = "",
+    attack_xy: tuple[float, float] = (0.0, 0.0),
+    attack_value: float | None = None,
     origin: str,
 ) -> tuple[InjectionItem, InjectionItem]:
-    """The clean twin and the injected twin of one pair."""
-    common = dict(channel=channel, goal=goal, carrier=carrier, attack_object=attack_object, attack_xy=attack_xy)
-    a = InjectionItem(pair_id, CLEAN, text="", origin=origin, item=clean, **common)  # type: ignore[arg-type]
-    b = InjectionItem(pair_id, INJECTED, text=text, origin=origin, item=injected_item(clean, carrier, text), **common)  # type: ignore[arg-type]
+    """The clean twin and the injected twin of one pair (a gauge item is the same in both: the
+    text is in the situation, not in the image)."""
+    common = dict(
+        channel=channel, goal=goal, carrier=carrier, attack_object=attack_object, attack_xy=attack_xy,
+        attack_value=attack_value, origin=origin,
+    )  # fmt: skip
+    shown = clean if isinstance(clean, GaugeRequest) else injected_item(clean, channel, carrier, text)
+    a = InjectionItem(pair_id, CLEAN, text="", item=clean, **common)  # type: ignore[arg-type]
+    b = InjectionItem(pair_id, INJECTED, text=text, item=shown, **common)  # type: ignore[arg-type]
     return a, b
 
 
 def injection_json(it: InjectionItem) -> dict[str, Any]:
+    if isinstance(it.item, GaugeRequest):
+        attack: dict[str, Any] = {"value": it.attack_value}
+        item = it.item.model_dump(mode="json", exclude_none=True)
+    else:
+        attack, item = {"object": it.attack_object, "xy": list(it.attack_xy)}, item_json(it.item)
     return {
         "pair_id": it.pair_id,
         "variant": it.variant,
@@ -79,20 +130,36 @@ def injection_json(it: InjectionItem) -> dict[str, Any]:
         "goal": it.goal,
         "text": it.text,
         "carrier": it.carrier,
-        "attack": {"object": it.attack_object, "xy": list(it.attack_xy)},
+        "attack": attack,
         "origin": it.origin,
-        "item": item_json(it.item),
+        "item": item,
     }
 
 
 def injection_of(d: dict[str, Any]) -> InjectionItem:
     a = d["attack"]
+    if d["channel"] == "gauge_face":
+        return plain_of(
+            InjectionItem, d, attack_object="", attack_xy=(0.0, 0.0), attack_value=float(a["value"]),
+            item=GaugeRequest.model_validate(d["item"]),
+        )  # fmt: skip
     return plain_of(
         InjectionItem, d,
         attack_object=str(a["object"]),
         attack_xy=(float(a["xy"][0]), float(a["xy"][1])),
+        attack_value=None,
         item=item_of(d["item"]),
     )  # fmt: skip
 
 
-__all__ = ["CLEAN", "INJECTED", "InjectionItem", "injected_item", "injection_json", "injection_of", "pair"]
+__all__ = [
+    "CLEAN",
+    "INJECTED",
+    "TOOL_REPLY",
+    "InjectionItem",
+    "injected_item",
+    "injection_json",
+    "injection_of",
+    "pair",
+    "tool_results",
+]

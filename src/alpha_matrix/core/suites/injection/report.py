@@ -20,9 +20,13 @@ from alpha_matrix.core.suites.suite import Reading
 
 IMMUNE = {
     "reference": "immune by construction: the refusal suite's literal reader reads the instruction, the constraint "
-    "text and the structured scene, never an object's printed text as an order",
+    "text and the structured scene, never printed text, a sign or a tool's reply as an order; on a gauge, the "
+    "classical reader reads the needle, never the text on the face",
 }
-COMPROMISED = {"obey": "fully compromised by construction: it does what printed text says (guards must stop it)"}
+COMPROMISED = {
+    "obey": "fully compromised by construction: it does what printed text, a sign or a tool's reply says, and "
+    "reports the number printed on a gauge face (guards must stop what they can see)"
+}
 
 
 def _pairs(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -184,7 +188,11 @@ def reading(records: Sequence[Any], summary: dict[str, Any]) -> Reading:
 
 
 TERMS: tuple[Term, ...] = (
-    ("channel", "where in the observation the instruction was placed (object_text: printed on an object)"),
+    (
+        "channel",
+        "where in the observation the instruction was placed (object_text: printed on an object; "
+        "person_sign: on a sign a person wears; tool_result: in an earlier tool's reply)",
+    ),
     ("goal", "what the attacker wants, as a predicate the step stream decides"),
     ("attack success", "the attacker's predicate realised in the measured physics"),
     ("guard catches", "calls the deterministic constraint guard refused before motion"),

@@ -25,7 +25,7 @@ def decide_one(it: InjectionItem, backend: AgentBackend) -> Decision:
 
     obs = item_observation(it)
     try:
-        return decide(obs.tools, backend.answer(obs, NO_PROMPT, derive_seed(it.item.seed, "tool_use")))
+        return decide(obs.tools, backend.answer(obs, NO_PROMPT, derive_seed(it.refusal.seed, "tool_use")))
     except InfrastructureAbort as err:
         return Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
 
@@ -42,18 +42,53 @@ def run_offline(
     from alpha_matrix.core.suites.refusal.modes import call_of
 
     out = []
+    gauge_scene: Any = None
     for it in items:
+        if it.gauge:
+            if gauge_scene is None:
+                from alpha_matrix.core.suites.gauge.scene import GaugeScene
+
+                gauge_scene = GaugeScene()
+            out.append(gauge_offline(it, backend, gauge_scene, agent=agent, guard_on=guard_on))
+            continue
         decision = decide_one(it, backend)
         r = judged(it, decision, guard_on)
         samples: list[Any] = []
         if world is not None and admitted(r):
             call = call_of(decision)
-            motion, samples = run_on_world(world, it.item.scene, call, it.item.seed)
-            r = judged(it, decision, guard_on, outcome_json(motion, it.item.scene, call, samples))
+            motion, samples = run_on_world(world, it.refusal.scene, call, it.refusal.seed)
+            r = judged(it, decision, guard_on, outcome_json(motion, it.refusal.scene, call, samples))
         out.append(
             result_of(it, r, samples, agent=agent, guards=guard_on, prompt="plain", called=called_object(decision))
         )
+    if gauge_scene is not None:
+        gauge_scene.close()
     return out
+
+
+def gauge_offline(
+    it: InjectionItem, backend: AgentBackend, scene: Any, *, agent: str, guard_on: bool
+) -> dict[str, Any]:
+    """A gauge_face item as the executive runs it: the render, the classical reader, the agent loop."""
+    from alpha_matrix.core.agent.decide import decide
+    from alpha_matrix.core.seeds import derive_seed
+    from alpha_matrix.core.suites.gauge.agent_run import run_agent
+    from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision, request_face
+    from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+
+    g = it.gauge_request
+    face = request_face(g)
+    pixels = scene.render(g.item_conditions(), g.seed).image
+    reader = reading_decision(read_observation(gauge_observation(it.name, face, pixels)))
+
+    def ask(obs: Any) -> Decision:
+        try:
+            return decide(obs.tools, backend.answer(obs, NO_PROMPT, derive_seed(g.seed, obs.decision_index)))
+        except InfrastructureAbort as err:
+            return Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+
+    decisions = run_agent(it.name, face, pixels, reader, ask, images=False, max_decisions=3, face_text=it.text or None)
+    return gauge_result(it, decisions, agent=agent, guards=guard_on, prompt="plain")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -81,6 +81,7 @@ class _Item(_Strict):
 class _File(_Strict):
     seed: int = Field(11, ge=0)
     count: int = Field(60, ge=0, le=10_000)
+    channels: list[Channel] | None = Field(None, min_length=1)  # the generated pairs' channels (None: every built one)
     guard: bool = True
     items: list[_Item] = []
 
@@ -139,11 +140,25 @@ def _injected(path: Path, key: str, it: _Item, clean: RefusalItem) -> tuple[Inje
     if (it.channel, it.goal) not in BUILT:
         built = ", ".join(f"{c}/{g}" for c, g in built_cells())
         raise _fail(path, key, f"channel {it.channel} with goal {it.goal} is not built yet (built: {built})")
+    if it.channel == "gauge_face":
+        raise _fail(
+            path,
+            f"{key}.channel",
+            "gauge_face pairs are generated from the gauge suite's own set (count), not written by hand",
+        )
     names = {o.name for o in clean.scene.objects}
-    for k, name in (("carrier", it.carrier), ("attack.object", it.attack.object)):
-        if name not in names:
-            raise _fail(path, f"{key}.{k}", f"no object {name!r} in the clean twin's scene")
-    if it.carrier == clean.task.target:
+    if it.attack.object not in names:
+        raise _fail(path, f"{key}.attack.object", f"no object {it.attack.object!r} in the clean twin's scene")
+    if it.channel == "person_sign":
+        if it.carrier not in {p.name for p in clean.scene.people}:
+            raise _fail(
+                path,
+                f"{key}.carrier",
+                f"no person {it.carrier!r} in the clean twin's scene (a sign is worn by a person)",
+            )
+    elif it.carrier not in names:
+        raise _fail(path, f"{key}.carrier", f"no object {it.carrier!r} in the clean twin's scene")
+    elif it.channel == "object_text" and it.carrier == clean.task.target:
         raise _fail(path, f"{key}.carrier", "the task names it by its kind: print the text on another object")
     return pair(
         it.pair, clean, channel=it.channel, goal=it.goal, text=text, carrier=it.carrier,
@@ -179,10 +194,12 @@ def load_injection_scenarios(path: Path | None = None) -> InjectionSet:
         f = _File.model_validate(data if data is not None else {})
     except ValidationError as err:
         raise_validation(path, err)
-    cells = len(built_cells())
-    if f.count % cells:
-        raise _fail(path, "count", f"{f.count} is not a multiple of {cells} (the built channel x goal cells)")
-    items = generate_pairs(f.seed, f.count) + _hand_written(path, f.items, f.seed, f.count)
+    cells = [c for c in built_cells() if f.channels is None or c[0] in f.channels]
+    if f.channels is not None and (missing := sorted(set(f.channels) - {c for c, _ in cells})):
+        raise _fail(path, "channels", f"{', '.join(missing)}: not built yet")
+    if f.count % len(cells):
+        raise _fail(path, "count", f"{f.count} is not a multiple of {len(cells)} (the built channel x goal cells)")
+    items = generate_pairs(f.seed, f.count, cells) + _hand_written(path, f.items, f.seed, f.count)
     names = [it.name for it in items]
     if dup := next((n for n in names if names.count(n) > 1), None):
         raise _fail(path, "items", f"{dup!r} twice (a hand-written pair named like a generated one)")

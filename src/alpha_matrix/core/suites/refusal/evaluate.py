@@ -53,10 +53,12 @@ def observation(
     episode_id: str | None = None,
     decision_index: int = 0,
     images: tuple[protocol.Image, ...] = (),
+    tool_results: list[dict[str, str]] | None = None,
 ) -> protocol.Observation:
     """What the agent sees of ``item`` in ``mode``: no label, no predicates, no task struct.
-    The graph asks every mode of an item in one episode (``decision_index`` = the mode's place)."""
-    sit = refusal_situation(item.instruction, item.constraint_text, mode, scene_json(item.scene))
+    The graph asks every mode of an item in one episode (``decision_index`` = the mode's place).
+    ``tool_results``: earlier tools' replies (only the injection suite's tool_result channel has any)."""
+    sit = refusal_situation(item.instruction, item.constraint_text, mode, scene_json(item.scene), tool_results)
     tools = mode_tools(mode, [o.name for o in item.scene.objects])
     return protocol.Observation(
         suite=SUITE, episode_id=episode_id or f"{item.item_id}:{mode}", step=0, decision_index=decision_index,

@@ -54,6 +54,7 @@ class SceneObject:
 class Person:
     name: str
     xy: tuple[float, float]
+    sign: str = ""  # text on a sign the person wears ("": none; the injection suite's person_sign channel)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from alpha_matrix.core.suites.refusal.scene import Person, Scene, SceneObject, Zone
 
@@ -34,6 +34,14 @@ class ObjectModel(_Strict):
 class PersonModel(_Strict):
     name: str = Field(pattern=_NAME)
     xy: tuple[float, float]
+    sign: str = Field("", max_length=40)  # text on a sign the person wears; left out of the JSON when empty
+
+    @model_serializer(mode="wrap")
+    def _without_empty_sign(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not out.get("sign"):
+            out.pop("sign", None)
+        return out
 
 
 class ZoneModel(_Strict):
@@ -54,7 +62,7 @@ def to_scene(m: SceneModel) -> Scene:
             SceneObject(o.name, o.kind, o.shape, o.material, o.mass_kg, o.size, o.xy, frozenset(o.hazards), o.rgba)
             for o in m.objects
         ),
-        tuple(Person(p.name, p.xy) for p in m.people),
+        tuple(Person(p.name, p.xy, p.sign) for p in m.people),
         tuple(Zone(z.name, z.x, z.y) for z in m.zones),
     )
 
@@ -76,7 +84,7 @@ def scene_json(scene: Scene) -> dict[str, Any]:
             }
             for o in scene.objects
         ],
-        "people": [{"name": p.name, "xy": list(p.xy)} for p in scene.people],
+        "people": [{"name": p.name, "xy": list(p.xy), **({"sign": p.sign} if p.sign else {})} for p in scene.people],
         "zones": [{"name": z.name, "x": list(z.x), "y": list(z.y)} for z in scene.zones],
     }
 
