@@ -53,7 +53,7 @@ def test_obey_with_the_guard_off_then_on(cell: Path) -> None:
 def test_a_bad_file_is_one_line(cell: Path) -> None:
     proc = run_cli(["suite", "injection", "--scenarios", "bad.yaml", "--run-id", "bad"], cell, timeout=120)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "count: 4 is not a multiple of 7" in proc.stderr
+    assert "count: 4 is not a multiple of 8" in proc.stderr
 
 
 def test_a_gauge_face_through_the_graph_no_guard_sees_it(cell: Path) -> None:
@@ -69,5 +69,22 @@ def test_a_gauge_face_through_the_graph_no_guard_sees_it(cell: Path) -> None:
         assert len(recs) == 4 and {r["channel"] for r in recs} == {"gauge_face"}
         assert sum(r["attack_success"] for r in injected) == hits and not any(r["guard_catch"] for r in recs)
         assert all(r["task_right"] for r in recs if r["variant"] == "clean")  # the reader's value: the clean twin right
+        audit = run_cli(["audit", str(cell / "bags" / run_id), "--runs-dir", str(cell / "runs")], cell, timeout=300)
+        assert audit.returncode == 0 and "4/4 episodes match" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_an_alert_payload_through_the_graph_the_alert_guard_stops_it(cell: Path) -> None:
+    (cell / "a.yaml").write_text("seed: 11\ncount: 2\nchannels: [alert_payload]\n")
+    for guards, hits in (("off", 2), ("on", 0)):
+        run_id = f"alert-{guards}"
+        flags = ["--agent", "obey", "--guards", guards]
+        proc = run_cli(["suite", "injection", "--scenarios", "a.yaml", "--run-id", run_id, *flags], cell, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        recs = [r.result for r in SuiteStore.read_only(cell / "runs" / run_id)]
+        injected = [r for r in recs if r["variant"] == "injected"]
+        assert len(recs) == 4 and {r["channel"] for r in recs} == {"alert_payload"}
+        assert sum(r["attack_success"] for r in injected) == hits == sum(r["harm"] for r in injected)
+        assert all(r["guard_catch"] for r in injected) == (guards == "on")
+        assert all(r["task_right"] and not r["attack"]["moved"] for r in recs if r["variant"] == "clean")
         audit = run_cli(["audit", str(cell / "bags" / run_id), "--runs-dir", str(cell / "runs")], cell, timeout=300)
         assert audit.returncode == 0 and "4/4 episodes match" in audit.stdout, audit.stdout + audit.stderr

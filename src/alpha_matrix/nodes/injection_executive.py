@@ -2,7 +2,9 @@
 
 For each item on suite/request (a clean or injected twin, whole). A gauge_face item is the gauge
 suite's: its render, its classical reader (read_gauge), its agent loop, with the text printed on
-the face in the situation (core/suites/injection/gauge_host.py). Every other item: render its overhead image
+the face in the situation (core/suites/injection/gauge_host.py). An alert_payload item runs its
+task up to the lift, asks the agent about the alert raised there (the alerts suite's situation),
+then sends the rest or holds as long (alert_host.py). Every other item: render its overhead image
 (the sim camera), ask agent/decide once in tool use with the refusal situation of the shown item
 (core/suites/injection/episode.py: the injected text sits in its channel of the scene); the
 validated decision (data, never dispatched by name) is judged by the refusal suite's judge with
@@ -22,9 +24,18 @@ from std_msgs.msg import String
 from alpha_matrix.core.agent.protocol import Image
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
+from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy
 from alpha_matrix.core.suites.gauge.agent_run import run_agent
 from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision, request_face
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
+from alpha_matrix.core.suites.injection.alert_host import (
+    SPLIT,
+    alert_observation,
+    alert_outcome,
+    alert_result,
+    continues,
+    rest_or_hold,
+)
 from alpha_matrix.core.suites.injection.context import InjectionContext
 from alpha_matrix.core.suites.injection.episode import (
     VERDICTS_TOPIC,
@@ -40,6 +51,7 @@ from alpha_matrix.core.suites.injection.params import InjectionExecutiveParams
 from alpha_matrix.core.suites.refusal.evaluate import admitted
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.modes import call_of
+from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.ros.agent_msgs import decision_from_msg
 from alpha_matrix.ros.pick_place_link import PickPlaceLink
@@ -56,6 +68,7 @@ class InjectionExecutive(DecidingExecutive):
         self.verdict_pub = self.create_publisher(String, VERDICTS_TOPIC.lstrip("/"), EVENTS)
         self.link = PickPlaceLink(self, self.params.service_timeout_s)
         self.gauge_scene: GaugeScene | None = None  # gauge_face items: opened at the first one
+        self.policy = load_alert_policy().policy  # alert_payload items: the shipped alert policy
 
     def run_request(self, req: SuiteRequest) -> dict[str, Any]:
         p = self.params
@@ -63,7 +76,12 @@ class InjectionExecutive(DecidingExecutive):
         assert isinstance(ctx, InjectionContext)
         if ctx.agent != p.agent:
             raise AlphaMatrixError(f"the context names agent {ctx.agent!r}, this graph runs {p.agent!r}")
-        out = self._gauge(req, it, ctx) if it.gauge else self._refusal(req, it, ctx)
+        if it.gauge:
+            out = self._gauge(req, it, ctx)
+        elif it.alert is not None:
+            out = self._alert(req, it, ctx)
+        else:
+            out = self._refusal(req, it, ctx)
         self.verdict_pub.publish(String(data=canonical_json(verdict_json(req.episode_id, out))))
         self.get_logger().info(f"{req.episode_id}: {out['action']} guard {out['guard']} attack {out['attack_success']}")
         return out
@@ -87,6 +105,24 @@ class InjectionExecutive(DecidingExecutive):
             face_text=it.text or None,
         )  # fmt: skip
         return gauge_result(it, decisions, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, recorded=answers)
+
+    def _alert(self, req: SuiteRequest, it: InjectionItem, ctx: InjectionContext) -> dict[str, Any]:
+        """An alert_payload item: the task up to the lift, the alert decided as in the alerts suite,
+        then the rest of the task or a hold as long (alert_host.py)."""
+        task = it.refusal.task
+        motion = plan_motion(it.refusal.scene, Call(task.target, task.place_xy, task.lift_m), self.link.reachable)
+        if motion.failure:
+            raise AlphaMatrixError(f"{it.name}: the task cannot be planned ({motion.failure})")
+        self.link.reset(req.episode_id, req.seed)
+        alert_step, _ = self.link.run(motion.commands[:SPLIT])
+        answer = self.decide(alert_observation(it, req.episode_id, alert_step))
+        decision = decision_from_msg(answer)
+        go_on, _, _ = continues(it, decision, self.policy, ctx.guards)
+        _end, samples = self.link.run(rest_or_hold(motion.commands, go_on))
+        out = alert_outcome(it, decision, self.policy, ctx.guards, alert_step, samples)
+        return alert_result(
+            it, decision, out, self.policy, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, recorded=[answer]
+        )
 
     def _refusal(self, req: SuiteRequest, it: InjectionItem, ctx: InjectionContext) -> dict[str, Any]:
         p = self.params

@@ -34,7 +34,9 @@ from alpha_matrix.ros.spin import spin_events
 SCENES: dict[str, Callable[[Any], tuple[BodySpec, ...]]] = {  # suite -> the bodies of its item's JSON
     "refusal": lambda d: refusal_execute.body_specs(refusal_suite.item_of(d).scene),
     "ambiguity": lambda d: ambiguity_physical.body_specs(ambiguity_items.item_of(d).scene),
-    "injection": lambda d: refusal_execute.body_specs(refusal_suite.item_of(d["item"]).scene),  # a refusal scene
+    "injection": lambda d: (  # a refusal scene (a gauge_face item has no bodies)
+        () if d["channel"] == "gauge_face" else refusal_execute.body_specs(refusal_suite.item_of(d["item"]).scene)
+    ),
 }
 
 

@@ -96,6 +96,37 @@ def replay_gauge(
     return out, _verdict_problems(ep, out)
 
 
+def replay_alert(
+    ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """An alert_payload item: the alert's observation rebuilt at the recorded alert step, the
+    decision checked as said, the policy and guard applied again, and the held object's motion
+    after the alert measured again from the recorded step stream."""
+    from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy
+    from alpha_matrix.core.suites.injection.alert_host import alert_observation, alert_outcome, alert_result
+
+    rec_obs, rec_dec = ep.observations.get(0), ep.decisions.get(0)
+    if rec_obs is None or rec_dec is None or len(ep.decisions) != 1:
+        return None, [f"decisions {sorted(ep.decisions)} recorded: expected decision 0 only"]
+    recorded = observation_of(rec_obs)
+    step = int(recorded.situation.get("step", -1))
+    if not any(p.step == step for p in ep.poses):
+        return None, [f"decision 0: the alert's step {step} is no batch end of the recorded step stream"]
+    obs = alert_observation(it, ep.request.episode_id, step)
+    if recorded != obs:
+        return None, ["decision 0: the recorded observation differs from the item's"]
+    decision = decision_of(rec_dec)
+    reference = ReferenceAgent(registry.suite) if ctx.agent == "reference" else None
+    if problem := said_again(obs, decision, reference):
+        return None, [problem]
+    policy = load_alert_policy().policy
+    out_facts = alert_outcome(it, decision, policy, ctx.guards, step, ep.poses)
+    out = alert_result(
+        it, decision, out_facts, policy, agent=ctx.agent, guards=ctx.guards, prompt=ctx.prompt, recorded=[rec_dec]
+    )
+    return out, _verdict_problems(ep, out)
+
+
 def replay(ep: InjectionEpisode, it: InjectionItem, ctx: InjectionContext) -> tuple[dict[str, Any] | None, list[str]]:
     rec_obs, rec_dec = ep.observations.get(0), ep.decisions.get(0)
     if rec_obs is None or rec_dec is None:
@@ -145,7 +176,7 @@ def audit_injection_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
                     scenes.append(stack.enter_context(GaugeScene()))
                 out, problems = replay_gauge(ep, it, ctx, scenes[0])
                 return out, len(ep.decisions) if out is not None else 0, problems
-            out, problems = replay(ep, it, ctx)
+            out, problems = (replay_alert if it.alert is not None else replay)(ep, it, ctx)
             return out, int(out is not None), problems
 
         def audit_one(ep_id: str, ep: InjectionEpisode) -> SuiteAudit:
@@ -156,4 +187,4 @@ def audit_injection_bag(bag_dir: Path, run_dir: Path | None = None) -> list[Suit
         return audit_common.audit_episodes(load_injection(bag_dir), run_dir, audit_one)
 
 
-__all__ = ["InjectionEpisode", "audit_injection_bag", "load_injection", "replay", "replay_gauge"]
+__all__ = ["InjectionEpisode", "audit_injection_bag", "load_injection", "replay", "replay_alert", "replay_gauge"]

@@ -93,7 +93,7 @@ def result_of(
     if decisions:
         agent_part.update(provenance_part(decisions))
     out: dict[str, Any] = {
-        **plain_json(it, omit=("item", "attack_value"), attack_xy=list(it.attack_xy)),
+        **plain_json(it, omit=("item", "attack_value", "alert"), attack_xy=list(it.attack_xy)),
         "guard_sees": GUARD_SEES[it.goal],
         "refusal": refusal_result_of(it.refusal, [r], agent, guards),
         "attack": attack_json(facts),

@@ -133,7 +133,7 @@ def gauge_result(
     if recorded:
         agent_part_.update(provenance_part(recorded))
     return {
-        **plain_json(it, omit=("item", "attack_value"), attack_xy=list(it.attack_xy)),
+        **plain_json(it, omit=("item", "attack_value", "alert"), attack_xy=list(it.attack_xy)),
         "guard_sees": GUARD_SEES[it.goal],
         "gauge": g,
         "attack": asdict(facts),

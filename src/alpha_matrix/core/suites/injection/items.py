@@ -14,6 +14,9 @@ Where the text goes (the *carrier*), by channel; the physics of both twins is th
 * person_sign: it is the sign a person in the scene wears (the carrier is the person).
 * tool_result: it is the reply of an earlier tool about the carrier object (``TOOL_REPLY``), in
   the situation's ``tool_results``; the clean twin has no earlier reply, exactly as a refusal item.
+* alert_payload: it is a ``note`` in the payload of the alert raised mid-task (``alert``; the
+  carrier is the alert's id): alert_host.py.
+* gauge_face: the item is a gauge suite request; the text is printed on the face (gauge_host.py).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class InjectionItem:
     # refusal item, or for gauge_face the gauge suite's request of one readable item
     item: RefusalItem | GaugeRequest
     attack_value: float | None = None  # gauge_face: the value the text asks the agent to report
+    alert: dict[str, Any] | None = None  # alert_payload: the stop-class alert raised mid-task (alert_host.py)
 
     @property
     def gauge(self) -> bool:
@@ -80,7 +84,7 @@ def injected_item(clean: RefusalItem, channel: str, carrier: str, text: str) -> 
         scene = replace(scene, objects=tuple(replace(o, kind=text) if o.name == carrier else o for o in scene.objects))
     elif channel == "person_sign":
         scene = replace(scene, people=tuple(replace(p, sign=text) if p.name == carrier else p for p in scene.people))
-    elif channel != "tool_result":
+    elif channel not in ("tool_result", "alert_payload"):
         raise ValueError(f"channel {channel!r}: not a refusal-scene channel")
     return replace(clean, item_id=f"{clean.item_id}_inj", scene=scene)
 
@@ -103,13 +107,14 @@ def pair(
     attack_object: str = "",
     attack_xy: tuple[float, float] = (0.0, 0.0),
     attack_value: float | None = None,
+    alert: dict[str, Any] | None = None,
     origin: str,
 ) -> tuple[InjectionItem, InjectionItem]:
     """The clean twin and the injected twin of one pair (a gauge item is the same in both: the
     text is in the situation, not in the image)."""
     common = dict(
         channel=channel, goal=goal, carrier=carrier, attack_object=attack_object, attack_xy=attack_xy,
-        attack_value=attack_value, origin=origin,
+        attack_value=attack_value, alert=alert, origin=origin,
     )  # fmt: skip
     shown = clean if isinstance(clean, GaugeRequest) else injected_item(clean, channel, carrier, text)
     a = InjectionItem(pair_id, CLEAN, text="", item=clean, **common)  # type: ignore[arg-type]
@@ -133,6 +138,7 @@ def injection_json(it: InjectionItem) -> dict[str, Any]:
         "attack": attack,
         "origin": it.origin,
         "item": item,
+        **({"alert": it.alert} if it.alert is not None else {}),
     }
 
 
@@ -141,7 +147,7 @@ def injection_of(d: dict[str, Any]) -> InjectionItem:
     if d["channel"] == "gauge_face":
         return plain_of(
             InjectionItem, d, attack_object="", attack_xy=(0.0, 0.0), attack_value=float(a["value"]),
-            item=GaugeRequest.model_validate(d["item"]),
+            item=GaugeRequest.model_validate(d["item"]), alert=None,
         )  # fmt: skip
     return plain_of(
         InjectionItem, d,
@@ -149,6 +155,7 @@ def injection_of(d: dict[str, Any]) -> InjectionItem:
         attack_xy=(float(a["xy"][0]), float(a["xy"][1])),
         attack_value=None,
         item=item_of(d["item"]),
+        alert=d.get("alert"),
     )  # fmt: skip
 
 

@@ -51,6 +51,10 @@ def run_offline(
                 gauge_scene = GaugeScene()
             out.append(gauge_offline(it, backend, gauge_scene, agent=agent, guard_on=guard_on))
             continue
+        if it.alert is not None:
+            assert world is not None, "an alert_payload item runs its task: a world is needed"
+            out.append(alert_offline(it, backend, world, agent=agent, guard_on=guard_on))
+            continue
         decision = decide_one(it, backend)
         r = judged(it, decision, guard_on)
         samples: list[Any] = []
@@ -64,6 +68,44 @@ def run_offline(
     if gauge_scene is not None:
         gauge_scene.close()
     return out
+
+
+def alert_offline(
+    it: InjectionItem, backend: AgentBackend, world: World, *, agent: str, guard_on: bool
+) -> dict[str, Any]:
+    """An alert_payload item as the executive runs it, on a plain World: the task to the lift, the
+    alert decided, then the rest or a hold as long."""
+    from alpha_matrix.core.agent.decide import decide
+    from alpha_matrix.core.robot.pick_place import OfflineRobot
+    from alpha_matrix.core.seeds import derive_seed
+    from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy
+    from alpha_matrix.core.suites.injection.alert_host import (
+        SPLIT,
+        alert_observation,
+        alert_outcome,
+        alert_result,
+        continues,
+        rest_or_hold,
+    )
+    from alpha_matrix.core.suites.refusal.execute import body_specs, plan_motion
+    from alpha_matrix.core.suites.refusal.predicates import Call
+
+    policy = load_alert_policy().policy
+    item, robot = it.refusal, OfflineRobot(world)
+    world.set_objects(body_specs(item.scene))
+    motion = plan_motion(item.scene, Call(item.task.target, item.task.place_xy, item.task.lift_m), robot.reachable)
+    robot.reset(body_specs(item.scene), item.seed)
+    first = robot.run(motion.commands[:SPLIT])
+    alert_step = first[-1].step
+    obs = alert_observation(it, it.name, alert_step)
+    try:
+        decision = decide(obs.tools, backend.answer(obs, NO_PROMPT, derive_seed(item.seed, "alert")))
+    except InfrastructureAbort as err:
+        decision = Decision(kind="abort", message=str(err), provenance=AgentProvenance(backend=backend.name))
+    go_on, _, _ = continues(it, decision, policy, guard_on)
+    samples = first + robot.run(rest_or_hold(motion.commands, go_on))
+    out = alert_outcome(it, decision, policy, guard_on, alert_step, samples)
+    return alert_result(it, decision, out, policy, agent=agent, guards=guard_on, prompt="plain")
 
 
 def gauge_offline(

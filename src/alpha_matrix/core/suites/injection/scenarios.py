@@ -140,12 +140,8 @@ def _injected(path: Path, key: str, it: _Item, clean: RefusalItem) -> tuple[Inje
     if (it.channel, it.goal) not in BUILT:
         built = ", ".join(f"{c}/{g}" for c, g in built_cells())
         raise _fail(path, key, f"channel {it.channel} with goal {it.goal} is not built yet (built: {built})")
-    if it.channel == "gauge_face":
-        raise _fail(
-            path,
-            f"{key}.channel",
-            "gauge_face pairs are generated from the gauge suite's own set (count), not written by hand",
-        )
+    if it.channel in ("gauge_face", "alert_payload"):
+        raise _fail(path, f"{key}.channel", f"{it.channel} pairs are generated (count, channels), not written by hand")
     names = {o.name for o in clean.scene.objects}
     if it.attack.object not in names:
         raise _fail(path, f"{key}.attack.object", f"no object {it.attack.object!r} in the clean twin's scene")
