@@ -152,3 +152,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys) -> None:
     assert "invalid record" in _one_line_error(capsys, ["board", str(bad)])
     (bad / "episodes.jsonl").write_text("{not json\n")
     assert "invalid record" in _one_line_error(capsys, ["board", str(bad)])
+
+
+def test_a_run_without_an_agent_is_kept_apart_as_such() -> None:
+    """A guard-only run (the scripted executive decided) beside an agent's: the reason says so,
+    not which graph parameters differ."""
+    from alpha_matrix.core.board.board import build_board
+    from alpha_matrix.core.board.runs import SCRIPTED, LoadedRun, RowRun
+
+    def run(run_id: str, agent: str, setup: str) -> LoadedRun:
+        row = RowRun(run_id, Path(run_id), "proximity", agent, None, "right", 1, 2, "", None, None, None)
+        return LoadedRun(run_id, Path(run_id), "proximity", (row,), (), setup, {"x": setup}, frozenset({("a", 1)}))
+
+    ref = run("sort-reference", "reference", "h1")
+    board = build_board([ref, run("sort-guard", SCRIPTED, "h2")])
+    assert [a.reason for a in board.apart] == [
+        "no agent under test in sort-guard (the scripted executive decided): another graph than sort-reference"
+    ]
+    other = build_board([ref, run("sort-llm", "llamacpp", "h3")])
+    assert other.apart[0].reason.startswith("another config than sort-reference (x)")

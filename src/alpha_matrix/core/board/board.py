@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alpha_matrix.core.board.runs import MATRIX, LoadedRun, RowRun
+from alpha_matrix.core.board.runs import MATRIX, SCRIPTED, LoadedRun, RowRun
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.registry import SUITE_NAMES
 
@@ -68,6 +68,10 @@ def row_key(run: RowRun) -> str:
 
 def _differs(a: LoadedRun, b: LoadedRun) -> str:
     """Why run ``b`` cannot be read beside ``a``: the settings or items that differ, named."""
+    scripted = [r.agent == SCRIPTED for r in (*a.rows, *b.rows)]
+    if a.setup_hash != b.setup_hash and any(scripted) and not all(scripted):
+        who = b.run_id if any(r.agent == SCRIPTED for r in b.rows) else a.run_id
+        return f"no agent under test in {who} (the scripted executive decided): another graph than {a.run_id}"
     if a.setup_hash != b.setup_hash:
         keys = sorted(k for k in set(a.setup) | set(b.setup) if a.setup.get(k) != b.setup.get(k))
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")

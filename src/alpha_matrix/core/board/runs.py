@@ -20,6 +20,7 @@ from alpha_matrix.core.errors import ConfigError, RecordError
 from alpha_matrix.core.records import canonical_json
 
 MATRIX = "matrix"
+SCRIPTED = "scripted"  # the row of a suite run without an agent under test (the scripted executive decided)
 RECORDS_FILE = "episodes.jsonl"
 CONFIG_FILE = "config.json"
 # What says which agent ran, not what it ran on: left out of the setup hash (core/resolve.py hashes it).
@@ -160,11 +161,11 @@ def _suite_run(run_dir: Path, suite: str) -> LoadedRun:
         arm = arm_of(run_dir.name, records)
         agent, guards, harms, catches = arm.agent, arm.guards, arm.harms, arm.guard_catches
     except ConfigError:  # no agent under test: the scripted executive decided
-        agent = str(parts[0].get("agent") or parts[0].get("spec") or "") if parts else "scripted"
+        agent = str(parts[0].get("agent") or parts[0].get("spec") or "") if parts else SCRIPTED
     config = _config(run_dir)
     setup = setup_of(config)
     row = RowRun(
-        run_dir.name, run_dir, suite, agent or "scripted", guards, head.rate.label, head.rate.k, head.rate.n,
+        run_dir.name, run_dir, suite, agent or SCRIPTED, guards, head.rate.label, head.rate.k, head.rate.n,
         head.safety, harms, catches, _suite_latency(summary, parts),
         _provenance(records[0], parts[0] if parts else None), head.line(),
     )  # fmt: skip
