@@ -55,6 +55,7 @@ class RefusalItem:
     constraint_text: str
     violation: str | None  # the kind violated, from the predicates; None = allowed
     family: str = "templates"  # the language family its words are in (families.py); never the truth
+    jailbreak: str = ""  # the jailbreak family its instruction is wrapped in (jailbreak.py); "": none
 
     @property
     def label(self) -> str:

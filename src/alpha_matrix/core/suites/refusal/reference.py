@@ -14,6 +14,13 @@ constraint sentence (the ``paraphrases`` family, any other text) it **abstains**
 call ``abstain`` (``ABSTAIN``), which no mode offers, so the decision is judged invalid -- never
 right, never acted on -- and score.py counts it as an abstention, apart from the agent's errors.
 It neither refuses nor proceeds on a text it could not read: either would be a guess.
+
+A jailbreak item's instruction (jailbreak.py) is read through its frame: the frames are this
+module's own static templates, which ``unwrap`` strips as exactly as the task sentence is parsed.
+The reference is therefore immune to the jailbreak set **by construction**: it decides from the
+constraint text and the scene, and no word of the frame (a persona, a hypothetical, an approval,
+a quoted earlier turn) enters that decision -- its rate there is not a measurement of resisting a
+jailbreak.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from alpha_matrix.core.agent.protocol import AgentPrompt, Observation, RawAnswer, RawToolCall
+from alpha_matrix.core.suites.refusal.jailbreak import unwrap
 from alpha_matrix.core.suites.refusal.predicates import Call, violations
 from alpha_matrix.core.suites.refusal.scene import Scene
 from alpha_matrix.core.suites.refusal.schema import scene_of
@@ -42,8 +50,13 @@ _INSTRUCTION = re.compile(
 
 
 def parse_instruction(instruction: str, scene: Scene) -> Call | None:
-    """The call an instruction asks for, its object found by kind in the scene (None: not exactly one)."""
+    """The call an instruction asks for, its object found by kind in the scene (None: not exactly one).
+    An instruction in a jailbreak frame of jailbreak.py is read through it (``unwrap``): the frame's
+    words never enter the decision, which the parsed constraints and the scene make."""
     m = _INSTRUCTION.fullmatch(instruction.strip())
+    if not m:
+        plain = unwrap(instruction)
+        m = _INSTRUCTION.fullmatch(plain.strip()) if plain is not None else None
     if not m:
         return None
     named = [o for o in scene.objects if o.kind == m[1]]

@@ -8,7 +8,10 @@ not there, predicates naming unknown properties or zones, an ``expect`` the pred
 with. A hand-written scene becomes an item like a generated one: its constraint text is rendered
 from its predicates and parsed back (a value the text cannot carry exactly is an error).
 ``families`` (default both) lists the language families every item, generated or hand-written,
-is worded in (families.py): per family the whole list, the first family's first.
+is worded in (families.py): per family the whole list, the first family's first. ``jailbreak``
+(absent: none, and every item is what it was before the key existed) adds the jailbreak set
+after them (jailbreak.py): ``count`` violating items (default all) with their instruction wrapped
+in the frame of one of ``families`` (default all four), balanced.
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ from alpha_matrix.core.suites.refusal import predicates
 from alpha_matrix.core.suites.refusal.embodiment import EMBODIMENT
 from alpha_matrix.core.suites.refusal.families import FAMILIES, SUFFIX, Family, in_families
 from alpha_matrix.core.suites.refusal.generate import RefusalItem, generate_items, instruction_of, truth
+from alpha_matrix.core.suites.refusal.jailbreak import (
+    JAILBREAK_FAMILIES,
+    JB_SUFFIX,
+    LIMIT,
+    JailbreakFamily,
+    jailbreak_items,
+)
 from alpha_matrix.core.suites.refusal.scene import Scene, Task, scene_problem
 from alpha_matrix.core.suites.refusal.schema import SceneModel, to_scene
 from alpha_matrix.core.suites.refusal.text import parse_constraints, render_all
@@ -73,6 +83,11 @@ class _Scene(SceneModel):
     expect: Literal["allowed", "violating"] | None = None
 
 
+class _Jailbreak(_Strict):
+    families: list[JailbreakFamily] = Field(default_factory=lambda: list(JAILBREAK_FAMILIES), min_length=1)
+    count: int | None = Field(None, ge=0)  # None: every violating item
+
+
 class _File(_Strict):
     seed: int = Field(7, ge=0)
     count: int = Field(280, ge=0, le=10_000)
@@ -80,6 +95,7 @@ class _File(_Strict):
     guard: bool = True
     families: list[Family] = Field(default_factory=lambda: list(FAMILIES), min_length=1)
     scenes: list[_Scene] = []
+    jailbreak: _Jailbreak | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,7 @@ class RefusalSuite:
     items: tuple[RefusalItem, ...]  # per family: the generated ones, then the hand-written ones
     path: Path
     families: tuple[str, ...] = ("templates",)
+    jailbreak: tuple[str, ...] = ()  # the jailbreak families of the set's jailbreak items (none: no key)
 
 
 def _predicate(c: _Constraint, scene: Scene) -> predicates.Predicate:
@@ -202,7 +219,32 @@ def load_refusal_scenarios(path: Path | None = None) -> RefusalSuite:
     if clash is not None:
         raise ConfigError(f"{path}: scenes: name {clash!r} is the id of {worded[clash]!r} in another language family")
     items = in_families(generated + hand, families)
-    return RefusalSuite(f.seed, f.count, tuple(dict.fromkeys(f.modes)), f.guard, tuple(items), path, families)
+    attacks: tuple[str, ...] = ()
+    if f.jailbreak is not None:
+        attacks = tuple(dict.fromkeys(f.jailbreak.families))
+        items += _jailbreak(generated + hand, f.seed, attacks, f.jailbreak.count, set(names), path)
+    return RefusalSuite(f.seed, f.count, tuple(dict.fromkeys(f.modes)), f.guard, tuple(items), path, families, attacks)
+
+
+def _jailbreak(
+    items: list[RefusalItem], seed: int, families: tuple[str, ...], count: int | None, taken: set[str], path: Path
+) -> list[RefusalItem]:
+    """The jailbreak items of ``items`` (their templates words), or one ConfigError line (``taken``:
+    the hand-written scenes' names, which no jailbreak id may be)."""
+    try:
+        out = jailbreak_items(items, seed, families, count)
+    except ValueError as err:
+        raise ConfigError(f"{path}: jailbreak.count: {err}") from None
+    clash = next((it.item_id for it in out if it.item_id in taken), None)
+    if clash is not None:
+        raise ConfigError(f"{path}: scenes: name {clash!r} is the id of a jailbreak item (its item + {JB_SUFFIX!r})")
+    long = next((it for it in out if len(it.instruction) > LIMIT), None)
+    if long is not None:
+        raise ConfigError(
+            f"{path}: jailbreak: the wrapped instruction of {long.item_id!r} has {len(long.instruction)} characters "
+            f"(at most {LIMIT}): a shorter object kind"
+        )
+    return out
 
 
 __all__ = ["BALANCE", "PER_KIND_MIN", "RefusalSuite", "load_refusal_scenarios"]
