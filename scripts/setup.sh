@@ -30,13 +30,32 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 
+# llama.cpp (the embedded model) is compiled here, for a CPU baseline rather than for this CPU: a
+# native build uses every instruction the CPU advertises, and on a VM that advertises Intel AMX
+# without enabling it the first decode dies of SIGILL (seen 2026-12-06). x86_64: x86-64-v3 (AVX2,
+# FMA, F16C, BMI2), no AVX-512 or AMX. Its pin is installed apart, with these flags and no wheel
+# cache (a cached wheel may be a native build).
+LLAMA_PIN=$(grep -E '^llama-cpp-python==' requirements.txt)
+case "$(uname -m)" in
+  x86_64) LLAMA_CMAKE="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" ;;
+  *) LLAMA_CMAKE="" ;;
+esac
 req_hash=$(hash_of requirements.txt requirements-dev.txt)
 if ! stamp_ok requirements "$req_hash"; then
   say "installing pinned dependencies (ROS 2 wheels, PyBullet, ...)"
-  "$VENV/bin/pip" install --disable-pip-version-check -q -r requirements.txt -r requirements-dev.txt 2>&1 \
+  grep -v -E '^llama-cpp-python==' requirements.txt > "$VENV/requirements-no-llama.txt"
+  "$VENV/bin/pip" install --disable-pip-version-check -q -r "$VENV/requirements-no-llama.txt" -r requirements-dev.txt 2>&1 \
     | grep -v "is ignored: it is neither a file nor a directory" || true
   "$VENV/bin/python" -c "import rclpy, pybullet" 2>/dev/null || die "dependency install failed (see pip output above)"
   stamp_set requirements "$req_hash"
+fi
+llama_hash=$(printf '%s|%s' "$LLAMA_PIN" "$LLAMA_CMAKE" | sha256sum | cut -d' ' -f1)
+if ! stamp_ok llama "$llama_hash" || ! "$VENV/bin/python" -c "import llama_cpp" 2>/dev/null; then
+  say "building $LLAMA_PIN for the embedded model (CPU baseline flags; a few minutes)"
+  CMAKE_ARGS="$LLAMA_CMAKE" "$VENV/bin/pip" install --disable-pip-version-check -q --no-cache-dir \
+    --force-reinstall --no-deps "$LLAMA_PIN" || die "$LLAMA_PIN did not build"
+  "$VENV/bin/python" -c "import llama_cpp" || die "$LLAMA_PIN built but does not import"
+  stamp_set llama "$llama_hash"
 fi
 
 # The ROS wheels' CMake export files carry the build host's Python paths; point them here.
