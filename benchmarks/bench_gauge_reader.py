@@ -3,7 +3,7 @@
 Builds the balanced set of ``config/scenarios/gauge.yaml`` (seed, size), renders every item,
 reads it, and prints accuracy on readable items (within 2 % of span), hallucination on
 unreadable ones, MAE, the same per degradation, and the reader's time per image (the render is
-not counted). Exit status 1 when the acceptance (accuracy >= 90 %, hallucination <= 5 %) fails.
+not counted), and per degradation and per style (face) the k/n counts. Exit status 1 when the acceptance (accuracy >= 90 %, hallucination <= 5 %) fails.
 
 usage: python benchmarks/bench_gauge_reader.py [--items N] [--seed S] [--reader classical|dial]
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -42,6 +42,26 @@ def _dial_evaluate(scene: GaugeScene, items: list[Item]) -> Iterator[Evaluated]:
         r = read_dial(image, DialSpec(face.lo, face.hi, face.unit, clockwise=True))
         reading = Reading(r.value, r.uncertainty, r.unit, r.reason, r.evidence)
         yield Evaluated(item, reading, (time.perf_counter() - t0) * 1e3)
+
+
+def _kn_table(title: str, done: list[Evaluated], key: Callable[[Evaluated], str]) -> None:
+    """Per group: readable read within 2 % of span (k/n), unreadable given a value (k/n), median ms."""
+    groups: dict[str, list[Evaluated]] = {}
+    for e in done:
+        groups.setdefault(key(e), []).append(e)
+    print(f"{title:18} {'within 2 % (k/n)':>17} {'hallucination (k/n)':>20} {'median ms':>10}")
+    for name in sorted(groups):
+        es = groups[name]
+        readable = [e for e in es if e.item.readable]
+        ok = sum(
+            e.reading.value is not None
+            and abs(e.reading.value - e.item.conditions.value) <= 0.02 * FACES[e.item.face].span
+            for e in readable
+        )
+        unreadable = [e for e in es if not e.item.readable]
+        hal = sum(e.reading.value is not None for e in unreadable)
+        ms = float(np.median([e.read_ms for e in es]))
+        print(f"{name:18} {f'{ok}/{len(readable)}':>17} {f'{hal}/{len(unreadable)}':>20} {ms:>10.1f}")
 
 
 def main() -> int:
@@ -76,6 +96,8 @@ def main() -> int:
     for name, s in by_degradation(rows).items():
         mae = "   n/a" if s.mae_pct is None else f"{s.mae_pct:6.2f}"
         print(f"{name:18} {_pct(s.accuracy):>10} {_pct(s.false_abstention):>12} {_pct(s.hallucination):>10} {mae:>10}")
+    _kn_table("degradation", done, lambda e: e.item.degradation)
+    _kn_table("style (face)", done, lambda e: e.item.face)
     print(f"anchors: {ANCHORS}")
     ok = meets_acceptance(total)
     print("acceptance (accuracy >= 90 %, hallucination <= 5 %):", "met" if ok else "NOT met")

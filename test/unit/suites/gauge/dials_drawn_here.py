@@ -33,6 +33,7 @@ class Drawn:
     drag: float | None = None  # value of a red drag pointer
     squash: float = 1.0  # vertical scale (a tilted view)
     tip: float = 0.9  # needle length / R
+    main_needle: bool = True  # False: no value pointer drawn (only the drag pointer, if any)
     noise: float = 2.0
     seed: int = 0
 
@@ -70,6 +71,8 @@ def draw(d: Drawn) -> np.ndarray:
         cv2.putText(img, label, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_DUPLEX, 0.6 * big, d.ink, 1 * big)
     if d.drag is not None:
         cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), 0.85), (200, 30, 30), 3 * big)
+    if not d.main_needle:
+        return _finish(d, img, w, h)
     a = angle(d, d.value)
     tip = pt(a, d.tip)
     tail = pt(a + 180.0, 0.15)
@@ -79,6 +82,10 @@ def draw(d: Drawn) -> np.ndarray:
     )
     cv2.fillPoly(img, [poly], d.needle)
     cv2.circle(img, (int(c[0]), int(c[1])), int(0.07 * r), d.needle, -1)
+    return _finish(d, img, w, h)
+
+
+def _finish(d: Drawn, img: np.ndarray, w: int, h: int) -> np.ndarray:
     out = cv2.resize(img, (w, int(h * d.squash)) if d.squash != 1.0 else (w, h), interpolation=cv2.INTER_AREA)
     if d.squash != 1.0:
         canvas = np.full((h, w, 3), d.background, np.uint8)

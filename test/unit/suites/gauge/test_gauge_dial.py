@@ -95,3 +95,68 @@ def test_a_larger_photo_is_read_at_work_resolution() -> None:
     d = Drawn(value=6.3, size=(1600, 1200), centre=(800, 600), radius=380)
     value, reason = _read(replace(d))
     assert _within(value, d), reason
+
+
+@pytest.mark.parametrize(
+    "d",
+    [Drawn(value=5.0, drag=8.0, main_needle=False), Drawn(value=5.0, drag=3.0, main_needle=False, **DARK)],  # type: ignore[arg-type]
+    ids=["drag-only", "drag-only-light-on-dark"],
+)
+def test_a_drag_pointer_without_its_needle_is_no_reading(d: Drawn) -> None:
+    value, reason = _read(d)
+    assert value is None and "pointer" in reason, (value, reason)
+
+
+def _perspective(img: np.ndarray, d: Drawn, pan_deg: float, pitch_deg: float) -> np.ndarray:
+    """The drawn dial seen off-axis by an upright pinhole camera at 3 radii: the dial's plane turned
+    by ``pan_deg`` about the vertical, then ``pitch_deg`` about the horizontal (a perspective view,
+    not an affine one; the camera is not rolled, as a photo is taken upright)."""
+    import math
+
+    import cv2
+
+    f = 3.0 * d.radius
+    a, b = math.radians(pan_deg), math.radians(pitch_deg)
+    pan = np.array([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
+    pitch = np.array([[1, 0, 0], [0, math.cos(b), -math.sin(b)], [0, math.sin(b), math.cos(b)]])
+    rot = pitch @ pan
+    cx, cy = d.centre
+    src = np.array([[cx - 200, cy - 200], [cx + 200, cy - 200], [cx + 200, cy + 200], [cx - 200, cy + 200]], float)
+    dst = []
+    for x, yy in src:
+        p = rot @ np.array([x - cx, yy - cy, 0.0]) + np.array([0.0, 0.0, f])
+        dst.append([cx + f * p[0] / p[2], cy + f * p[1] / p[2]])
+    h = cv2.getPerspectiveTransform(src.astype(np.float32), np.array(dst, np.float32))
+    return np.asarray(cv2.warpPerspective(img, h, (img.shape[1], img.shape[0]), borderValue=d.background))
+
+
+_HUB_NOT_FOUND = pytest.mark.xfail(
+    strict=True,
+    reason="known limitation (2026-12-06): this drawing's pivot (a 0.07 R cap under a wide needle base) is "
+    "not found, so only the ellipse is undone (affine), and at 3 radii the perspective bends the tick pitch",
+)
+
+
+@pytest.mark.parametrize(
+    ("pan", "pitch", "value"),
+    [
+        pytest.param(40.0, 0.0, 6.3, marks=_HUB_NOT_FOUND),
+        (30.0, 30.0, 2.2),
+        pytest.param(0.0, -45.0, 8.9, marks=_HUB_NOT_FOUND),
+    ],
+)
+def test_a_perspective_view_is_read(pan: float, pitch: float, value: float) -> None:
+    d = Drawn(value=value, radius=120, centre=(320, 240))
+    r = read_dial(_perspective(draw(d), d, pan, pitch), DialSpec(d.lo, d.hi, "bar"))
+    assert _within(r.value, d), (r.value, r.reason, d.value)
+
+
+def test_an_object_over_the_needle_tip_is_no_reading() -> None:
+    import cv2
+
+    d = Drawn(value=6.3, radius=150, centre=(330, 250))
+    img = draw(d)
+    # a brown box over the outer part of the needle (its tip hidden), edges not along the needle
+    cv2.fillPoly(img, [np.array([[390, 120], [470, 150], [440, 240], [360, 210]], np.int32)], (150, 100, 70))
+    r = read_dial(img, DialSpec(d.lo, d.hi, "bar"))
+    assert r.value is None, (r.value, r.reason)

@@ -3,17 +3,21 @@
 It gets the image and what a technician knows of the gauge (``DialSpec``: range, unit, sweep
 direction, optionally the arc's end angles), never a drawing layout:
 
-1. The dial: the strongest circle (Hough), refined to an ellipse fitted to the edges around it
-   (a tilted dial), then stretched back to a circle (``CANON`` px radius). No panel is needed.
-2. Ink, whatever the polarity: the dial's own colour is the median of its face; ink is every
-   pixel far from it (dark on light, light on dark, a coloured pointer alike).
+1. The dial: the largest well-supported ellipse (elliptic edge contours, Hough circles), its
+   pivot (a filled disc of ink near the middle) as the image of its centre; with both the
+   perspective is undone (``_to_canon``: the centre's polar is the vanishing line), the image's
+   vertical kept vertical, and the dial is a circle of ``CANON`` px radius. No panel is needed.
+2. Ink, whatever the polarity: the face's colour around each point is its median over 0.15 R;
+   ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike).
 3. The tick ring: the band of radii whose angular profile is most "ticky" (narrow marks over
    the ring); its marks are the ticks, their largest gap is the part of the dial without a
-   scale. The ticks' pitch (their median spacing) and a least-squares fit of tick index against
+   scale (or, when a cover hides one end, the gap spanning 6 o'clock). The ticks' pitch (the
+   largest spacing of which nearly every gap is a whole multiple) and a least-squares fit of tick index against
    angle give the arc; its ends are the range's ends (or the face file's angles when given).
 4. The pointers: rays of ink from the hub outward (a radial run, not a numeral's blob) inside
    the tick ring. One: the value pointer. Several: the one neutral in colour is the value
-   pointer, a coloured one is a drag or set pointer; otherwise abstain as ambiguous.
+   pointer, a coloured one is a drag or set pointer; otherwise, and for a lone coloured pointer,
+   abstain as ambiguous.
 5. Abstain whenever this cannot be met: no dial, polarity unclear, too few ticks, an arc that
    is no gauge's arc, no pointer or its tip not reaching the scale, the pointer off the scale,
    too few pixels per 2 % of the span.
@@ -33,7 +37,8 @@ N_ANG = 720  # 0.5 deg bins
 N_RAD = 110  # radial samples, 0 .. 1.1 R
 WORK_PX = 640  # the image is reduced to at most this many px on its long side
 STANDARD_SWEEPS = (90.0, 180.0, 240.0, 270.0, 300.0)
-SWEEP_TOL = 5.0  # deg: a found arc within this of a standard sweep is taken as that sweep
+SWEEP_TOL = 5.0  # deg: a found arc within this (and 0.4 pitch) of a standard sweep is taken as that sweep
+CENTRE_TOL = 6.0  # deg: the scale's middle off 12 o'clock (the image's vertical leans in a perspective view)
 MIN_RAY = 0.1  # share of hub-to-ticks a ray of ink must cover to count as a pointer (a broken one too)
 NEUTRAL_MAX, COLOURED_MIN = 0.22, 0.35  # (max - min) / (max + 10) of a pointer's pixels: black/white vs red
 SIDE_PX = 9.0  # canonical px beside a pointer where the face must show, both sides
@@ -87,7 +92,10 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     ev["radius_px"] = dial.px_scale * CANON / scale
     polar_rgb = _polar(dial.canon)  # (N_ANG, N_RAD, 3)
     face_rgb = np.median(polar_rgb[:, 25:85].reshape(-1, 3), axis=0)
-    ink = np.sqrt(((polar_rgb - face_rgb) ** 2).sum(axis=2)) / math.sqrt(3.0)  # RGB distance from the face
+    # ink: RGB distance from the face around it (its median over 0.15 R), so a shadow's edge or a
+    # glare's slope across the dial is face, not ink
+    local = cv2.medianBlur(np.clip(dial.canon, 0, 255).astype(np.uint8), 31).astype(np.float32)
+    ink = np.sqrt(((polar_rgb - _polar(local)) ** 2).sum(axis=2)) / math.sqrt(3.0)
     noise = _noise(dial.canon)
     bound = max(min_contrast, noise_k * noise)
     ev.update(noise=noise, bound=bound, face_grey=float(face_rgb.mean()))
@@ -118,14 +126,23 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     r0, r1 = 0.18, max(0.35, r_in - 0.04)
     j0, j1 = int(r0 * 100), int(r1 * 100)
     inner = ink[:, j0:j1]
-    thin = _thin(inner, radii[j0:j1], bound)  # ink with the face on at least one side: a mark, not a patch
+    thin = _thin(
+        inner, polar_rgb[:, j0:j1], radii[j0:j1], bound
+    )  # ink with the face on at least one side: a mark, not a patch
     wide = _smooth_ang(thin, 3) > 0.3  # a pointer 1-2 bins wide
     run = _run_from_hub(wide)  # (N_ANG,) fraction of [r0, r1] covered from r0 outward
     cand = [k for k in _peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]  # every ray from the hub, short ones too
     # a pointer crossing the ring is no tick (a tick under it is left out: a hidden tick is allowed)
     ticks = [t for t in ticks if all(min(abs(t - k), N_ANG - abs(t - k)) > 4 for k in cand)]
+    # where the tick ring is covered by something that is not the face (an occluder, a shattered patch)
+    ring_rgb = np.median(polar_rgb[:, lo_j : hi_j + 1], axis=1)
+    hidden = np.sqrt(((ring_rgb - face_rgb) ** 2).sum(axis=1) / 3.0) > bound
+    hidden = _covers(_smooth_ang(hidden.astype(np.float32), 5) > 0.5, ticks)
+    # a mark at the edge of a covered stretch is that cover's edge, not a tick
+    near_cover = _smooth_ang(hidden.astype(np.float32), 9) > 0
+    ticks = [t for t in ticks if not near_cover[t]]
     ang = _angle_of_bin(np.array(ticks, float))
-    arc = _arc(ang, prof[np.array(ticks, int)] if ticks else np.zeros(0), spec)
+    arc = _arc(ang, prof[np.array(ticks, int)] if ticks else np.zeros(0), spec, hidden)
     if isinstance(arc, str):
         return abstain(arc)
     start, sweep = arc  # start: angle of lo; sweep: positive deg in the value's direction
@@ -142,6 +159,8 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
         k = neutral[0]
     else:
         k = cand[0]
+        if colours[0] >= COLOURED_MIN:  # a lone coloured pointer: a drag or set pointer without its needle?
+            return abstain("only a coloured pointer, value pointer ambiguous")
     ev["pointer_run"] = float(run[k])
     if run[k] < 0.8:
         return abstain("pointer tip not visible")
@@ -170,43 +189,169 @@ def _find_dial(rgb: np.ndarray) -> _Dial | None:
     lo, hi = np.percentile(g, (1, 99))
     if hi - lo >= 8:  # dim light: stretch so the rim's edges reach Canny's thresholds
         g = np.clip((g.astype(np.float32) - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
+    edges = cv2.Canny(g, 40, 100)
+    cands: list[Ellipse] = []
     circles = cv2.HoughCircles(
         g, cv2.HOUGH_GRADIENT, dp=1.5, minDist=min(h, w) / 4, param1=80, param2=30,
         minRadius=int(0.08 * min(h, w)), maxRadius=int(0.55 * max(h, w)),
     )  # fmt: skip
-    if circles is None:
-        return None
-    edges = cv2.Canny(g, 40, 100)
-    best: tuple[float, Ellipse] | None = None
-    for cx, cy, r in circles[0][:5]:
+    for cx, cy, r in [] if circles is None else circles[0][:5]:
         ell = _fit_ellipse(edges, float(cx), float(cy), float(r))
-        if ell is None:
+        if ell is not None:
+            cands.append(ell)
+    cands += _contour_ellipses(edges, min(h, w), max(h, w))
+    best: tuple[float, Ellipse] | None = None
+    for ell in cands:
+        (_, _), (a0, a1), _ = ell
+        if min(a0, a1) < 0.4 * max(a0, a1) or min(a0, a1) < 0.16 * min(h, w) or max(a0, a1) > 1.2 * max(h, w):
             continue
-        (ex, ey), (a0, a1), _ = ell
-        # the dial is the largest well-supported ellipse among the strongest circles
+        # the dial is the largest well-supported ellipse
         support = _support(edges, ell)
         score = support * max(a0, a1)
-        if support > 0.35 and (best is None or score > best[0]):
+        if support > 0.5 and (best is None or score > best[0]):
             best = (score, ell)
     if best is None:
         return None
-    (ex, ey), (d0, d1), rot = best[1]
-    # Rectify: stretch the ellipse's minor axis to its major one, then scale to CANON.
+    ell = best[1]
+    (_, _), (d0, d1), _ = ell
+    # Rectify. First the ellipse stretched to a circle (an affine view); there the hub (the
+    # pointer's pivot) is found, the image of the dial's centre. A circle seen in perspective is an
+    # ellipse whose own centre is not the dial's: with the ellipse and the centre's image the view
+    # is undone exactly (the centre's polar is the vanishing line), up to a rotation, which is set
+    # so that the image's vertical at the centre stays vertical.
+    centre = np.array(ell[0], float)
+    canon = _warp(rgb, _to_canon(ell, centre))
+    hub = _hub(canon)
+    if hub is not None:
+        g = _to_canon(ell, centre)
+        centre_img = _apply(np.linalg.inv(g), np.array([hub]))[0]
+        canon = _warp(rgb, _to_canon(ell, centre_img))
+    return _Dial(canon, min(d0, d1) / 2.0 / CANON)
+
+
+OUT = CANON + CANON // 8  # canonical image half-size
+
+
+def _warp(rgb: np.ndarray, g: np.ndarray) -> np.ndarray:
+    return np.asarray(
+        cv2.warpPerspective(
+            rgb.astype(np.float32),
+            g,
+            (2 * OUT + 1, 2 * OUT + 1),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )  # fmt: skip
+    )
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    q = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
+    return np.asarray(q[:, :2] / q[:, 2:3])
+
+
+def _conic(ell: Ellipse) -> np.ndarray:
+    """The 3x3 symmetric matrix C of the ellipse: x^T C x = 0 on it, < 0 inside."""
+    (ex, ey), (d0, d1), rot = ell
     t = math.radians(rot)
-    u = np.array([math.cos(t), math.sin(t)])  # axis of d0 (image coords)
+    r = np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
+    a = r.T @ np.diag([4.0 / d0**2, 4.0 / d1**2]) @ r
+    e = np.array([ex, ey], float)
+    c = np.zeros((3, 3))
+    c[:2, :2] = a
+    c[:2, 2] = c[2, :2] = -a @ e
+    c[2, 2] = e @ a @ e - 1.0
+    return c
+
+
+def _to_canon(ell: Ellipse, centre: np.ndarray) -> np.ndarray:
+    """Homography image -> canonical px: ``ell`` to the circle of radius CANON, ``centre`` to its centre."""
+    s = max(ell[1]) / 2.0
+    n = np.array([[1 / s, 0, -centre[0] / s], [0, 1 / s, -centre[1] / s], [0, 0, 1.0]])
+    n_inv = np.linalg.inv(n)
+    cn = n_inv.T @ _conic(ell) @ n_inv
+    line = cn[:, 2]  # polar of the centre: the vanishing line of the dial's plane
+    h1 = np.eye(3)
+    if abs(line[2]) > 1e-12:
+        h1[2] = line / line[2]
+    h1_inv = np.linalg.inv(h1)
+    c1 = h1_inv.T @ cn @ h1_inv
+    q = c1[:2, :2] / -c1[2, 2]
+    w, v = np.linalg.eigh((q + q.T) / 2)
+    if (w <= 0).any():  # the centre is not inside the ellipse: affine only
+        return _to_canon_affine(ell)
+    m = np.eye(3)
+    m[:2, :2] = v @ np.diag(np.sqrt(w)) @ v.T  # a pure stretch onto the unit circle
+    g = m @ h1 @ n
+    up = _apply(g, np.array([centre, centre + [0.0, -0.02 * s]]))  # the image's vertical at the centre
+    phi = math.atan2(up[1, 1] - up[0, 1], up[1, 0] - up[0, 0])
+    rot = -math.pi / 2 - phi
+    rr = np.array([[math.cos(rot), -math.sin(rot), 0], [math.sin(rot), math.cos(rot), 0], [0, 0, 1.0]])
+    out = np.array([[CANON, 0, OUT], [0, CANON, OUT], [0, 0, 1.0]])
+    return np.asarray(out @ rr @ g)
+
+
+def _to_canon_affine(ell: Ellipse) -> np.ndarray:
+    (ex, ey), (d0, d1), rot = ell
+    t = math.radians(rot)
+    u = np.array([math.cos(t), math.sin(t)])
     v = np.array([-math.sin(t), math.cos(t)])
-    rmaj = max(d0, d1) / 2.0
-    s0, s1 = CANON / (d0 / 2.0), CANON / (d1 / 2.0)
-    m = s0 * np.outer(u, u) + s1 * np.outer(v, v)
-    c = np.array([ex, ey])
-    out = CANON + CANON // 8
-    a = np.hstack([m, (np.array([out, out]) - m @ c)[:, None]])
-    canon = cv2.warpAffine(rgb.astype(np.float32), a, (2 * out + 1, 2 * out + 1), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
-    return _Dial(canon, rmaj / CANON * min(d0, d1) / max(d0, d1))
+    m = CANON / (d0 / 2.0) * np.outer(u, u) + CANON / (d1 / 2.0) * np.outer(v, v)
+    g = np.eye(3)
+    g[:2, :2] = m
+    g[:2, 2] = np.array([OUT, OUT]) - m @ np.array([ex, ey])
+    return g
+
+
+def _hub(canon: np.ndarray) -> tuple[float, float] | None:
+    """The pointer's pivot near the middle of an (affinely) rectified dial: a filled disc of ink."""
+    c = OUT
+    w = int(0.22 * CANON)
+    patch = canon[c - w : c + w + 1, c - w : c + w + 1]
+    ring = canon[c - int(0.6 * CANON) : c + int(0.6 * CANON) + 1, c - int(0.6 * CANON) : c + int(0.6 * CANON) + 1]
+    face = np.median(ring.reshape(-1, 3), axis=0)
+    ink = np.sqrt(((patch - face) ** 2).sum(axis=2))
+    top = float(np.percentile(ink, 99.5))
+    if top < 30.0:
+        return None
+    on = (ink > 0.5 * top).astype(np.float32)
+    rad = max(2, int(0.04 * CANON))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * rad + 1, 2 * rad + 1)).astype(np.float32)
+    fill = cv2.filter2D(on, -1, disc / disc.sum(), borderType=cv2.BORDER_CONSTANT)
+    if fill.max() < 0.9:
+        return None
+    ys, xs = np.nonzero(fill >= fill.max() - 0.02)
+    if np.hypot(xs.std(), ys.std()) > 0.05 * CANON:  # no single disc: a blob of ink, not a hub
+        return None
+    return float(xs.mean() + c - w), float(ys.mean() + c - w)
 
 
 Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
+
+
+def _contour_ellipses(edges: np.ndarray, short: int, long: int) -> list[Ellipse]:
+    """Ellipses fitted to long edge contours that are elliptic arcs, each refined on all edges near it."""
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    ys, xs = np.nonzero(edges)
+    allp = np.stack([xs, ys], axis=1).astype(np.float32)
+    out: list[Ellipse] = []
+    for cnt in sorted(contours, key=len, reverse=True)[:12]:
+        if len(cnt) < max(60, 0.25 * short):
+            break
+        pts = cnt.reshape(-1, 2).astype(np.float32)
+        ell = cv2.fitEllipse(pts)
+        (_, _), (d0, d1), _ = ell
+        if not (0.16 * short <= min(d0, d1) and max(d0, d1) <= 1.2 * long) or min(d0, d1) < 0.4 * max(d0, d1):
+            continue
+        if np.median(_ell_residual(pts, ell)) > max(1.5, 0.01 * min(d0, d1)):
+            continue  # no elliptic arc (a panel's corner, a numeral)
+        for _ in range(3):
+            (_, _), (d0, d1), _ = ell
+            near = allp[_ell_residual(allp, ell) < max(2.0, 0.015 * min(d0, d1))]
+            if len(near) < 40:
+                break
+            ell = cv2.fitEllipse(near)
+        out.append(ell)
+    return out
 
 
 def _fit_ellipse(edges: np.ndarray, cx: float, cy: float, r: float) -> Ellipse | None:
@@ -335,14 +480,17 @@ def _chroma(pixels: np.ndarray, on: np.ndarray) -> float:
     return float(np.median((p.max(axis=1) - p.min(axis=1)) / (p.max(axis=1) + 10.0)))
 
 
-def _thin(inner: np.ndarray, radii: np.ndarray, bound: float) -> np.ndarray:
-    """Ink at (angle, radius) with the face (little ink) ``SIDE_PX`` away on both sides."""
+def _thin(inner: np.ndarray, rgb: np.ndarray, radii: np.ndarray, bound: float) -> np.ndarray:
+    """Ink at (angle, radius) with the same face ``SIDE_PX`` away on both sides: a mark, not the
+    edge of a patch (an occluder's edge has something else on one side)."""
     out = np.zeros(inner.shape, bool)
     for j, r in enumerate(radii):
         off = max(2, int(round(math.degrees(SIDE_PX / max(r * CANON, 1.0)) * N_ANG / 360.0)))
         col = inner[:, j]
-        side = np.maximum(np.roll(col, off), np.roll(col, -off))  # both sides: an occluder's edge is no mark
-        out[:, j] = (col > bound) & (side < 0.5 * col)
+        side = np.maximum(np.roll(col, off), np.roll(col, -off))
+        a, b = np.roll(rgb[:, j], off, axis=0), np.roll(rgb[:, j], -off, axis=0)
+        step = np.sqrt(((a - b) ** 2).sum(axis=1) / 3.0)
+        out[:, j] = (col > bound) & (side < 0.5 * col) & (step < 0.8 * col)
     return out
 
 
@@ -356,8 +504,49 @@ def _refine(ink: np.ndarray, k: int, r0: float, r1: float, bound: float) -> floa
     return float((_angle_of_bin(ks) * w).sum() / w.sum()) % 360.0
 
 
-def _arc(ang: np.ndarray, strength: np.ndarray, spec: DialSpec) -> tuple[float, float] | str:
-    """(angle of lo, sweep) from the tick angles, or why not."""
+def _covers(hidden: np.ndarray, ticks: list[int]) -> np.ndarray:
+    """The stretches of ``hidden`` (per angle bin) 6 deg and wider that show no ticks inside
+    (a shadow or fog over the ring leaves its ticks seen: no cover)."""
+    out = np.zeros_like(hidden)
+    if hidden.all() or not hidden.any():
+        return out
+    shift = int(np.argmin(hidden))  # start the walk on a bin that is not hidden
+    h = np.roll(hidden, -shift)
+    t = np.array(sorted((k - shift) % N_ANG for k in ticks), int)
+    i = 0
+    while i < N_ANG:
+        if not h[i]:
+            i += 1
+            continue
+        j = i
+        while j < N_ANG and h[j]:
+            j += 1
+        inside = int(((t > i + 4) & (t < j - 5)).sum())
+        if j - i >= 12 and inside < 2:
+            out[(np.arange(i, j) + shift) % N_ANG] = True
+        i = j
+    return out
+
+
+def _pitch(gaps: np.ndarray) -> float:
+    """The scale's pitch from the gaps between neighbouring marks: the largest spacing of which
+    (nearly) every gap is a whole multiple (a faint minor tick missed leaves a gap of two)."""
+    best = float(np.median(gaps))
+    for p in sorted({round(float(x), 1) for x in gaps}):
+        if p <= 0:
+            continue
+        q = gaps / p
+        share = float(np.mean((np.abs(q - np.round(q)) < 0.25) & (np.round(q) >= 1)))
+        if share >= 0.85:
+            best = float(np.median(gaps[np.round(q) == 1])) if (np.round(q) == 1).any() else p
+    return best
+
+
+def _arc(
+    ang: np.ndarray, strength: np.ndarray, spec: DialSpec, hidden: np.ndarray | None = None
+) -> tuple[float, float] | str:
+    """(angle of lo, sweep) from the tick angles, or why not. ``hidden``: per angle bin, whether the
+    tick ring there is covered by something that is not the face."""
     if len(ang) < 6:
         return "fewer than 6 ticks visible"
     order = np.argsort(ang % 360.0)
@@ -369,7 +558,7 @@ def _arc(ang: np.ndarray, strength: np.ndarray, spec: DialSpec) -> tuple[float, 
         small = gaps < 0.5 * gaps.max()
         if not small.any():
             break
-        pitch = float(np.median(gaps[small]))
+        pitch = _pitch(gaps[small])
         close = np.nonzero(gaps < 0.6 * pitch)[0]
         if not close.size or len(a) <= 6:
             break
@@ -379,9 +568,25 @@ def _arc(ang: np.ndarray, strength: np.ndarray, spec: DialSpec) -> tuple[float, 
     if len(a) < 6:
         return "fewer than 6 ticks visible"
     gaps = np.diff(np.concatenate([a, a[:1] + 360.0]))
-    g = int(np.argmax(gaps))
+    g_big = int(np.argmax(gaps))
+    # the scale's gap: the largest; when it is not where a scale centred at 12 o'clock has it
+    # (something hides a stretch of the scale), the gap that spans 6 o'clock
+    lows = np.nonzero(((270.0 - a) % 360.0) < gaps)[0]
+    tries = [g_big] + [int(i) for i in lows if int(i) != g_big]
+    first_why = ""
+    for g in tries:
+        got = _arc_from_gap(a, gaps, g, spec, hidden)
+        if not isinstance(got, str):
+            return got
+        first_why = first_why or got
+    return first_why
+
+
+def _arc_from_gap(
+    a: np.ndarray, gaps: np.ndarray, g: int, spec: DialSpec, hidden: np.ndarray | None
+) -> tuple[float, float] | str:
     first = a[(g + 1) % len(a)]  # the scale's first tick counter-clockwise after the gap
-    pitch = float(np.median(gaps[gaps < 0.5 * gaps[g]])) if (gaps < 0.5 * gaps[g]).any() else 0.0
+    pitch = _pitch(gaps[gaps < 0.5 * gaps[g]]) if (gaps < 0.5 * gaps[g]).any() else 0.0
     if pitch <= 0:
         return "ticks too irregular"
     ccw = np.sort((a - first) % 360.0)
@@ -399,12 +604,40 @@ def _arc(ang: np.ndarray, strength: np.ndarray, spec: DialSpec) -> tuple[float, 
             return "ticks do not cover the stated arc"
         return s % 360.0, sweep
     std = min(STANDARD_SWEEPS, key=lambda x: abs(x - found))
-    if abs(std - found) > SWEEP_TOL:
-        return "arc ends not clear"
-    sweep = std
-    # the scale's middle at 12 o'clock, within half a pitch: a hidden end tick moves it
+    # the scale's middle at 12 o'clock, within half a pitch and the view's lean
     centre = (fit_first + found / 2.0) % 360.0
-    if min(abs(centre - 90.0), 360 - abs(centre - 90.0)) > max(3.0, 0.45 * pitch):
+    tol_c = max(CENTRE_TOL, 0.45 * b)
+    if abs(std - found) <= min(SWEEP_TOL, 0.4 * b) and _off12(centre) <= tol_c:
+        return _ends(centre, std, spec)
+    # One end of the scale hidden (an occluder, a shattered patch over it): the end that is seen
+    # and a standard sweep centred at 12 o'clock on the ticks' lattice give the other, provided
+    # the stretch between the last tick seen and that end is covered by something that is not
+    # the dial's face. Exactly one such reading of the ticks, or abstain.
+    if hidden is None:
         return "arc ends not clear"
+    fits = []
+    for sweep in STANDARD_SWEEPS:
+        n = sweep / b
+        if sweep < found + 0.5 * b or abs(n - round(n)) > 0.25:
+            continue
+        for seen_lo in (True, False):  # the end seen: the counter-clockwise first tick, or the last
+            mid = (fit_first + sweep / 2.0) if seen_lo else (fit_first + found - sweep / 2.0)
+            if _off12(mid % 360.0) > tol_c:
+                continue
+            gap0, gap1 = (fit_first + found + 0.5 * b, fit_first + sweep) if seen_lo else (
+                fit_first + found - sweep, fit_first - 0.5 * b)  # fmt: skip
+            bins = np.round(np.arange(gap0, gap1 + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
+            if len(bins) and float(hidden[bins].mean()) >= 0.7:
+                fits.append((mid % 360.0, sweep))
+    if len(fits) != 1:
+        return "arc ends not clear"
+    return _ends(*fits[0], spec)
+
+
+def _off12(deg: float) -> float:
+    return min(abs(deg - 90.0), 360.0 - abs(deg - 90.0))
+
+
+def _ends(centre: float, sweep: float, spec: DialSpec) -> tuple[float, float]:
     start_ccw, end_ccw = (centre - sweep / 2.0) % 360.0, (centre + sweep / 2.0) % 360.0
     return (end_ccw, sweep) if spec.clockwise else (start_ccw, sweep)
