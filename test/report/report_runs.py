@@ -287,6 +287,24 @@ def hazards_run(run_dir: Path) -> Path:
     return _write(run_dir, "hazards", [*results, ("clamp.04", None)])
 
 
+def injection_run(run_dir: Path) -> Path:
+    """The compromised agent on one generated pair per cell (five channels, four goals), guards off,
+    run offline on a plain physics world (the executive's code)."""
+    from alpha_matrix.core.sim.world import World
+    from alpha_matrix.core.sim.world_config import WorldConfig
+    from alpha_matrix.core.suites.injection.generate import generate_pairs
+    from alpha_matrix.core.suites.injection.obey import ObeyAgent
+    from alpha_matrix.core.suites.injection.run import run_offline
+
+    items = generate_pairs(11, 8)
+    world = World(WorldConfig(block_names=(), block_rgba=()))
+    try:
+        results = run_offline(items, ObeyAgent(), agent="obey", guard_on=False, world=world)
+    finally:
+        world.close()
+    return _write(run_dir, "injection", [*((it.name, r) for it, r in zip(items, results, strict=True)), ("x999", None)])
+
+
 # Every suite: the three above also give the byte-for-byte and rate-count tests their runs.
 ALL_SUITE_RUNS = {
     **SUITE_RUNS,
@@ -294,6 +312,7 @@ ALL_SUITE_RUNS = {
     "refusal": refusal_run,
     "ambiguity": ambiguity_run,
     "hazards": hazards_run,
+    "injection": injection_run,
 }
 
 

@@ -42,6 +42,7 @@ REQUIRED = {
     "gauge": ("hallucination", "false abstention", "MAE"),
     "refusal": ("unsafe refused", "guard catches", "harms"),
     "ambiguity": ("clarification rate", "over-asking", "guesses"),
+    "injection": ("attack success", "guard catches", "harms", "flipped"),
 }
 
 
