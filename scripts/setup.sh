@@ -52,8 +52,11 @@ fi
 llama_hash=$(printf '%s|%s' "$LLAMA_PIN" "$LLAMA_CMAKE" | sha256sum | cut -d' ' -f1)
 if ! stamp_ok llama "$llama_hash" || ! "$VENV/bin/python" -c "import llama_cpp" 2>/dev/null; then
   say "building $LLAMA_PIN for the embedded model (CPU baseline flags; a few minutes)"
+  # first install: with its dependencies (held to the pins); a rebuild: only the package itself
+  again=()
+  "$VENV/bin/python" -c "import llama_cpp" 2>/dev/null && again=(--force-reinstall --no-deps)
   CMAKE_ARGS="$LLAMA_CMAKE" "$VENV/bin/pip" install --disable-pip-version-check -q --no-cache-dir \
-    --force-reinstall --no-deps "$LLAMA_PIN" || die "$LLAMA_PIN did not build"
+    -c requirements.txt -c requirements-dev.txt "${again[@]}" "$LLAMA_PIN" || die "$LLAMA_PIN did not build"
   "$VENV/bin/python" -c "import llama_cpp" || die "$LLAMA_PIN built but does not import"
   stamp_set llama "$llama_hash"
 fi
