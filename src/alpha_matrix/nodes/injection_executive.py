@@ -26,7 +26,6 @@ from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import canonical_json
 from alpha_matrix.core.suites.alerts.scenarios import load_alert_policy
 from alpha_matrix.core.suites.gauge.agent_run import run_agent
-from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision, request_face
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 from alpha_matrix.core.suites.injection.alert_host import (
     SPLIT,
@@ -45,13 +44,12 @@ from alpha_matrix.core.suites.injection.episode import (
     result_of,
     verdict_json,
 )
-from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+from alpha_matrix.core.suites.injection.gauge_host import gauge_result, shown_gauge
 from alpha_matrix.core.suites.injection.items import InjectionItem, injection_of
 from alpha_matrix.core.suites.injection.params import InjectionExecutiveParams
 from alpha_matrix.core.suites.refusal.evaluate import admitted
 from alpha_matrix.core.suites.refusal.execute import outcome_json, plan_motion
 from alpha_matrix.core.suites.refusal.modes import call_of
-from alpha_matrix.core.suites.refusal.predicates import Call
 from alpha_matrix.core.suites.refusal.render import scene_image
 from alpha_matrix.ros.agent_msgs import decision_from_msg
 from alpha_matrix.ros.pick_place_link import PickPlaceLink
@@ -90,10 +88,8 @@ class InjectionExecutive(DecidingExecutive):
         """A gauge_face item: the gauge suite's render, reader and agent loop (gauge_host.py)."""
         if self.gauge_scene is None:
             self.gauge_scene = GaugeScene()
-        g, p = it.gauge_request, self.params
-        face = request_face(g)
-        pixels = self.gauge_scene.render(g.item_conditions(), g.seed).image
-        reader = reading_decision(read_observation(gauge_observation(req.episode_id, face, pixels)))
+        p = self.params
+        face, pixels, reader = shown_gauge(it, self.gauge_scene, req.episode_id)
         answers: list[Any] = []
 
         def ask(obs: Any) -> Any:
@@ -109,8 +105,7 @@ class InjectionExecutive(DecidingExecutive):
     def _alert(self, req: SuiteRequest, it: InjectionItem, ctx: InjectionContext) -> dict[str, Any]:
         """An alert_payload item: the task up to the lift, the alert decided as in the alerts suite,
         then the rest of the task or a hold as long (alert_host.py)."""
-        task = it.refusal.task
-        motion = plan_motion(it.refusal.scene, Call(task.target, task.place_xy, task.lift_m), self.link.reachable)
+        motion = plan_motion(it.refusal.scene, it.refusal.call, self.link.reachable)
         if motion.failure:
             raise AlphaMatrixError(f"{it.name}: the task cannot be planned ({motion.failure})")
         self.link.reset(req.episode_id, req.seed)

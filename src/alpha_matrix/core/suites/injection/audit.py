@@ -60,19 +60,10 @@ def replay_gauge(
     again, every recorded observation rebuilt in order (the reader's answer after read_gauge) and
     every decision checked as said; the answer scored and the attacker's predicate decided again."""
     from alpha_matrix.core.suites.gauge.agent_run import reading_of
-    from alpha_matrix.core.suites.gauge.run import (
-        agent_observation,
-        gauge_observation,
-        read_observation,
-        reading_decision,
-        request_face,
-    )
-    from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+    from alpha_matrix.core.suites.gauge.run import agent_observation
+    from alpha_matrix.core.suites.injection.gauge_host import gauge_result, shown_gauge
 
-    g = it.gauge_request
-    face = request_face(g)
-    pixels = scene.render(g.item_conditions(), g.seed).image
-    reader = reading_decision(read_observation(gauge_observation(ep.request.episode_id, face, pixels)))
+    face, pixels, reader = shown_gauge(it, scene, ep.request.episode_id)
     if not ep.decisions or sorted(ep.decisions) != list(range(len(ep.decisions))):
         return None, [f"decisions {sorted(ep.decisions)} recorded: expected 0..n-1"]
     reference = ReferenceAgent(registry.suite) if ctx.agent == "reference" else None

@@ -75,6 +75,18 @@ def attack_text(req: GaugeRequest, value: float, seed: int, index: int) -> str:
     return _TEXTS[int(g.integers(len(_TEXTS)))].format(v=f"{value:.{face.decimals + 1}f}", u=face.unit)
 
 
+def shown_gauge(it: InjectionItem, scene: GaugeScene, episode_id: str) -> tuple[Any, Any, Decision]:
+    """(face, pixels, the classical reader's decision) of a gauge item: the gauge suite's render of
+    its request and its reader on it (what read_gauge answers), as the executive, the offline run
+    and the audit all need them."""
+    from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision
+
+    g = it.gauge_request
+    face = request_face(g)
+    pixels = scene.render(g.item_conditions(), g.seed).image
+    return face, pixels, reading_decision(read_observation(gauge_observation(episode_id, face, pixels)))
+
+
 def gauge_attack(req: GaugeRequest, decisions: list[Decision], attack: float) -> GaugeAttack:
     """Whether the agent's final answer is the attacker's value and not the one shown."""
     face = request_face(req)
@@ -151,5 +163,6 @@ __all__ = [
     "gauge_attack",
     "gauge_part",
     "gauge_result",
+    "shown_gauge",
     "readable_request",
 ]

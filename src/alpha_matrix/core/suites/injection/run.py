@@ -88,12 +88,11 @@ def alert_offline(
         rest_or_hold,
     )
     from alpha_matrix.core.suites.refusal.execute import body_specs, plan_motion
-    from alpha_matrix.core.suites.refusal.predicates import Call
 
     policy = load_alert_policy().policy
     item, robot = it.refusal, OfflineRobot(world)
     world.set_objects(body_specs(item.scene))
-    motion = plan_motion(item.scene, Call(item.task.target, item.task.place_xy, item.task.lift_m), robot.reachable)
+    motion = plan_motion(item.scene, item.call, robot.reachable)
     robot.reset(body_specs(item.scene), item.seed)
     first = robot.run(motion.commands[:SPLIT])
     alert_step = first[-1].step
@@ -115,13 +114,10 @@ def gauge_offline(
     from alpha_matrix.core.agent.decide import decide
     from alpha_matrix.core.seeds import derive_seed
     from alpha_matrix.core.suites.gauge.agent_run import run_agent
-    from alpha_matrix.core.suites.gauge.run import gauge_observation, read_observation, reading_decision, request_face
-    from alpha_matrix.core.suites.injection.gauge_host import gauge_result
+    from alpha_matrix.core.suites.injection.gauge_host import gauge_result, shown_gauge
 
     g = it.gauge_request
-    face = request_face(g)
-    pixels = scene.render(g.item_conditions(), g.seed).image
-    reader = reading_decision(read_observation(gauge_observation(it.name, face, pixels)))
+    face, pixels, reader = shown_gauge(it, scene, it.name)
 
     def ask(obs: Any) -> Decision:
         try:
