@@ -5,7 +5,8 @@
 //   node foxglove_bag_reader.mjs FILE.mcap...
 // prints one JSON line: per file, the messages per topic and the decode failures; over all files,
 // the /robot_description text (the last one), every TF frame (parent and child) of /tf and
-// /tf_static, the marker namespaces and frames of /scene/markers, and the first decode errors.
+// /tf_static, the marker namespaces and frames of /scene/markers and /scene/robot (and the frames
+// the robot's markers are locked to), and the first decode errors.
 import { createRequire } from "node:module";
 import { open } from "node:fs/promises";
 
@@ -19,8 +20,9 @@ const zstd = require("@foxglove/wasm-zstd");
 await zstd.isLoaded;
 const decompressHandlers = { zstd: (buf, size) => zstd.decompress(buf, Number(size)) };
 const out = { files: {}, robot_description: "", tf_frames: [], tf_static_frames: [], tf_parents: [],
-  marker_ns: [], marker_frames: [], errors: [] };
+  marker_ns: [], marker_frames: [], robot_locked_frames: [], errors: [] };
 const tf = new Set(), tfStatic = new Set(), parents = new Set(), ns = new Set(), frames = new Set();
+const lockedFrames = new Set();
 
 for (const path of process.argv.slice(2)) {
   const handle = await open(path, "r");
@@ -44,10 +46,11 @@ for (const path of process.argv.slice(2)) {
           parents.add(t.header.frame_id);
         }
       }
-      if (d.topic === "/scene/markers") {
+      if (d.topic === "/scene/markers" || d.topic === "/scene/robot") {
         for (const mk of msg.markers) {
           ns.add(mk.ns);
           if (mk.header.frame_id) frames.add(mk.header.frame_id);
+          if (d.topic === "/scene/robot" && mk.frame_locked) lockedFrames.add(mk.header.frame_id);
         }
       }
     } catch (err) {
@@ -63,4 +66,5 @@ out.tf_static_frames = [...tfStatic].sort();
 out.tf_parents = [...parents].sort();
 out.marker_ns = [...ns].sort();
 out.marker_frames = [...frames].sort();
+out.robot_locked_frames = [...lockedFrames].sort();
 console.log(JSON.stringify(out));

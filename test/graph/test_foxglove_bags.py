@@ -2,7 +2,9 @@
 Foxglove's own readers (test/graph/foxglove_bag_reader.mjs: @mcap/core, @mcap/nodejs,
 @foxglove/wasm-zstd, @foxglove/rosmsg, @foxglove/rosmsg2-serialization from npm), the viewer's
 topics included; the URDF on /robot_description parses, every link it names is a published TF
-frame under ``world``, and every split opens with the robot model and its fixed frames.
+frame under ``world``, every split opens with the robot model, its fixed frames and its links as
+primitives locked to their frames (/scene/robot, for a viewer without the meshes), and the
+scene's markers keep pace with the robot in every split (none lags an episode behind).
 
 The readers are installed into build/foxglove-readers by this test when missing (npm, pinned
 versions). Without node/npm or the registry the test skips with the reason, unless
@@ -35,6 +37,7 @@ VIEW_TOPICS = {
     "/tf",
     "/tf_static",
     "/scene/markers",
+    "/scene/robot",
     "/scene/contact_force",
     "/scene/contact_threshold",
 }
@@ -70,10 +73,12 @@ def _check_viewable(seen: dict[str, Any], topics: set[str]) -> None:
     totals: dict[str, int] = {}
     for name, split in seen["files"].items():
         assert not split["failed"], (name, split["failed"])
-        for topic in ("/robot_description", "/tf_static"):  # each split opened alone shows the robot
+        for topic in ("/robot_description", "/tf_static", "/scene/robot"):  # each split opened alone shows the robot
             assert split["counts"].get(topic) == 1, (name, topic, split["counts"])
         for topic, n in split["counts"].items():
             totals[topic] = totals.get(topic, 0) + n
+        batches = split["counts"].get("/robot/step_batch", 0)  # the markers keep pace with the robot
+        assert batches < 10 or split["counts"].get("/scene/markers", 0) >= batches // 2, (name, split["counts"])
     assert topics <= {t for t, n in totals.items() if n}, sorted(topics - set(totals))
     urdf = ET.fromstring(seen["robot_description"])
     links = {link.get("name", "") for link in urdf.findall("link")}
@@ -81,7 +86,16 @@ def _check_viewable(seen: dict[str, Any], topics: set[str]) -> None:
     assert links <= frames, sorted(links - frames)
     assert set(seen["tf_parents"]) <= frames | {"world"}, sorted(set(seen["tf_parents"]) - frames)
     assert set(seen["marker_frames"]) <= frames | {"world"}
-    assert {"table", "workspace", "zone", "objects"} <= set(seen["marker_ns"])
+    assert {"table", "workspace", "zone", "objects", "robot"} <= set(seen["marker_ns"])
+    # the robot without its meshes: every link that has geometry is drawn, locked to its frame
+    solid = {
+        k.get("name", "")
+        for k in urdf.findall("link")
+        if k.find("collision") is not None or k.find("visual") is not None
+    }
+    assert len(solid) >= 10 and set(seen["robot_locked_frames"]) == solid, sorted(
+        solid ^ set(seen["robot_locked_frames"])
+    )
 
 
 def test_foxglove_decodes_every_message_of_a_matrix_bag(foxglove_readers: Path, tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ DEFAULT_RECORDED_TOPICS = [
     "/tf=tf2_msgs/msg/TFMessage",
     "/tf_static=tf2_msgs/msg/TFMessage",
     "/scene/markers=visualization_msgs/msg/MarkerArray",
+    "/scene/robot=visualization_msgs/msg/MarkerArray",
     "/scene/contact_force=std_msgs/msg/Float64",
     "/scene/contact_threshold=std_msgs/msg/Float64",
 ]

@@ -8,6 +8,9 @@ waits for it), and publishes:
   every object where the batch left it (a suite item's bodies with their shapes and colours), the
   person (in the ``person`` frame the simulated bridge publishes), and each safety event and stop
   where it happened (core/viz/markers.py builds them);
+* ``scene/robot`` (MarkerArray, transient local, once per /robot_description): the robot's links as
+  boxes and cylinders locked to their TF frames (core/viz/robot_shapes.py), for a viewer that
+  cannot load the URDF's meshes (Foxglove's web app, a bag opened on another machine);
 * ``scene/contact_force`` and ``scene/contact_threshold`` (std_msgs/Float64, per batch: the batch's
   largest contact force, N, and the monitor's threshold), ``scene/person_distance`` and
   ``scene/person_limit`` (m, per truth batch while a person is in the cell): what a plot needs.
@@ -16,20 +19,30 @@ waits for it), and publishes:
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 from alpha_matrix_interfaces.msg import CommandStatus, ProximityTruth, SafetyEvent, StepBatch, SuiteRequest
 from rclpy.node import Node
-from std_msgs.msg import Float64
+from std_msgs.msg import Float64, String
 from visualization_msgs.msg import MarkerArray
 
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.viz import markers as mk
 from alpha_matrix.core.viz.params import SceneMarkersParams
+from alpha_matrix.core.viz.robot_shapes import link_shapes
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
-from alpha_matrix.ros.qos import EVENTS, STREAM
+from alpha_matrix.ros.qos import EVENTS, LATCHED, STREAM
 from alpha_matrix.ros.viz_msgs import marker_array
+
+
+def panda_dir() -> Path:
+    """The simulated Panda's folder (its URDF's package:// meshes are read under it)."""
+    import pybullet_data  # noqa: PLC0415 - a data path, no simulator
+
+    return (Path(pybullet_data.getDataPath()) / WorldConfig().panda_urdf).parent
 
 
 class SceneMarkers(Node):
@@ -46,16 +59,34 @@ class SceneMarkers(Node):
         self.stopped = False
         self.requests: dict[str, Any] = {}  # episode -> its suite item (JSON)
         self.limit: float | None = None
+        self.scenes: dict[str, Any] = {}  # suite -> its item's bodies; loaded before the publishers exist, so the
+        if self.params.item_bodies:  # graph waits for it (a first import takes seconds: markers would lag behind)
+            from alpha_matrix.nodes.scene_bridge import SCENES  # noqa: PLC0415 - the simulator's modules, only here
+
+            self.scenes = dict(SCENES)
         self.pub = self.create_publisher(MarkerArray, "scene/markers", 10)
         self.force = self.create_publisher(Float64, "scene/contact_force", 10)
         self.threshold = self.create_publisher(Float64, "scene/contact_threshold", 10)
         self.distance = self.create_publisher(Float64, "scene/person_distance", 10)
         self.distance_limit = self.create_publisher(Float64, "scene/person_limit", 10)
+        self.robot = self.create_publisher(MarkerArray, "scene/robot", LATCHED)
+        self.create_subscription(String, "/robot_description", self._on_description, LATCHED)
         self.create_subscription(StepBatch, "robot/step_batch", self._on_batch, STREAM)
         self.create_subscription(SafetyEvent, "safety/events", self._on_event, EVENTS)
         self.create_subscription(CommandStatus, "robot/command_status", self._on_status, EVENTS)
         self.create_subscription(SuiteRequest, "suite/request", self._on_request, EVENTS)
         self.create_subscription(ProximityTruth, "sim/proximity_truth", self._on_truth, EVENTS)
+
+    def _on_description(self, msg: String) -> None:
+        root = Path(self.params.mesh_root) if self.params.mesh_root else panda_dir()
+        try:
+            shapes, skipped = link_shapes(msg.data, root)
+        except ET.ParseError as err:
+            self.get_logger().warning(f"/robot_description is not XML ({err}): no robot on scene/robot")
+            return
+        for line in skipped:
+            self.get_logger().warning(f"scene/robot leaves out {line}")
+        self.robot.publish(marker_array(mk.robot(shapes), self.get_clock().now().to_msg()))
 
     def _on_request(self, msg: SuiteRequest) -> None:
         try:
@@ -68,12 +99,9 @@ class SceneMarkers(Node):
         self.episode, self.events, self.person, self.stopped, self.limit = episode, [], False, False, None
         suite, item = self.requests.pop(episode, ("", {}))
         self.shapes.set_bodies(())
-        if suite:  # the suites' scenes load the simulator's modules: only in a suite's graph
-            from alpha_matrix.nodes.scene_bridge import SCENES  # noqa: PLC0415
-
-            scene = SCENES.get(suite)
+        if scene := self.scenes.get(suite):
             try:
-                self.shapes.set_bodies(scene(item) if scene else ())
+                self.shapes.set_bodies(scene(item))
             except (TypeError, ValueError, KeyError):
                 pass  # the executive reports a malformed item; the objects are drawn as blocks
         if isinstance(item, dict):

@@ -76,7 +76,7 @@ LATCHED = QoSProfile(
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
     history=HistoryPolicy.KEEP_LAST,
 )
-LATCHED_TOPICS = frozenset({"/robot_description", "/tf_static"})
+LATCHED_TOPICS = frozenset({"/robot_description", "/tf_static", "/scene/robot"})
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder
 # closes its split there and commits the episode (recorder/commits) before the record is written.
 END_TOPICS = frozenset({"/episode/result", "/suite/result"})

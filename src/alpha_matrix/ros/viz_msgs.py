@@ -46,6 +46,7 @@ def marker(spec: MarkerSpec, stamp: Time) -> Marker:
     m.text = spec.text
     m.points = [Point(x=x, y=y, z=z) for x, y, z in spec.points]
     m.lifetime = Duration()  # until replaced or deleted
+    m.frame_locked = spec.frame_locked
     return m
 
 

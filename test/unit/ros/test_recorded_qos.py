@@ -31,8 +31,9 @@ def test_every_recorded_event_topic_is_transient_local_in_the_recorder():
 
 
 def test_what_is_sent_once_is_recorded_transient_local():
-    """/robot_description and /tf_static go out once, at start-up, before the recorder matches."""
-    assert LATCHED_TOPICS == {"/robot_description", "/tf_static"} and LATCHED_TOPICS <= _recorded()
+    """/robot_description and /tf_static go out once, at start-up, before the recorder matches, and
+    /scene/robot once per /robot_description."""
+    assert LATCHED_TOPICS == {"/robot_description", "/tf_static", "/scene/robot"} and LATCHED_TOPICS <= _recorded()
 
 
 def test_step_acks_are_flow_control_not_recorded_evidence():

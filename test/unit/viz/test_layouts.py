@@ -20,7 +20,9 @@ from alpha_matrix.core.viz.layouts import graph_name, layout, recorded_topics
 ROOT = Path(__file__).resolve().parents[3]
 CONFIG = ROOT / "config"
 GRAPHS = sorted(CONFIG.glob("graph*.yaml"))
-VIEW = {"/robot_description", "/tf", "/tf_static", "/scene/markers", "/scene/contact_force", "/scene/contact_threshold"}
+VIEW = {
+    "/robot_description", "/tf", "/tf_static", "/scene/markers", "/scene/robot", "/scene/contact_force", "/scene/contact_threshold",
+}  # fmt: skip
 
 
 def _paths(config: dict) -> set[str]:

@@ -68,7 +68,7 @@ def _three_d() -> dict[str, Any]:
         },
         "scene": {"enableStats": False},
         "transforms": {"showLabel": False, "axisScale": 0.5},
-        "topics": {"/robot_description": {"visible": True}, "/scene/markers": {"visible": True}},
+        "topics": {"/robot_description": {"visible": True}, "/scene/markers": {"visible": True}, "/scene/robot": {"visible": True}},
         "layers": {
             "grid": {"layerId": "foxglove.Grid", "visible": True, "frameId": "world", "size": 4, "divisions": 8, "position": [0, 0, 0], "rotation": [0, 0, 0], "order": 1},
             "panda": {"layerId": "foxglove.Urdf", "visible": True, "sourceType": "topic", "topic": "/robot_description", "label": "Panda (/robot_description)", "order": 2},

@@ -3,7 +3,8 @@ publishes: the step stream's object poses, the safety events, a suite item's bod
 frame. Plain data here; ros/viz_msgs.py turns each ``MarkerSpec`` into a Marker.
 
 Namespaces (one per kind, so a viewer can toggle them): ``table``, ``workspace``, ``zone``,
-``objects``, ``labels``, ``person``, ``events``. A new episode starts with a DELETEALL, so what
+``objects``, ``labels``, ``person``, ``events``; and ``robot``, the robot's links as primitives
+(core/viz/robot_shapes.py), sent once on their own topic. A new episode starts with a DELETEALL, so what
 one episode drew never lingers in the next.
 """
 
@@ -18,6 +19,7 @@ from alpha_matrix.core.viz.frames import TABLE_FRAME, WORLD_FRAME
 
 if TYPE_CHECKING:  # the bodies module loads the simulator: not for a node that only draws
     from alpha_matrix.core.sim.bodies import BodySpec
+    from alpha_matrix.core.viz.robot_shapes import LinkShape
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -49,6 +51,7 @@ class MarkerSpec:
     text: str = ""
     points: tuple[Vec3, ...] = field(default=())
     action: str = "ADD"
+    frame_locked: bool = False  # re-placed as its frame moves (a robot link's shape)
 
 
 DELETE_ALL = MarkerSpec("", 0, "CUBE", action="DELETEALL")
@@ -108,6 +111,22 @@ def objects(poses: Mapping[str, tuple[Vec3, Quat]], shapes: SceneShapes) -> list
         out.append(MarkerSpec("objects", i, kind, position=(x, y, z), orientation=q, scale=size, rgba=rgba))
         out.append(MarkerSpec("labels", i, "TEXT_VIEW_FACING", position=(x, y, z + size[2] / 2 + 0.03), scale=(0.0, 0.0, 0.03), rgba=(1.0, 1.0, 1.0, 1.0), text=name))  # fmt: skip
     return out
+
+
+ROBOT_RGBA: RGBA = (0.92, 0.92, 0.94, 1.0)
+ROBOT_DARK: RGBA = (0.25, 0.25, 0.28, 1.0)
+
+
+def robot(shapes: Sequence[LinkShape]) -> list[MarkerSpec]:
+    """The robot's links as primitives, each in its link's frame and locked to it (``robot``
+    namespace): the fingers and hand dark, the rest light, as the Panda looks."""
+    return [
+        MarkerSpec(
+            "robot", i, s.kind, s.link, s.position, s.orientation, s.scale,
+            ROBOT_DARK if any(k in s.link for k in ("hand", "finger")) else ROBOT_RGBA, frame_locked=True,
+        )
+        for i, s in enumerate(shapes)
+    ]  # fmt: skip
 
 
 def person() -> MarkerSpec:
