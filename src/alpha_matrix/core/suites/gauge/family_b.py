@@ -17,6 +17,7 @@ unreadable; a plan whose verdict misses the aim is redrawn with the next attempt
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -197,7 +198,7 @@ def _plan(seed: int, index: int, attempt: int) -> _Plan:
     rf = {"bezel": 0.86, "plate": 0.95, "bare": 0.97}[plate]
     inside = bool(rng.random() < 0.5)  # numerals inside or outside the tick ring
     ro = (0.93 if inside else 0.72) * rf
-    text_h = float(rng.uniform(0.075, 0.095))
+    text_h = float(rng.uniform(0.085, 0.105))
     needle = _pick(rng, pal["needle"])
     drag = None  # offset of the red drag pointer from the value
     if needle[0] - needle[2] < 120 and rng.random() < 0.35:  # no red pointer beside a red needle
@@ -319,7 +320,7 @@ def _degrade(p: _Plan, rng: np.random.Generator) -> None:
         uv = p.tip_region()[1] + rng.normal(0, 0.02, 2)
         p.glare = (float(uv[0]), float(uv[1]), float(rng.uniform(0.2, 0.28)), float(rng.uniform(3.0, 6.0)))
     elif d == "fog":
-        p.fog = float(rng.uniform(0.97, 0.99))
+        p.fog = float(rng.uniform(0.955, 0.98))
     elif d == "heavy_blur":
         p.blur = float(rng.uniform(0.15, 0.22) * p.r_px)
     elif d == "jpeg":
@@ -333,7 +334,7 @@ def _degrade(p: _Plan, rng: np.random.Generator) -> None:
         ang = int(rng.integers(0, 180))
         if rng.random() < 0.5:  # a hand-like blob
             axes = (int(rng.uniform(0.3, 0.42) * p.r_px), int(rng.uniform(0.2, 0.28) * p.r_px))
-            p.occluder = cv2.ellipse2Poly((int(c[0]), int(c[1])), axes, ang, 0, 360, 8).astype(np.float64)
+            p.occluder = np.asarray(cv2.ellipse2Poly((int(c[0]), int(c[1])), axes, ang, 0, 360, 8), np.float64)
             p.occ_color = _pick(rng, [(214, 170, 140), (188, 140, 110), (120, 84, 60)])
         else:  # a tool or strap across the dial
             box = (
@@ -364,8 +365,7 @@ def _lum(c: Rgb) -> float:
 def _seen(p: _Plan, uv: np.ndarray, ink: Rgb, width_px: float) -> np.ndarray:
     """Contrast (8-bit levels) of marks of colour ``ink`` at dial points ``uv``; 0 where hidden or out of frame."""
     xy = _map(p.hom, uv)
-    k = min(p.w, p.h) / p.sensor if p.sensor else 1.0
-    sigma = math.hypot(p.blur, 0.5 * k if p.sensor else 0.0)
+    k, sigma = _sharpness(p)
     blur = math.erf(width_px / (2 * math.sqrt(2) * sigma)) if sigma > 0 else 1.0
     c = abs(_lum(ink) - _lum(p.face)) * (1 - _glare(p, uv)) * (1 - p.fog) * _gain(p, xy) * blur
     inside = (xy[:, 0] >= 1) & (xy[:, 0] <= p.w - 2) & (xy[:, 1] >= 1) & (xy[:, 1] <= p.h - 2)
@@ -375,8 +375,18 @@ def _seen(p: _Plan, uv: np.ndarray, ink: Rgb, width_px: float) -> np.ndarray:
     return np.where(inside, c, 0.0)
 
 
+def _sharpness(p: _Plan) -> tuple[float, float]:
+    """(image px per sensor px, Gaussian sigma of the whole blur in image px)."""
+    k = min(p.w, p.h) / p.sensor if p.sensor else 1.0
+    return k, math.hypot(p.blur, 0.5 * k if p.sensor else 0.0)
+
+
 def _verdict(p: _Plan) -> str:
     """The readable rule on the plan: "" when readable, else the first failing clause."""
+    k, sigma = _sharpness(p)
+    text_px = p.text_h * p.r_px * math.cos(math.radians(p.tilt))
+    if text_px / k < 4.0 or sigma > 0.35 * text_px:  # a numeral must stay legible, not only dark enough
+        return "numerals too small or blurred"
     tip_w = 2 * (p.half_w if p.needle_kind.startswith("line") else 0.3 * p.half_w) * p.r_px
     if np.any(_seen(p, p.tip_region(), p.needle, tip_w) < CONTRAST_MIN):
         return "needle tip not seen"
@@ -384,7 +394,6 @@ def _verdict(p: _Plan) -> str:
     if np.sum(_seen(p, labels, p.ink, max(1.0, 0.012 * p.r_px)) >= CONTRAST_MIN) < MIN_LABELS:
         return f"fewer than {MIN_LABELS} numerals seen"
     a, b = _map(p.hom, np.vstack([p.tip_region()[-1:], p.tip_region(p.value + 0.02 * p.span)[-1:]]))
-    k = min(p.w, p.h) / p.sensor if p.sensor else 1.0
     if np.linalg.norm(a - b) / k < 1.0:
         return "resolution too low"
     return ""
@@ -462,8 +471,8 @@ def _draw_dial(p: _Plan) -> tuple[np.ndarray, np.ndarray]:
             img, (round((ux - 0.25 * th_) * 16), round((uy - th_) * 16)), round(0.2 * th_ * 16), ink, thick, aa, 4
         )
     if p.drag is not None:
-        _needle(img, pt, polar, p, p.theta(p.drag), "taper", 0.025, 0.0, (220, 30, 30), s)
-    _needle(img, pt, polar, p, p.theta(p.value), p.needle_kind, p.half_w, p.tail, p.needle, s)
+        _needle(img, pt, p, p.theta(p.drag), "taper", 0.025, 0.0, (220, 30, 30), s)
+    _needle(img, pt, p, p.theta(p.value), p.needle_kind, p.half_w, p.tail, p.needle, s)
     if p.hub > 0:
         cv2.circle(img, pt(0, 0), round(p.hub * s * 16), p.metal, -1, aa, 4)
         cv2.circle(img, pt(0, 0), round(p.hub * s * 16), (30, 30, 30), px(0.008), aa, 4)
@@ -484,7 +493,17 @@ def _draw_dial(p: _Plan) -> tuple[np.ndarray, np.ndarray]:
     return small * alpha[..., None], alpha
 
 
-def _needle(img, pt, polar, p: _Plan, th: float, kind: str, half_w: float, tail: float, color: Rgb, s: float) -> None:  # type: ignore[no-untyped-def]
+def _needle(
+    img: np.ndarray,
+    pt: Callable[..., tuple[int, int]],
+    p: _Plan,
+    th: float,
+    kind: str,
+    half_w: float,
+    tail: float,
+    color: Rgb,
+    s: float,
+) -> None:
     """A pointer at angle ``th``: a line or a tapered blade, with or without a tail."""
     d, n = np.array([math.cos(th), -math.sin(th)]), np.array([math.sin(th), math.cos(th)])
     tip, back = d * p.r_tip, -d * tail
@@ -550,7 +569,7 @@ def _render(p: _Plan) -> np.ndarray:
     img = np.clip(img + rng.normal(0, p.noise, img.shape), 0, 255).astype(np.uint8)
     if p.jpeg:
         ok, buf = cv2.imencode(".jpg", img[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, p.jpeg])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1]
+        img = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))[..., ::-1]
     return np.ascontiguousarray(img)
 
 
