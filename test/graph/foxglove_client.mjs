@@ -5,7 +5,10 @@
 // one JSON line: every channel seen (topic, encoding, schema name and encoding) and, per TOPIC, the
 // messages received and the first one, decoded (top-level fields: numbers and strings as they are,
 // arrays as their length) and raw (base64). It ends once every TOPIC has COUNT messages and every
-// topic of FOXGLOVE_EXPECT is advertised, or after SECONDS.
+// topic of FOXGLOVE_EXPECT is advertised, or after SECONDS. Each URI of FOXGLOVE_ASSETS (comma
+// separated) is asked for with fetchAsset, as Foxglove's web app asks for a URDF's package:// meshes;
+// per URI the answer's status, its size and the sha256 of its bytes, or the error, are printed too.
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 
 const require = createRequire(process.env.FOXGLOVE_CLIENT_DIR + "/package.json");
@@ -20,6 +23,8 @@ const channels = new Map(); // id -> channel
 const subscriptions = new Map(); // subscription id -> topic
 const readers = new Map(); // subscription id -> the decoder its channel's schema gives
 const received = Object.fromEntries(topics.map((t) => [t, { count: 0, first: "", decoded: null }]));
+const assetUris = (process.env.FOXGLOVE_ASSETS || "").split(",").filter((u) => u);
+const assets = {}; // uri -> { status, size, sha256 } or { status, error }
 let connected = false;
 let done = false;
 let socket = null;
@@ -36,7 +41,7 @@ function finish(reason) {
   }));
   // Written in full before the exit (a pipe's writes are asynchronous), then a clean close, not a
   // reset the server would log.
-  process.stdout.write(JSON.stringify({ reason, connected, channels: seen, received }) + "\n", () => {
+  process.stdout.write(JSON.stringify({ reason, connected, channels: seen, received, assets }) + "\n", () => {
     if (socket && socket.readyState === WebSocket.OPEN) {
       socket.on("close", () => process.exit(0));
       socket.close();
@@ -62,7 +67,11 @@ const expected = (process.env.FOXGLOVE_EXPECT || "").split(",").filter((t) => t)
 
 function complete() {
   const advertised = new Set([...channels.values()].map((c) => c.topic));
-  return topics.every((t) => received[t].count >= Number(countText)) && expected.every((t) => advertised.has(t));
+  return (
+    topics.every((t) => received[t].count >= Number(countText)) &&
+    expected.every((t) => advertised.has(t)) &&
+    assetUris.every((u) => u in assets)
+  );
 }
 
 function connect() {
@@ -74,6 +83,15 @@ function connect() {
   client.on("error", () => {});
   client.on("open", () => {
     connected = true;
+    assetUris.forEach((uri, i) => client.fetchAsset(uri, i));
+  });
+  client.on("fetchAssetResponse", (r) => {
+    const uri = assetUris[r.requestId];
+    if (r.status === 0) {
+      const bytes = new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength);
+      assets[uri] = { status: "ok", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+    } else assets[uri] = { status: "error", error: r.error };
+    if (complete()) finish("complete");
   });
   client.on("close", () => {
     if (!connected) setTimeout(connect, 250); // not up yet: try again

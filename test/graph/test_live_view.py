@@ -4,12 +4,14 @@ The client is @foxglove/ws-protocol from npm (with `ws`), and Foxglove's own ROS
 each message by the schema its channel advertised (test/graph/foxglove_client.mjs). It is installed
 into build/foxglove-client by this test when missing (npm, pinned versions). Without node/npm or
 the registry the test skips with the reason, unless ALPHA_MATRIX_REQUIRE_FOXGLOVE_CLIENT=1 (CI:
-.ci/run installs Node.js when missing and sets it), where it fails instead.
+.ci/run installs Node.js when missing and sets it), where it fails instead. The client also asks
+for the URDF's meshes as Foxglove's web app does (fetchAsset): the robot's own, nothing else.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import socket
@@ -21,6 +23,7 @@ from npm_tools import ONE_APPROACH, npm_installed, pinned
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import Image, JointState
 
+from alpha_matrix.core.viz.robot_shapes import default_mesh_root
 from conftest import start_cli, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +46,9 @@ def foxglove_client() -> Path:
     )
 
 
+MESH = "package://meshes/visual/link1.obj"  # as the simulated Panda's URDF names it
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,9 +63,15 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
     try:
         watched = ["/joint_states", "/robot/step_batch", "/camera/depth/image_raw"]
         expected = ["/camera/color/image_raw", "/proximity/estimate", "/suite/request", "/suite/result"]
+        assets = [MESH, "package://meshes/../../../../../../etc/hostname.obj", "package://panda.urdf"]
         client = subprocess.run(
             ["node", str(CLIENT), f"ws://127.0.0.1:{port}", "45", "3", *watched],
-            env={**os.environ, "FOXGLOVE_CLIENT_DIR": str(foxglove_client), "FOXGLOVE_EXPECT": ",".join(expected)},
+            env={
+                **os.environ,
+                "FOXGLOVE_CLIENT_DIR": str(foxglove_client),
+                "FOXGLOVE_EXPECT": ",".join(expected),
+                "FOXGLOVE_ASSETS": ",".join(assets),
+            },
             capture_output=True,
             text=True,
             timeout=60,
@@ -91,5 +103,9 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
     assert (frame.width, frame.height, frame.encoding) == (decoded["width"], decoded["height"], "32FC1")
     assert len(frame.data) == frame.step * frame.height == decoded["data"]["length"]
     assert got["/robot/step_batch"]["decoded"]["episode_id"] == "proximity-s01-1m"
+    # The URDF's own mesh, as the web app fetches it, byte for byte; nothing above the meshes' folder, no other file.
+    mesh = (default_mesh_root() / MESH.removeprefix("package://")).read_bytes()
+    assert seen["assets"][MESH] == {"status": "ok", "size": len(mesh), "sha256": hashlib.sha256(mesh).hexdigest()}
+    assert [seen["assets"][a]["status"] for a in assets[1:]] == ["error", "error"], seen["assets"]
     assert f"[foxglove_live] live view on ws://127.0.0.1:{port}" in log
     assert not [ln for ln in log.splitlines() if ln.startswith("[foxglove_live]") and "rror" in ln]

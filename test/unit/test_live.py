@@ -13,6 +13,7 @@ from alpha_matrix.core.bag import make_typestore
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.live import (
     LiveParams,
+    asset,
     check_port,
     latched,
     live_sets,
@@ -142,3 +143,16 @@ def test_launch_with_the_live_port_in_use_starts_nothing(capsys: pytest.CaptureF
         assert cli_main(["launch", "--live", "--live-port", str(port), "--domain-id", "24"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"cannot listen on 127.0.0.1:{port}: in use" in err[0] and "nothing was started" in err[0]
+
+
+def test_an_asset_request_is_answered_with_the_robot_s_mesh_and_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "link.obj").write_bytes(b"v 0 0 0\n")
+    (tmp_path / "secret.txt").write_text("no")
+    (tmp_path.parent / "outside.obj").write_text("v 1 1 1\n")
+    assert asset("package://meshes/link.obj", tmp_path) == b"v 0 0 0\n"
+    assert asset("package://meshes/missing.obj", tmp_path) is None
+    assert asset("package://secret.txt", tmp_path) is None  # not a mesh or texture
+    assert asset("package://../outside.obj", tmp_path) is None  # above the root
+    assert asset("file:///etc/hostname.obj", tmp_path) is None  # only package:// URIs
+    assert asset("https://example.com/x.obj", tmp_path) is None

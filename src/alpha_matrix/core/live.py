@@ -5,7 +5,9 @@
 (not in the config hash, not awaited by the recorder), it subscribes to a ROS topic only while a
 Foxglove client subscribes to its channel, best effort (a slow viewer never holds a publisher
 back), and forwards each message as the CDR bytes ROS sent, with the message definition as its
-``ros2msg`` schema. What is served, each schema and the port check are here; the node is thin.
+``ros2msg`` schema. It answers a viewer's asset requests for the URDF's ``package://`` meshes, so
+a web viewer draws the robot's own meshes live. What is served, each schema, the assets and the
+port check are here; the node is thin.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from __future__ import annotations
 import errno
 import socket
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from alpha_matrix.core.config import NodeParams
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.viz.robot_shapes import resolve_mesh
 
 NODE = "foxglove_live"  # the graph files' entry
 DEFAULT_HOST = "127.0.0.1"
@@ -42,6 +46,11 @@ class LiveParams(NodeParams):
         "but ROS 2's plumbing.",
     )
     discover_every_s: float = Field(1.0, gt=0.0, le=60.0, description="How often new topics are looked for.")
+    mesh_root: str = Field(
+        "",
+        description="Where the robot's meshes are: a viewer's package:// asset requests are answered from under it "
+        "(the URDF's meshes; nothing above it, only mesh and texture files). Empty: the simulated Panda's folder.",
+    )
 
     @field_validator("topics")
     @classmethod
@@ -50,6 +59,22 @@ class LiveParams(NodeParams):
             if not t.startswith("/") or t.strip() != t or len(t) < 2:
                 raise ValueError(f"{t!r}: a topic is an absolute name (/joint_states) or a prefix (/camera/*)")
         return value
+
+
+ASSET_SUFFIXES = (".obj", ".mtl", ".stl", ".dae", ".png", ".jpg", ".jpeg")  # a mesh and its materials
+
+
+def asset(uri: str, mesh_root: Path) -> bytes | None:
+    """A viewer's asset request (Foxglove's fetchAsset, what its web app sends for a URDF's
+    ``package://`` mesh): the file's bytes from under ``mesh_root``, or None (the viewer reports
+    it missing). Only ``package://`` URIs, only mesh and texture files, never above the root."""
+    if not uri.startswith("package://") or not uri.lower().endswith(ASSET_SUFFIXES):
+        return None
+    try:
+        path = resolve_mesh(uri, mesh_root)
+        return path.read_bytes() if path.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 def plumbing(topic: str) -> bool:

@@ -2,7 +2,8 @@
 
 An observer (core/live.py): every topic of the graph is advertised as a channel with its message
 definition (``ros2msg``); the ROS topic is subscribed only while a Foxglove client subscribes to
-its channel, best effort, and each message's CDR bytes are forwarded as ROS sent them.
+its channel, best effort, and each message's CDR bytes are forwarded as ROS sent them. A
+viewer's request for the URDF's ``package://`` meshes is answered from ``mesh_root``.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from alpha_matrix.core.live import (
     MESSAGE_ENCODING,
     SCHEMA_ENCODING,
     LiveParams,
+    asset,
     latched,
     live_url,
     schema_text,
     served_topics,
 )
+from alpha_matrix.core.viz.robot_shapes import mesh_root_of
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import LATCHED
@@ -74,8 +77,13 @@ class FoxgloveLive(Node):
         self.watchers = _Watchers()
         p = self.params
         try:
+            root = mesh_root_of(p.mesh_root)
             self.server = foxglove.start_server(
-                name="alpha_matrix", host=p.host, port=p.port, server_listener=self.watchers
+                name="alpha_matrix",
+                host=p.host,
+                port=p.port,
+                server_listener=self.watchers,
+                asset_handler=lambda uri: asset(uri, root),
             )
         except (RuntimeError, OverflowError) as err:
             raise ConfigError(f"live view: cannot listen on {p.host}:{p.port}: {err}") from None

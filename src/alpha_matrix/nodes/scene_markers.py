@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 from alpha_matrix_interfaces.msg import CommandStatus, ProximityTruth, SafetyEvent, StepBatch, SuiteRequest
@@ -31,18 +30,11 @@ from visualization_msgs.msg import MarkerArray
 from alpha_matrix.core.sim.world_config import WorldConfig
 from alpha_matrix.core.viz import markers as mk
 from alpha_matrix.core.viz.params import SceneMarkersParams
-from alpha_matrix.core.viz.robot_shapes import link_shapes
+from alpha_matrix.core.viz.robot_shapes import link_shapes, mesh_root_of
 from alpha_matrix.ros.lifecycle import run_node
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS, LATCHED, STREAM
 from alpha_matrix.ros.viz_msgs import marker_array
-
-
-def panda_dir() -> Path:
-    """The simulated Panda's folder (its URDF's package:// meshes are read under it)."""
-    import pybullet_data  # noqa: PLC0415 - a data path, no simulator
-
-    return (Path(pybullet_data.getDataPath()) / WorldConfig().panda_urdf).parent
 
 
 class SceneMarkers(Node):
@@ -78,9 +70,8 @@ class SceneMarkers(Node):
         self.create_subscription(ProximityTruth, "sim/proximity_truth", self._on_truth, EVENTS)
 
     def _on_description(self, msg: String) -> None:
-        root = Path(self.params.mesh_root) if self.params.mesh_root else panda_dir()
         try:
-            shapes, skipped = link_shapes(msg.data, root)
+            shapes, skipped = link_shapes(msg.data, mesh_root_of(self.params.mesh_root))
         except ET.ParseError as err:
             self.get_logger().warning(f"/robot_description is not XML ({err}): no robot on scene/robot")
             return

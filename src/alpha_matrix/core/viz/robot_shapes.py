@@ -94,6 +94,20 @@ def _origin(element: ET.Element) -> np.ndarray:
     return m
 
 
+def default_mesh_root() -> Path:
+    """The simulated Panda's folder: its URDF's ``package://meshes/...`` are read under it."""
+    import pybullet_data  # noqa: PLC0415 - a data path, no simulator
+
+    from alpha_matrix.core.sim.world_config import WorldConfig  # noqa: PLC0415
+
+    return (Path(pybullet_data.getDataPath()) / WorldConfig().panda_urdf).parent
+
+
+def mesh_root_of(param: str) -> Path:
+    """A node's ``mesh_root`` parameter as a folder (empty: the simulated Panda's)."""
+    return Path(param) if param else default_mesh_root()
+
+
 def resolve_mesh(url: str, mesh_root: Path) -> Path:
     """A URDF mesh filename as a path under ``mesh_root`` (``package://`` and ``file://`` stripped;
     a relative path stays under the root, never above it)."""
