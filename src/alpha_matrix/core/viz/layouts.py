@@ -59,15 +59,17 @@ def _plot(paths: Sequence[tuple[str, str]]) -> dict[str, Any]:
 
 
 def _three_d() -> dict[str, Any]:
+    """The 3D panel. The camera follows the world frame, so it is aimed by ``targetOffset`` (a
+    ``target`` is reset to the followed frame), and the frame labels are set under ``scene``: the
+    keys the viewer reads (checked in Lichtblick 1.10.8)."""
     return {
         "followTf": "world",
         "followMode": "follow-none",
         "cameraState": {
             "distance": 3.0, "perspective": True, "phi": 55.0, "thetaOffset": 135.0,
-            "target": [0.5, 0.0, 0.7], "targetOffset": [0, 0, 0], "targetOrientation": [0, 0, 0, 1], "fovy": 45, "near": 0.01, "far": 5000,
+            "target": [0, 0, 0], "targetOffset": [0.5, 0.0, 0.7], "targetOrientation": [0, 0, 0, 1], "fovy": 45, "near": 0.01, "far": 5000,
         },
-        "scene": {"enableStats": False},
-        "transforms": {"showLabel": False, "axisScale": 0.5},
+        "scene": {"enableStats": False, "transforms": {"showLabel": False, "axisScale": 0.5}},
         "topics": {"/robot_description": {"visible": True}, "/scene/markers": {"visible": True}, "/scene/robot": {"visible": True}},
         "layers": {
             "grid": {"layerId": "foxglove.Grid", "visible": True, "frameId": "world", "size": 4, "divisions": 8, "position": [0, 0, 0], "rotation": [0, 0, 0], "order": 1},
