@@ -38,8 +38,9 @@ def hold_change(holding: bool, tool: str, stops: Collection[str], lifts: Collect
 
 
 def provenance_part(decisions: Sequence[Any]) -> dict[str, Any]:
-    """Who answered, from AgentDecision messages in decision order: the first answer's backend,
-    model, digest and prompt, the tokens of all, and every raw text with its invalid detail."""
+    """Who answered, from AgentDecision messages (or core Decisions) in decision order: the first
+    answer's backend, model, digest and prompt, the tokens of all, and every raw text with its
+    invalid detail (a Decision has no index of its own: its place in the order is its index)."""
     first = decisions[0].provenance if decisions else None
     return {
         "backend": first.backend if first else "",
@@ -49,7 +50,10 @@ def provenance_part(decisions: Sequence[Any]) -> dict[str, Any]:
         "template_sha256": first.template_sha256 if first else "",
         "prompt_tokens": sum(int(d.provenance.prompt_tokens) for d in decisions),
         "completion_tokens": sum(int(d.provenance.completion_tokens) for d in decisions),
-        "raw": [[int(d.decision_index), d.provenance.raw_text, d.invalid_detail] for d in decisions],
+        "raw": [
+            [int(getattr(d, "decision_index", i)), d.provenance.raw_text, d.invalid_detail]
+            for i, d in enumerate(decisions)
+        ],
     }
 
 

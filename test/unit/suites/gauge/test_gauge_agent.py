@@ -99,3 +99,16 @@ def test_a_value_for_an_unreadable_gauge_is_a_hallucination_whatever_its_wrappin
     said = agent_part([Decision(kind="message", message="3 bar", provenance=PROV)], "t", face.unit, 10.0, 3.0, False)
     assert said["value"] is None and said["messages"] == 1
     assert json.dumps(said)  # JSON-able
+
+
+def test_the_part_says_who_answered_and_how_long_each_decision_took() -> None:
+    prov = AgentProvenance(backend="llamacpp", model="m.gguf", digest="sha256:ab", template_version="agent_gauge_v1",
+                           latency_s=1.2345678, raw_text='{"tool": "report_reading"}')  # fmt: skip
+    first = Decision(kind="invalid", invalid="no_json", invalid_detail="no tool", provenance=prov)
+    answer = call("report_reading", value=3.0, unit="bar")
+    part = agent_part([first, answer], "llm", "bar", 10.0, 3.0, True)
+    assert (part["backend"], part["model"], part["digest"], part["template_version"]) == (
+        "llamacpp", "m.gguf", "sha256:ab", "agent_gauge_v1"
+    )  # fmt: skip
+    assert part["latencies_s"] == [1.234568, 0.0]
+    assert part["raw"] == [[0, '{"tool": "report_reading"}', "no tool"], [1, "", ""]]

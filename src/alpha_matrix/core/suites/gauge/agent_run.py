@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
+from alpha_matrix.core.suites.agent_common import provenance_part
 from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
 from alpha_matrix.core.suites.gauge.reader import Reading
 from alpha_matrix.core.suites.gauge.run import AnyFace, agent_observation, answer_of
@@ -59,7 +60,8 @@ def run_agent(
 def agent_part(
     decisions: Sequence[Decision], spec: str, unit: str, span: float, truth: float | None, readable: bool
 ) -> dict[str, Any]:
-    """The agent's scored answer (JSON-able): its value or why none, and the counts behind it."""
+    """The agent's scored answer (JSON-able): its value or why none, the counts behind it, who
+    answered (backend, model, digest, prompt, raw texts) and each decision's latency."""
     final = decisions[-1] if decisions else None
     answered = final is not None and final.kind == "tool_call" and final.call is not None and final.call.name in ANSWERS
     value, why = answer_of(final, unit) if answered and final is not None else (None, "no answer")
@@ -77,6 +79,8 @@ def agent_part(
         "invalid": sum(d.kind == "invalid" for d in decisions),
         "messages": sum(d.kind == "message" for d in decisions),
         "aborts": sum(d.kind == "abort" for d in decisions),
+        "latencies_s": [round(d.provenance.latency_s, 6) for d in decisions],
+        **provenance_part(decisions),
     }
 
 

@@ -99,6 +99,8 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
             rescored["agent"] = agent_part(
                 decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
             )
+            if "backend" not in a:  # recorded before the part said who answered: compared on what it held
+                rescored["agent"] = {k: v for k, v in rescored["agent"].items() if k in a}
         d = audit_common.first_difference(got, audit_common.as_json(rescored))
         if d:
             problems.append(f"suite/result differs from the re-scored answers at {d}")
