@@ -36,11 +36,19 @@ class Drawn:
     main_needle: bool = True  # False: no value pointer drawn (only the drag pointer, if any)
     noise: float = 2.0
     seed: int = 0
+    turn: float = 0.0  # deg the scale's middle is turned counter-clockwise from 12 o'clock
+    blade: float = 4.0  # the needle's half-width at its base, px (a tapered blade: wider)
+    cap: tuple[int, int, int] | None = None  # the hub cap's colour (None: the needle's)
+    cap_r: float = 0.07  # the hub cap's radius / R
+    drag_len: float = 0.85  # the drag pointer's length / R
+    rim: bool = True  # a dark rim around the dial (False: the face alone, as a plate's printed dial)
+    zone: float | None = None  # from this value to ``hi`` a red band along the ticks' outer ends
 
 
 def angle(d: Drawn, value: float) -> float:
-    """Counter-clockwise from 3 o'clock; the scale is symmetric about 12 o'clock, value grows clockwise."""
-    start = 90.0 + d.sweep / 2.0
+    """Counter-clockwise from 3 o'clock; the scale is symmetric about 12 o'clock turned by ``turn``,
+    value grows clockwise."""
+    start = 90.0 + d.turn + d.sweep / 2.0
     return start - d.sweep * (value - d.lo) / (d.hi - d.lo)
 
 
@@ -55,8 +63,13 @@ def draw(d: Drawn) -> np.ndarray:
         a = math.radians(deg)
         return int(c[0] + frac * r * math.cos(a)), int(c[1] - frac * r * math.sin(a))
 
-    cv2.circle(img, (int(c[0]), int(c[1])), int(r * 1.06), (60, 60, 60), -1)
+    if d.rim:
+        cv2.circle(img, (int(c[0]), int(c[1])), int(r * 1.06), (60, 60, 60), -1)
     cv2.circle(img, (int(c[0]), int(c[1])), int(r), d.dial, -1)
+    if d.zone is not None:  # under the ticks: they are drawn over it
+        a0, a1 = angle(d, d.hi), angle(d, d.zone)
+        axes = (int(0.9 * r), int(0.9 * r))
+        cv2.ellipse(img, (int(c[0]), int(c[1])), axes, 0.0, -a1, -a0, (200, 30, 30), int(0.1 * r))
     n = d.majors * d.minors
     for i in range(n + 1):
         v = d.lo + (d.hi - d.lo) * i / n
@@ -70,18 +83,18 @@ def draw(d: Drawn) -> np.ndarray:
         x, y = pt(angle(d, v), d.numerals_at)
         cv2.putText(img, label, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_DUPLEX, 0.6 * big, d.ink, 1 * big)
     if d.drag is not None:
-        cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), 0.85), (200, 30, 30), 3 * big)
+        cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), d.drag_len), (200, 30, 30), 3 * big)
     if not d.main_needle:
         return _finish(d, img, w, h)
     a = angle(d, d.value)
     tip = pt(a, d.tip)
     tail = pt(a + 180.0, 0.15)
-    nrm = (math.cos(math.radians(a + 90)) * 4 * big, -math.sin(math.radians(a + 90)) * 4 * big)
+    nrm = (math.cos(math.radians(a + 90)) * d.blade * big, -math.sin(math.radians(a + 90)) * d.blade * big)
     poly = np.array(
         [[tail[0] + nrm[0], tail[1] + nrm[1]], [tip[0], tip[1]], [tail[0] - nrm[0], tail[1] - nrm[1]]], np.int32
     )
     cv2.fillPoly(img, [poly], d.needle)
-    cv2.circle(img, (int(c[0]), int(c[1])), int(0.07 * r), d.needle, -1)
+    cv2.circle(img, (int(c[0]), int(c[1])), int(d.cap_r * r), d.cap or d.needle, -1)
     return _finish(d, img, w, h)
 
 

@@ -8,19 +8,29 @@ direction, optionally the arc's end angles), never a drawing layout:
    perspective is undone (``_to_canon``: the centre's polar is the vanishing line), the image's
    vertical kept vertical, and the dial is a circle of ``CANON`` px radius. No panel is needed.
 2. Ink, whatever the polarity: the face's colour around each point is its median over 0.15 R;
-   ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike).
-3. The tick ring: the band of radii whose angular profile is most "ticky" (narrow marks over
-   the ring); its marks are the ticks, their largest gap is the part of the dial without a
-   scale (or, when a cover hides one end, the gap spanning 6 o'clock). The ticks' pitch (the
-   largest spacing of which nearly every gap is a whole multiple) and a least-squares fit of tick index against
-   angle give the arc; its ends are the range's ends (or the face file's angles when given).
+   ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for
+   the pointers also far from the median over 0.37 R (a blade wide at its hub is its own local
+   median). Outside the picture nothing is ink.
+3. The tick ring: the band of radii (0.45-1.3 R: the circle found may be a bezel's inner edge, a
+   plate's arc line) whose angular profile is most "ticky" (narrow marks over the ring); its marks
+   are the ticks, their largest gap is the part of the dial without a scale (or, when a cover hides
+   one end, the gap spanning 6 o'clock). No hub seen (or one clearly off the ticks' circle): the
+   circle through the ticks' ends gives the centre and the dial is rectified again about it. The
+   ticks' pitch (the largest spacing of which nearly every gap is a whole multiple) and a
+   least-squares fit of tick index against angle give the arc: a standard sweep centred at 12
+   o'clock; else, any sweep turned anywhere, from where the ticks stop, when both end ticks are
+   majors (longer marks on a regular lattice), the face shows clear beyond both ends and the range
+   divides into round majors; then the value is read between the ticks either side of the pointer.
+   The face file's angles, when given, are the arc.
 4. The pointers: rays of ink from the hub outward (a radial run, not a numeral's blob) inside
-   the tick ring. One: the value pointer. Several: the one neutral in colour is the value
-   pointer, a coloured one is a drag or set pointer; otherwise, and for a lone coloured pointer,
-   abstain as ambiguous.
+   the tick ring; a shorter ray of the same colour opposite or beside a longer one is its tail or
+   its blade's edge, a stub barely out of the hub (unless red) is none. One needle reaching the
+   scale among short rays, not red: the value pointer. Several: the one neutral in colour when the
+   others are long coloured ones, else the one not red when the others are long red ones (drag
+   pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous.
 5. Abstain whenever this cannot be met: no dial, polarity unclear, too few ticks, an arc that
-   is no gauge's arc, no pointer or its tip not reaching the scale, the pointer off the scale,
-   too few pixels per 2 % of the span.
+   is no gauge's arc or whose ends are in doubt, no pointer or its tip not reaching the scale
+   (the picture's edge is no ink), the pointer off the scale, too few pixels per 2 % of the span.
 """
 
 from __future__ import annotations
@@ -34,14 +44,51 @@ import numpy as np
 
 CANON = 200  # rectified dial radius, px
 N_ANG = 720  # 0.5 deg bins
-N_RAD = 110  # radial samples, 0 .. 1.1 R
+N_RAD = 140  # radial samples, 0 .. 1.4 R (a plate's ticks may lie outside the circle found)
 WORK_PX = 640  # the image is reduced to at most this many px on its long side
 STANDARD_SWEEPS = (90.0, 180.0, 240.0, 270.0, 300.0)
 SWEEP_TOL = 5.0  # deg: a found arc within this (and 0.4 pitch) of a standard sweep is taken as that sweep
 CENTRE_TOL = 6.0  # deg: the scale's middle off 12 o'clock (the image's vertical leans in a perspective view)
+BLADE_MEDIAN_PX = 75  # canonical px: the face's median around a pointer wider than the ink's window
+PIVOT_SAMPLES, PIVOT_FILL = 3, 0.9  # radial samples (0.03 R) about the centre nearly all ink: a pivot
 MIN_RAY = 0.1  # share of hub-to-ticks a ray of ink must cover to count as a pointer (a broken one too)
 NEUTRAL_MAX, COLOURED_MIN = 0.22, 0.35  # (max - min) / (max + 10) of a pointer's pixels: black/white vs red
+HUB_DISC = 0.04  # radius (of R) of the filled disc looked for as the pointer's pivot
+HUB_WIDE = (0.035, 0.12)  # R: radii of the widest disc of ink taken for a hub cap on a second look
+HUB_INK = 0.5  # ink over this share of the strongest near the middle makes up the hub
+HUB_CLOSE = 7  # px: holes this small in a hub (a highlight) are closed on a second look
+HUB_AROUND = (1.4, 2.0)  # radii (of the disc's) of the annulus where the face must show around a large hub
+HUB_AROUND_INK = 0.5  # ... at most this share of it ink (a blade's base and its tail cross it)
+HUB_RIDGE, HUB_SPREAD = 0.9, 0.02  # the widest disc's centres (over this share of its radius) lie within this (R)
+RECENTRE_TICKS = 10  # ticks needed to find the dial's centre from the tick ring
+RECENTRE_MARGIN = 12  # radial samples beyond the ring's band where a tick's end may lie
+RECENTRE_FIT = 0.02  # R: median distance of the ticks' ends from their circle, at most
+RECENTRE_MIN, RECENTRE_MAX = 0.01, 0.25  # R: the tick ring's centre this far off is read about
+RECENTRE_HUB_MIN = 0.05  # R: ... this far off when a hub was seen
+ZONE_FACE_SHARE = 0.3  # quantile of the ring's radii, per angle, that must still show the face in a coloured zone
+ZONE_CHROMA = 0.5  # a coloured zone's chroma, at least (a red band; skin and shadows are less)
+SEEN_MIN = 0.99  # share of a canonical px's neighbourhood inside the picture for it to count as seen
+RING_MIN, RING_MAX = 0.45, 1.3  # radii (of R) where the tick ring may lie: the circle found may be a
+# bezel's inner edge (ticks inside it) or a plate's arc line or numeral ring (ticks outside it)
 SIDE_PX = 9.0  # canonical px beside a pointer where the face must show, both sides
+SIDE_PX_ALL = (SIDE_PX, 2 * SIDE_PX, 3.5 * SIDE_PX)  # ... or farther: a tapered blade is wide near its hub
+RED_HUE_DEG = 15.0  # hue within this of pure red: a drag pointer's red (orange is about 30)
+SAME_BLADE_BINS = 24  # angle bins (12 deg) beside or off straight opposite a longer ray: part of its needle
+TAIL_BINS = 70  # angle bins (35 deg) off straight opposite within which a shorter ray may be a (wide) tail
+SAME_HUE_DEG = 30.0  # hue difference within which two coloured rays are of one colour
+STUB_RUN = 0.25  # a ray from the hub shorter than this share of hub-to-ticks is no pointer
+SHORT_RUN = 0.5  # ... shorter than this, beside one not-red needle reaching the scale: a label's stroke
+TIP_RUN = 0.8  # ... this long: a pointer whose tip reaches the scale
+DRAG_RUN = 0.5  # ... this long, coloured, beside the needle: a drag pointer (shorter: maybe the needle, hidden)
+ARC_MIN, ARC_MAX = 170.0, 315.0  # deg: sweeps an arc read from where its ticks stop may have
+MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an arc read from its ticks
+END_MIN_LEN = 0.5  # an end tick of an arc read from its ticks is at least this share of the median tick long
+END_MAJOR = 0.8  # an end tick is at least this share of the median major's length
+MAX_MINORS = 10  # ticks per major interval, at most
+MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
+LOCAL_TICKS = 5  # marks either side that set that median
+MAJOR_HIT, MAJOR_FALSE = 0.7, 0.15  # share of a major period's marks that stand out; of the others
+ROUND_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)  # mantissas of a scale's value per major interval
 
 
 @dataclass(frozen=True)
@@ -69,10 +116,42 @@ class DialReading:
     evidence: dict[str, float] = field(default_factory=dict)
 
 
+Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
+
+
+@dataclass(frozen=True)
+class _TickScale:
+    """An arc read from its ticks: its ends, and each tick seen with its share of the range."""
+
+    start: float  # angle of lo, deg
+    sweep: float  # deg, positive in the value's direction
+    first: float  # angle of the scale's counter-clockwise-first tick, deg
+    at: np.ndarray  # ticks' angles, deg counter-clockwise from ``first``, increasing
+    share: np.ndarray  # their share of the scale counted counter-clockwise (0 at ``first``, 1 at the last)
+
+    def frac(self, deg: float, clockwise: bool) -> float:
+        """The pointer's share of the range at ``deg``, between the ticks seen either side of it
+        (a little past an end: along the end's pitch)."""
+        off = (deg - self.first) % 360.0
+        if off > self.at[-1] + 0.5 * (360.0 - self.at[-1]):
+            off -= 360.0
+        if off < 0:
+            ccw = off * self.share[1] / self.at[1]
+        elif off > self.at[-1]:
+            ccw = 1.0 + (off - self.at[-1]) * (1.0 - self.share[-2]) / (self.at[-1] - self.at[-2])
+        else:
+            ccw = float(np.interp(off, self.at, self.share))
+        return 1.0 - ccw if clockwise else ccw
+
+
 @dataclass(frozen=True)
 class _Dial:
     canon: np.ndarray  # rectified RGB float32 (2C+1, 2C+1, 3), dial centred, radius CANON
     px_scale: float  # image px per canonical px (the smaller axis of the ellipse)
+    hub: bool = False  # a filled disc of ink (a pointer's pivot) was seen at the centre
+    seen: np.ndarray | None = None  # canonical px inside the picture (1.0), outside it (0.0)
+    ell: Ellipse | None = None  # the dial's rim in the (work-size) image
+    g: np.ndarray | None = None  # homography image -> canonical px
 
 
 def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noise_k: float = 4.0) -> DialReading:
@@ -89,6 +168,24 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     dial = _find_dial(rgb)
     if dial is None:
         return abstain("no dial found")
+    got = _read(dial, spec, ev, min_contrast, noise_k, scale)
+    if isinstance(got, tuple):  # no hub seen: the tick ring's centre is the dial's, read again about it
+        ev.update(recentred_x=got[0], recentred_y=got[1])
+        got = _read(_recentred(rgb, dial, got), spec, ev, min_contrast, noise_k, scale, recentre=False)
+    if isinstance(got, tuple):
+        return abstain("dial centre unclear")
+    return got
+
+
+def _read(
+    dial: _Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float, scale: float,
+    recentre: bool = True,
+) -> DialReading | tuple[float, float]:  # fmt: skip
+    """The reading of a found dial, or (no hub seen, ``recentre``) the tick ring's centre to read about."""
+
+    def abstain(reason: str) -> DialReading:
+        return DialReading(None, None, spec.unit, reason, ev)
+
     ev["radius_px"] = dial.px_scale * CANON / scale
     polar_rgb = _polar(dial.canon)  # (N_ANG, N_RAD, 3)
     face_rgb = np.median(polar_rgb[:, 25:85].reshape(-1, 3), axis=0)
@@ -96,6 +193,10 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     # glare's slope across the dial is face, not ink
     local = cv2.medianBlur(np.clip(dial.canon, 0, 255).astype(np.uint8), 31).astype(np.float32)
     ink = np.sqrt(((polar_rgb - _polar(local)) ** 2).sum(axis=2)) / math.sqrt(3.0)
+    # outside the picture nothing is seen: no ink there (the warp's replicated border would draw
+    # long false marks and pointers), and the tick ring there counts as covered
+    unseen = _polar(dial.seen) < SEEN_MIN if dial.seen is not None else np.zeros(ink.shape, bool)
+    ink[unseen] = 0.0
     noise = _noise(dial.canon)
     bound = max(min_contrast, noise_k * noise)
     ev.update(noise=noise, bound=bound, face_grey=float(face_rgb.mean()))
@@ -105,7 +206,7 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     marked = (hp > bound).mean(axis=0)
     ring = energy.mean(axis=0) * (marked > 0.02)
     radii = np.arange(N_RAD) / 100.0
-    ring[(radii < 0.45) | (radii > 1.02)] = 0.0
+    ring[(radii < RING_MIN) | (radii > RING_MAX)] = 0.0
     j = int(np.argmax(ring))
     if ring[j] <= 0:
         return abstain("no tick ring found")
@@ -119,16 +220,30 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     ev.update(tick_r_in=float(r_in), tick_r_out=float(r_out))
     prof = hp[:, lo_j : hi_j + 1].mean(axis=1)
     ticks = _peaks(prof, bound * 0.5, 3)
+    fit = _ring_centre(hp, ticks, lo_j, hi_j, bound)
+    if fit is not None:
+        ev.update(ring_cx=fit[0], ring_cy=fit[1], ring_fit=fit[2])
+    if recentre and dial.ell is not None and fit is not None and fit[2] <= RECENTRE_FIT:
+        # off the tick ring's centre: no hub seen (the rim's centre is no pivot), or a hub seen
+        # clearly elsewhere (a cap's highlight, a needle's base taken for the pivot)
+        off = math.hypot(fit[0], fit[1])
+        if (RECENTRE_HUB_MIN if dial.hub else RECENTRE_MIN) <= off <= RECENTRE_MAX:
+            return fit[0], fit[1]
     ev["ticks_seen"] = float(len(ticks))
     if len(ticks) < 6:
         return abstain("fewer than 6 ticks visible")
     # --- pointers: runs of ink from the hub outward, inside the tick ring
     r0, r1 = 0.18, max(0.35, r_in - 0.04)
     j0, j1 = int(r0 * 100), int(r1 * 100)
-    inner = ink[:, j0:j1]
-    thin = _thin(
-        inner, polar_rgb[:, j0:j1], radii[j0:j1], bound
-    )  # ink with the face on at least one side: a mark, not a patch
+    # a blade wide at its hub is its own local median there: against the face's median over a
+    # wider window it is ink again
+    canon_u8 = np.clip(dial.canon, 0, 255).astype(np.uint8)
+    wide_local = _polar(_coarse_median(canon_u8, BLADE_MEDIAN_PX))
+    ink_wide = np.sqrt(((polar_rgb - wide_local) ** 2).sum(axis=2)) / math.sqrt(3.0)
+    ink_wide[unseen] = 0.0
+    ink_ptr = np.maximum(ink, ink_wide)
+    inner = ink_ptr[:, j0:j1]
+    thin = _thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound)  # ink with the face beside it
     wide = _smooth_ang(thin, 3) > 0.3  # a pointer 1-2 bins wide
     run = _run_from_hub(wide)  # (N_ANG,) fraction of [r0, r1] covered from r0 outward
     cand = [k for k in _peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]  # every ray from the hub, short ones too
@@ -137,39 +252,43 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     # where the tick ring is covered by something that is not the face (an occluder, a shattered patch)
     ring_rgb = np.median(polar_rgb[:, lo_j : hi_j + 1], axis=1)
     hidden = np.sqrt(((ring_rgb - face_rgb) ** 2).sum(axis=1) / 3.0) > bound
-    hidden = _covers(_smooth_ang(hidden.astype(np.float32), 5) > 0.5, ticks)
+    hidden &= ~_zone(polar_rgb[:, lo_j : hi_j + 1], face_rgb, bound)
+    hidden = _covers(_smooth_ang(hidden.astype(np.float32), 5) > 0.5, ticks) | unseen[:, lo_j : hi_j + 1].any(axis=1)
     # a mark at the edge of a covered stretch is that cover's edge, not a tick
     near_cover = _smooth_ang(hidden.astype(np.float32), 9) > 0
     ticks = [t for t in ticks if not near_cover[t]]
     ang = _angle_of_bin(np.array(ticks, float))
-    arc = _arc(ang, prof[np.array(ticks, int)] if ticks else np.zeros(0), spec, hidden)
+    strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
+    arc = _arc(ang, strength, spec, hidden, _tick_lengths(hp, ticks, lo_j, hi_j, bound))
     if isinstance(arc, str):
         return abstain(arc)
-    start, sweep = arc  # start: angle of lo; sweep: positive deg in the value's direction
+    table = arc if isinstance(arc, _TickScale) else None
+    start, sweep = (arc.start, arc.sweep) if isinstance(arc, _TickScale) else arc
+    # start: angle of lo; sweep: positive deg in the value's direction
     ev.update(arc_start_deg=start, sweep_deg=sweep)
-    if not cand:
-        return abstain("no pointer found")
-    colours = [_chroma(polar_rgb[k, j0:j1], inner[k] > bound) for k in cand]
+    raw, raw_px = cand, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand]
+    cand = _pointers(raw, run, raw_px)
+    # a pointer on a pivot: a hub seen, a disc of ink at the (tick ring's) centre, or its own tail
+    # past the centre (a drag pointer, a thin line from under the needle's hub, has none of them)
+    pivoted = (
+        dial.hub
+        or float((ink_ptr[:, :PIVOT_SAMPLES] > bound).mean()) >= PIVOT_FILL
+        or (len(cand) == 1 and _has_tail(raw.index(cand[0]), raw, run, raw_px))
+    )
     ev["pointers"] = float(len(cand))
-    if len(cand) > 1:
-        neutral = [k for k, c in zip(cand, colours, strict=True) if c < NEUTRAL_MAX]
-        coloured = [k for k, c in zip(cand, colours, strict=True) if c >= COLOURED_MIN]
-        if len(neutral) != 1 or len(neutral) + len(coloured) != len(cand):
-            return abstain("several pointers, value pointer ambiguous")
-        k = neutral[0]
-    else:
-        k = cand[0]
-        if colours[0] >= COLOURED_MIN:  # a lone coloured pointer: a drag or set pointer without its needle?
-            return abstain("only a coloured pointer, value pointer ambiguous")
+    got = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], pivoted)
+    if isinstance(got, str):
+        return abstain(got)
+    k = got
     ev["pointer_run"] = float(run[k])
-    if run[k] < 0.8:
+    if run[k] < TIP_RUN:
         return abstain("pointer tip not visible")
     deg = _refine(ink, k, r0, r1, bound)
     ev["pointer_deg"] = deg
     off = ((start - deg) if spec.clockwise else (deg - start)) % 360.0
     if off > sweep + 0.5 * (360.0 - sweep):
         off -= 360.0
-    frac = off / sweep
+    frac = off / sweep if table is None else table.frac(deg, spec.clockwise)
     if not -0.03 <= frac <= 1.03:
         return abstain("pointer outside the scale")
     px = ev["radius_px"] * r1 * math.radians(0.02 * sweep)
@@ -220,16 +339,33 @@ def _find_dial(rgb: np.ndarray) -> _Dial | None:
     # is undone exactly (the centre's polar is the vanishing line), up to a rotation, which is set
     # so that the image's vertical at the centre stays vertical.
     centre = np.array(ell[0], float)
-    canon = _warp(rgb, _to_canon(ell, centre))
+    g_final = _to_canon(ell, centre)
+    canon = _warp(rgb, g_final)
     hub = _hub(canon)
     if hub is not None:
-        g = _to_canon(ell, centre)
-        centre_img = _apply(np.linalg.inv(g), np.array([hub]))[0]
-        canon = _warp(rgb, _to_canon(ell, centre_img))
-    return _Dial(canon, min(d0, d1) / 2.0 / CANON)
+        centre_img = _apply(np.linalg.inv(g_final), np.array([hub]))[0]
+        g_final = _to_canon(ell, centre_img)
+        canon = _warp(rgb, g_final)
+    return _make_dial(rgb, ell, g_final, canon, hub is not None)
 
 
-OUT = CANON + CANON // 8  # canonical image half-size
+def _make_dial(rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool) -> _Dial:
+    frame = np.ones(rgb.shape[:2], np.float32)
+    seen = cv2.warpPerspective(frame, g, (2 * OUT + 1, 2 * OUT + 1), flags=cv2.INTER_LINEAR, borderValue=0.0)
+    (_, _), (d0, d1), _ = ell
+    return _Dial(canon, min(d0, d1) / 2.0 / CANON, hub, np.asarray(seen), ell, g)
+
+
+def _recentred(rgb: np.ndarray, dial: _Dial, xy: tuple[float, float]) -> _Dial:
+    """The dial rectified again about the canonical point ``xy`` (R units, y up) as its centre."""
+    assert dial.ell is not None and dial.g is not None
+    px = np.array([[OUT + xy[0] * CANON, OUT - xy[1] * CANON]])
+    centre_img = _apply(np.linalg.inv(dial.g), px)[0]
+    g = _to_canon(dial.ell, centre_img)
+    return _make_dial(rgb, dial.ell, g, _warp(rgb, g), dial.hub)
+
+
+OUT = CANON + CANON // 2  # canonical image half-size
 
 
 def _warp(rgb: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -313,19 +449,45 @@ def _hub(canon: np.ndarray) -> tuple[float, float] | None:
     top = float(np.percentile(ink, 99.5))
     if top < 30.0:
         return None
-    on = (ink > 0.5 * top).astype(np.float32)
-    rad = max(2, int(0.04 * CANON))
+    on = (ink > HUB_INK * top).astype(np.float32)
+    got = _disc(on, HUB_DISC)
+    if isinstance(got, tuple):
+        return got[0] + c - w, got[1] + c - w
+    if got != "empty":
+        # a blade wide at its base fills the small disc all along it, a highlight leaves a hole
+        # in the cap: the cap is then the widest disc of ink (holes closed), with face around it
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HUB_CLOSE, HUB_CLOSE))
+        closed = cv2.morphologyEx(on, cv2.MORPH_CLOSE, kernel)
+        dist = cv2.distanceTransform(closed.astype(np.uint8), cv2.DIST_L2, 5)
+        _, rad, _, (x, y) = cv2.minMaxLoc(dist)
+        ys, xs = np.nonzero(dist >= HUB_RIDGE * rad)
+        single = np.hypot(xs.std(), ys.std()) <= HUB_SPREAD * CANON  # a disc, not a bar's ridge
+        if HUB_WIDE[0] * CANON <= rad <= HUB_WIDE[1] * CANON and single and _face_around(closed, x, y, rad):
+            return float(x + c - w), float(y + c - w)
+    return None
+
+
+def _disc(on: np.ndarray, frac: float) -> tuple[float, float] | str:
+    """Where a disc of radius ``frac`` R is filled with ink, or why not ("empty": nowhere; "spread":
+    all along a blob)."""
+    rad = max(2, int(frac * CANON))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * rad + 1, 2 * rad + 1)).astype(np.float32)
     fill = cv2.filter2D(on, -1, disc / disc.sum(), borderType=cv2.BORDER_CONSTANT)
     if fill.max() < 0.9:
-        return None
+        return "empty"
     ys, xs = np.nonzero(fill >= fill.max() - 0.02)
-    if np.hypot(xs.std(), ys.std()) > 0.05 * CANON:  # no single disc: a blob of ink, not a hub
-        return None
-    return float(xs.mean() + c - w), float(ys.mean() + c - w)
+    if np.hypot(xs.std(), ys.std()) > 0.05 * CANON:  # no single disc: a blob of ink
+        return "spread"
+    return float(xs.mean()), float(ys.mean())
 
 
-Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
+def _face_around(on: np.ndarray, x: float, y: float, rad: float) -> bool:
+    """Around a large disc of ink the face shows (a needle's two sides aside): a hub cap, not a
+    patch of dark text or shadow."""
+    yy, xx = np.mgrid[: on.shape[0], : on.shape[1]]
+    d = np.hypot(xx - x, yy - y)
+    ring = (d >= HUB_AROUND[0] * rad) & (d <= HUB_AROUND[1] * rad)
+    return bool(ring.any()) and float(on[ring].mean()) <= HUB_AROUND_INK
 
 
 def _contour_ellipses(edges: np.ndarray, short: int, long: int) -> list[Ellipse]:
@@ -444,6 +606,15 @@ def _peaks(prof: np.ndarray, floor: float, min_sep: int) -> list[int]:
     return sorted(kept)
 
 
+def _coarse_median(img: np.ndarray, k: int) -> np.ndarray:
+    """A median over k px, taken at half resolution (a wide window's median is smooth: the
+    detail lost is none, the time saved three quarters)."""
+    h, w = img.shape[:2]
+    half = cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    med = cv2.medianBlur(half, (k // 2) | 1)
+    return np.asarray(cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+
+
 def _noise(canon: np.ndarray) -> float:
     g = canon.mean(axis=2)
     c = g.shape[0] // 2
@@ -474,24 +645,113 @@ def _run_from_hub(wide: np.ndarray) -> np.ndarray:
     return out
 
 
-def _chroma(pixels: np.ndarray, on: np.ndarray) -> float:
+def _chroma(p: np.ndarray) -> float:
     """Median relative channel spread of the pointer's own pixels (brightness-free: dim light keeps it)."""
-    p = pixels[on] if on.any() else pixels
+    if not len(p):
+        return 0.0
     return float(np.median((p.max(axis=1) - p.min(axis=1)) / (p.max(axis=1) + 10.0)))
 
 
-def _thin(inner: np.ndarray, rgb: np.ndarray, radii: np.ndarray, bound: float) -> np.ndarray:
-    """Ink at (angle, radius) with the same face ``SIDE_PX`` away on both sides: a mark, not the
-    edge of a patch (an occluder's edge has something else on one side)."""
-    out = np.zeros(inner.shape, bool)
-    for j, r in enumerate(radii):
-        off = max(2, int(round(math.degrees(SIDE_PX / max(r * CANON, 1.0)) * N_ANG / 360.0)))
-        col = inner[:, j]
-        side = np.maximum(np.roll(col, off), np.roll(col, -off))
-        a, b = np.roll(rgb[:, j], off, axis=0), np.roll(rgb[:, j], -off, axis=0)
-        step = np.sqrt(((a - b) ** 2).sum(axis=1) / 3.0)
-        out[:, j] = (col > bound) & (side < 0.5 * col) & (step < 0.8 * col)
+def _is_red(p: np.ndarray) -> bool:
+    """The pointer's pixels are red (a drag or set pointer's colour), not orange, yellow or blue."""
+    if not len(p) or _chroma(p) < COLOURED_MIN:
+        return False
+    return abs(_hue(p)) <= RED_HUE_DEG
+
+
+def _hue(p: np.ndarray) -> float:
+    """Hue (deg, -180..180, 0 red) of the median of the pixels."""
+    r, g, b = np.median(p, axis=0)
+    return math.degrees(math.atan2(math.sqrt(3.0) * (g - b), 2.0 * r - g - b))
+
+
+def _pointers(cand: list[int], run: np.ndarray, pixels: list[np.ndarray]) -> list[int]:
+    """The rays that may be pointers, with their pixels. A shorter ray of the same colour straight
+    opposite a longer one (its tail) or beside it (the edge of a blade wide at its hub) is part of
+    that needle; a stub barely out of the hub (a hub cap's rim, a label's stroke) is none, unless
+    red (a needle's or drag pointer's visible part); any other ray stays (a needle whose tip is
+    hidden)."""
+    out = []
+    for i, k in enumerate(cand):
+        part = False
+        for j, o in enumerate(cand):
+            d = (k - o) % N_ANG
+            near = min(d, N_ANG - d) <= SAME_BLADE_BINS or abs(d - N_ANG // 2) <= TAIL_BINS
+            part |= j != i and run[o] > run[k] and near and _same_colour(pixels[i], pixels[j])
+        if not part and (run[k] >= STUB_RUN or _is_red(pixels[i])):
+            out.append(k)
     return out
+
+
+def _has_tail(i: int, cand: list[int], run: np.ndarray, pixels: list[np.ndarray]) -> bool:
+    """Ray ``i`` has a shorter ray of its colour straight opposite: a needle's tail."""
+    k = cand[i]
+    return any(
+        j != i
+        and run[o] < run[k]
+        and abs((k - o) % N_ANG - N_ANG // 2) <= TAIL_BINS
+        and _same_colour(pixels[i], pixels[j])
+        for j, o in enumerate(cand)
+    )
+
+
+def _same_colour(p: np.ndarray, q: np.ndarray) -> bool:
+    """Two rays' pixels of one colour, lit alike or not: both neutral, or both coloured of a hue
+    (a needle's tail in the hub's shade is its blade's hue, darker)."""
+    cp, cq = _chroma(p), _chroma(q)
+    if cp < COLOURED_MIN and cq < COLOURED_MIN:
+        return True
+    if cp < NEUTRAL_MAX or cq < NEUTRAL_MAX or not len(p) or not len(q):
+        return False
+    d = abs(_hue(p) - _hue(q)) % 360.0
+    return min(d, 360.0 - d) <= SAME_HUE_DEG
+
+
+def _value_pointer(cand: list[int], run: np.ndarray, pixels: list[np.ndarray], pivoted: bool) -> int | str:
+    """The value pointer among the pointers, or why none. Several: the one neutral in colour
+    when the others are coloured, else the one not red when the others are red (drag or set
+    pointers are red). One: any but a red one; a red one only on a pivot (a hub seen at the
+    dial's centre, or its own tail: a drag pointer is drawn from under the needle's hub)."""
+    if not cand:
+        return "no pointer found"
+    chroma = [_chroma(p) for p in pixels]
+    long = [i for i, k in enumerate(cand) if run[k] >= TIP_RUN]
+    others = [i for i in range(len(cand)) if i != (long[0] if long else -1)]
+    if (
+        len(long) == 1
+        and not _is_red(pixels[long[0]])
+        and all(run[cand[i]] < SHORT_RUN and not _is_red(pixels[i]) for i in others)
+    ):
+        return cand[long[0]]  # one needle reaching the scale, not red, the other rays short: labels, strokes
+    if len(cand) == 1:
+        if _is_red(pixels[0]) and not pivoted:
+            return "only a red pointer, value pointer ambiguous"
+        return cand[0]
+    neutral = [k for k, c in zip(cand, chroma, strict=True) if c < NEUTRAL_MAX]
+    coloured = [k for k, c in zip(cand, chroma, strict=True) if c >= COLOURED_MIN]
+    if len(neutral) == 1 and len(neutral) + len(coloured) == len(cand) and all(run[k] >= DRAG_RUN for k in coloured):
+        return neutral[0]  # the others drag or set pointers: long, coloured (a stub may be the needle)
+    not_red = [k for k, p in zip(cand, pixels, strict=True) if not _is_red(p)]
+    red = [k for k in cand if k not in not_red]
+    if len(not_red) == 1 and all(run[k] >= DRAG_RUN for k in red):
+        return not_red[0]
+    return "several pointers, value pointer ambiguous"
+
+
+def _thin(inner: np.ndarray, rgb: np.ndarray, radii: np.ndarray, bound: float) -> np.ndarray:
+    """Ink at (angle, radius) with the same face ``SIDE_PX`` (or, a blade wide at its hub, twice
+    that) away on both sides: a mark, not the edge of a patch (an occluder's edge has something
+    else on one side)."""
+    out = np.zeros((len(SIDE_PX_ALL), *inner.shape), bool)
+    for j, r in enumerate(radii):
+        col = inner[:, j]
+        for n, side_px in enumerate(SIDE_PX_ALL):
+            off = max(2, int(round(math.degrees(side_px / max(r * CANON, 1.0)) * N_ANG / 360.0)))
+            side = np.maximum(np.roll(col, off), np.roll(col, -off))
+            a, b = np.roll(rgb[:, j], off, axis=0), np.roll(rgb[:, j], -off, axis=0)
+            step = np.sqrt(((a - b) ** 2).sum(axis=1) / 3.0)
+            out[n, :, j] = (col > bound) & (side < 0.5 * col) & (step < 0.8 * col)
+    return np.asarray(out.any(axis=0))
 
 
 def _refine(ink: np.ndarray, k: int, r0: float, r1: float, bound: float) -> float:
@@ -502,6 +762,19 @@ def _refine(ink: np.ndarray, k: int, r0: float, r1: float, bound: float) -> floa
     if w.sum() <= 0:
         return float(_angle_of_bin(k))
     return float((_angle_of_bin(ks) * w).sum() / w.sum()) % 360.0
+
+
+def _zone(band: np.ndarray, face: np.ndarray, bound: float) -> np.ndarray:
+    """Per angle: a coloured zone painted along part of the tick ring (a red band by the scale's
+    end), not a cover: strongly coloured where it differs from the face, and the face still shows
+    over part of the ring's radii there (a hand or a rod covers them all)."""
+    dist = np.sqrt(((band - face) ** 2).sum(axis=2) / 3.0)  # (N_ANG, radii)
+    some_face = np.quantile(dist, ZONE_FACE_SHARE, axis=1) <= bound
+    off = dist > bound
+    out = np.zeros(len(band), bool)
+    for i in np.nonzero(some_face & off.any(axis=1))[0]:
+        out[i] = _chroma(band[i][off[i]]) >= ZONE_CHROMA
+    return out
 
 
 def _covers(hidden: np.ndarray, ticks: list[int]) -> np.ndarray:
@@ -528,6 +801,62 @@ def _covers(hidden: np.ndarray, ticks: list[int]) -> np.ndarray:
     return out
 
 
+def _ring_centre(
+    hp: np.ndarray, ticks: list[int], j_in: int, j_out: int, bound: float
+) -> tuple[float, float, float] | None:
+    """The centre (R units, y up) of the circle through the ticks' outer ends, or through their
+    inner ends, whichever is the rounder fit, and that fit's median residual (R): the ticks are
+    radial, so their ring is centred on the pivot even when the rim found is not (a plate, a rim
+    off the scale's centre). None when the ticks are too few."""
+    if len(ticks) < RECENTRE_TICKS:
+        return None
+    lo, hi = max(0, j_in - RECENTRE_MARGIN), min(hp.shape[1], j_out + RECENTRE_MARGIN + 1)
+    ends: list[list[tuple[float, float]]] = [[], []]
+    for t in ticks:
+        on = np.nonzero(hp[t, lo:hi] > 0.5 * bound)[0]
+        if len(on):
+            a = math.radians(float(_angle_of_bin(t)))
+            for n, j in enumerate((on[0], on[-1])):
+                r = (lo + j) / 100.0
+                ends[n].append((r * math.cos(a), r * math.sin(a)))
+    best: tuple[float, tuple[float, float]] | None = None
+    for pts in ends:
+        p = np.array(pts)
+        if len(p) < RECENTRE_TICKS:
+            continue
+        a_mat = np.column_stack([p[:, 0], p[:, 1], np.ones(len(p))])
+        sol, *_ = np.linalg.lstsq(a_mat, -(p**2).sum(axis=1), rcond=None)
+        cx, cy = -sol[0] / 2.0, -sol[1] / 2.0
+        rad = math.sqrt(max(cx * cx + cy * cy - sol[2], 0.0))
+        res = float(np.median(np.abs(np.hypot(p[:, 0] - cx, p[:, 1] - cy) - rad)))
+        if best is None or res < best[0]:
+            best = (res, (float(cx), float(cy)))
+    return None if best is None else (*best[1], best[0])
+
+
+def _tick_lengths(hp: np.ndarray, ticks: list[int], j_in: int, j_out: int, bound: float) -> np.ndarray:
+    """Each tick's radial length: its longest run of marked radii (gaps of one sample bridged) that
+    meets the ring's band (a major tick is longer than a minor one, whatever its contrast or the
+    light on it; a minor tick may lie at the band's inner or outer part only)."""
+    out = np.zeros(len(ticks))
+    for n, t in enumerate(ticks):
+        col = hp[np.mod(np.arange(t - 1, t + 2), N_ANG)].max(axis=0) > 0.5 * bound
+        col[1:-1] |= col[:-2] & col[2:]
+        best, j = 0, 0
+        while j < len(col):
+            if not col[j]:
+                j += 1
+                continue
+            k = j
+            while k < len(col) and col[k]:
+                k += 1
+            if k > j_in and j <= j_out:
+                best = max(best, k - j)
+            j = k
+        out[n] = best
+    return out
+
+
 def _pitch(gaps: np.ndarray) -> float:
     """The scale's pitch from the gaps between neighbouring marks: the largest spacing of which
     (nearly) every gap is a whole multiple (a faint minor tick missed leaves a gap of two)."""
@@ -543,14 +872,19 @@ def _pitch(gaps: np.ndarray) -> float:
 
 
 def _arc(
-    ang: np.ndarray, strength: np.ndarray, spec: DialSpec, hidden: np.ndarray | None = None
-) -> tuple[float, float] | str:
+    ang: np.ndarray,
+    strength: np.ndarray,
+    spec: DialSpec,
+    hidden: np.ndarray | None = None,
+    length: np.ndarray | None = None,
+) -> tuple[float, float] | _TickScale | str:
     """(angle of lo, sweep) from the tick angles, or why not. ``hidden``: per angle bin, whether the
     tick ring there is covered by something that is not the face."""
     if len(ang) < 6:
         return "fewer than 6 ticks visible"
     order = np.argsort(ang % 360.0)
     a, w = (ang % 360.0)[order], np.asarray(strength, float)[order]
+    ln = np.asarray(length, float)[order] if length is not None else w.copy()
     # a mark closer to its neighbour than 0.6 pitch is no tick of the scale (a numeral's stroke, a
     # crack): the weaker of the two goes
     for _ in range(len(a)):
@@ -564,7 +898,7 @@ def _arc(
             break
         i = int(close[np.argmin(np.minimum(w[close], w[(close + 1) % len(a)]))])
         drop = i if w[i] < w[(i + 1) % len(a)] else (i + 1) % len(a)
-        a, w = np.delete(a, drop), np.delete(w, drop)
+        a, w, ln = np.delete(a, drop), np.delete(w, drop), np.delete(ln, drop)
     if len(a) < 6:
         return "fewer than 6 ticks visible"
     gaps = np.diff(np.concatenate([a, a[:1] + 360.0]))
@@ -575,7 +909,7 @@ def _arc(
     tries = [g_big] + [int(i) for i in lows if int(i) != g_big]
     first_why = ""
     for g in tries:
-        got = _arc_from_gap(a, gaps, g, spec, hidden)
+        got = _arc_from_gap(a, ln, gaps, g, spec, hidden)
         if not isinstance(got, str):
             return got
         first_why = first_why or got
@@ -583,13 +917,14 @@ def _arc(
 
 
 def _arc_from_gap(
-    a: np.ndarray, gaps: np.ndarray, g: int, spec: DialSpec, hidden: np.ndarray | None
-) -> tuple[float, float] | str:
+    a: np.ndarray, w: np.ndarray, gaps: np.ndarray, g: int, spec: DialSpec, hidden: np.ndarray | None
+) -> tuple[float, float] | _TickScale | str:
     first = a[(g + 1) % len(a)]  # the scale's first tick counter-clockwise after the gap
     pitch = _pitch(gaps[gaps < 0.5 * gaps[g]]) if (gaps < 0.5 * gaps[g]).any() else 0.0
     if pitch <= 0:
         return "ticks too irregular"
-    ccw = np.sort((a - first) % 360.0)
+    order = np.argsort((a - first) % 360.0)
+    ccw = ((a - first) % 360.0)[order]
     steps = np.diff(ccw) / pitch  # consecutive ticks: whole pitches apart (a hidden tick: two)
     if np.mean(np.abs(steps - np.round(steps)) < 0.3) < 0.8 or (np.round(steps) < 1).any():
         return "ticks too irregular"
@@ -615,6 +950,9 @@ def _arc_from_gap(
     # the dial's face. Exactly one such reading of the ticks, or abstain.
     if hidden is None:
         return "arc ends not clear"
+    seen = _arc_from_ends(idx, w[order], b, fit_first, spec, hidden, ccw - (b * idx + c0))
+    if not isinstance(seen, str):
+        return seen
     fits = []
     for sweep in STANDARD_SWEEPS:
         n = sweep / b
@@ -641,3 +979,68 @@ def _off12(deg: float) -> float:
 def _ends(centre: float, sweep: float, spec: DialSpec) -> tuple[float, float]:
     start_ccw, end_ccw = (centre - sweep / 2.0) % 360.0, (centre + sweep / 2.0) % 360.0
     return (end_ccw, sweep) if spec.clockwise else (start_ccw, sweep)
+
+
+def _arc_from_ends(
+    idx: np.ndarray, w: np.ndarray, b: float, first: float, spec: DialSpec, hidden: np.ndarray, res: np.ndarray
+) -> _TickScale | str:
+    """The arc from where its ticks stop, any sweep, anywhere on the dial (a dial turned in its
+    plate, a sweep no standard one). Only when the ends are beyond doubt: both end ticks are major
+    ticks (a regular lattice of stronger marks), the face beyond each end is seen clear of any
+    cover for a major interval (an end under a hand or out of the picture would look like an end),
+    and the range divides into a round value per major interval (one major lost at an end
+    would leave 600/5 = 120 a major). The value is then read between the ticks seen either side
+    of the pointer, as a technician does (a view not quite undone bends the pitch: the ends' fit
+    alone would be off mid-scale)."""
+    keep = np.nonzero(w >= END_MIN_LEN * np.median(w))[0]  # a mark off the ring's middle: a numeral's stroke
+    if len(keep) < 6:
+        return "arc ends not clear"
+    seen = b * idx + res  # the ticks' angles, ccw from ``first``
+    first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
+    seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
+    n = int(round(idx.max()))
+    found = float(seen[-1])
+    if not ARC_MIN <= found <= ARC_MAX or 360.0 - found < 2.0 * b:
+        return "arc ends not clear"
+    every = _major_period(idx.astype(int), w)
+    if every is None or n % every:
+        return "arc ends not clear"
+    if not _round_step(abs(spec.span) / (n // every)):
+        return "arc ends not clear"
+    clear = max(every * b, MIN_CLEAR_DEG)
+    for lo_deg, hi_deg in ((first - clear, first - 0.5 * b), (first + found + 0.5 * b, first + found + clear)):
+        bins = np.round(np.arange(lo_deg, hi_deg + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
+        if hidden[bins].any():
+            return "arc ends not clear"
+    start, sweep = _ends((first + found / 2.0) % 360.0, found, spec)
+    return _TickScale(start, sweep, first % 360.0, seen, idx / n)
+
+
+def _major_period(idx: np.ndarray, w: np.ndarray) -> int | None:
+    """Every how many ticks a major one, counted from the scale's first tick, both end ticks
+    major: the period whose inner marks nearly all stand out of the marks around them (their
+    length over the local median) while nearly no other mark does, and whose end ticks stand out
+    too or are as long as its other majors (a minor tick at an end: an end lost); None when none is."""
+    local = np.array([np.median(w[max(0, i - LOCAL_TICKS) : i + LOCAL_TICKS + 1]) for i in range(len(w))])
+    strong = w >= MAJOR_SEP * np.maximum(local, 1e-6)
+    inner = np.ones(len(w), bool)
+    inner[[0, -1]] = False
+    best: tuple[float, int] | None = None
+    for every in range(2, MAX_MINORS + 1):
+        on = idx % every == 0
+        if (on & inner).sum() < 2 or on.all():
+            continue
+        hit, false = float(strong[on & inner].mean()), float(strong[~on].mean())
+        long_end = w[[0, -1]] >= END_MAJOR * float(np.median(w[on & inner]))
+        ends_major = bool((strong[[0, -1]] | long_end).all())
+        if hit >= MAJOR_HIT and false <= MAJOR_FALSE and ends_major and (best is None or hit - false > best[0]):
+            best = (hit - false, every)
+    return None if best is None else best[1]
+
+
+def _round_step(step: float) -> bool:
+    """A scale's value per major interval is a round number: 1, 2, 2.5 or 5 times a power of ten."""
+    if step <= 0:
+        return False
+    mant = step / 10.0 ** math.floor(math.log10(step) + 1e-9)
+    return any(abs(mant - m) < 1e-6 * m for m in ROUND_STEPS)

@@ -1,0 +1,112 @@
+"""The dial reader on dials unlike the suite's, drawn here (dials_drawn_here.py): a sweep of any
+size turned anywhere on the dial (its arc read from where the ticks stop), a coloured or red value
+needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle; and the cases it
+must abstain on: the picture cut through the dial, an end of the scale lost, something lying over
+the needle."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from dials_drawn_here import Drawn, angle, draw
+
+from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
+
+DARK = {"dial": (20, 20, 25), "ink": (235, 235, 235)}
+
+
+def _read(d: Drawn, img: np.ndarray | None = None, **spec: object) -> tuple[float | None, str]:
+    r = read_dial(draw(d) if img is None else img, DialSpec(d.lo, d.hi, "bar", **spec))  # type: ignore[arg-type]
+    return r.value, r.reason
+
+
+def _within(value: float | None, d: Drawn, lo_is_hi: bool = False) -> bool:
+    want = d.hi + d.lo - d.value if lo_is_hi else d.value
+    return value is not None and abs(value - want) <= 0.02 * (d.hi - d.lo)
+
+
+def _pt(d: Drawn, deg: float, frac: float) -> tuple[int, int]:
+    a = math.radians(deg)
+    return int(d.centre[0] + frac * d.radius * math.cos(a)), int(d.centre[1] - frac * d.radius * math.sin(a))
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        Drawn(value=6.3, sweep=250.0, turn=20.0),
+        Drawn(value=2.1, sweep=230.0, turn=-25.0, majors=5),
+        Drawn(value=6.3, sweep=250.0, turn=20.0, needle=(240, 200, 40), **DARK),  # type: ignore[arg-type]
+        Drawn(value=6.3, needle=(230, 190, 40), cap=(150, 150, 150)),
+        Drawn(value=4.4, needle=(200, 30, 30)),
+        Drawn(value=7.7, blade=12.0, cap=(190, 160, 110)),
+        Drawn(value=3.2, drag=6.0, drag_len=0.6),
+        Drawn(value=8.6, sweep=250.0, turn=20.0, zone=8.0),
+        Drawn(value=4.4, needle=(200, 30, 30), cap_r=0.03),
+        Drawn(value=7.4, needle=(200, 30, 30), cap_r=0.03, sweep=250.0, turn=20.0),
+    ],
+    ids=["250-turned", "230-turned-5-majors", "250-turned-light-on-dark-yellow", "yellow-needle-grey-cap",
+         "red-needle-on-its-hub", "wide-blade", "short-drag-pointer", "red-zone-by-the-end",
+         "red-needle-small-pivot", "red-needle-small-pivot-turned"],
+)  # fmt: skip
+def test_dials_unlike_the_suites_are_read(d: Drawn) -> None:
+    value, reason = _read(d)
+    assert _within(value, d), (value, reason, d.value)
+
+
+def test_a_turned_arc_read_counter_clockwise() -> None:
+    d = Drawn(value=2.5, sweep=250.0, turn=20.0)
+    value, reason = _read(d, clockwise=False)
+    assert _within(value, d, lo_is_hi=True), (value, reason)
+
+
+def test_a_picture_cut_through_the_dial_is_no_reading() -> None:
+    """The dial's top out of the frame, the needle pointing there: the warp's border is no ink."""
+    d = Drawn(value=5.0, sweep=250.0, turn=20.0, centre=(330, 100))
+    value, reason = _read(d)
+    assert value is None, (value, reason)
+
+
+def test_a_scale_whose_last_major_interval_is_lost_is_no_reading() -> None:
+    """Ticks stop one major short of the range (painted over in the face's colour): nine majors
+    for 0-10 is no round step, so the ends are not taken for the range's."""
+    d = Drawn(value=4.0, sweep=250.0, turn=20.0)
+    img = draw(d)
+    a0, a1 = angle(d, 9.0), angle(d, 10.0)
+    for t in np.linspace(a1 - 3.0, a0 - 1.5, 40):
+        cv2.line(img, _pt(d, float(t), 0.75), _pt(d, float(t), 0.99), d.dial, 6)
+    value, reason = _read(d, img)
+    assert value is None, (value, reason)
+
+
+@pytest.mark.parametrize("colour", [(200, 160, 130), (200, 30, 30)], ids=["skin", "red"])
+def test_an_end_of_a_turned_scale_under_a_cover_is_no_reading(colour: tuple[int, int, int]) -> None:
+    """A cover over the whole ring at an end (a red one too: a red zone leaves the face showing
+    over part of the ring's radii, a cover does not)."""
+    d = Drawn(value=4.0, sweep=250.0, turn=20.0)
+    img = draw(d)
+    cv2.circle(img, _pt(d, angle(d, 9.5), 0.9), 28, colour, -1)
+    value, reason = _read(d, img)
+    assert value is None, (value, reason)
+
+
+@pytest.mark.parametrize(("value", "width"), [(6.5, 26), (3.0, 20)])
+def test_a_bar_over_a_red_needle_is_no_reading(value: float, width: int) -> None:
+    """A grey rod from past the rim to the hub lies along the needle: the rod looks like a neutral
+    pointer, the red needle's stub by the hub says it is not."""
+    d = Drawn(value=value, needle=(200, 30, 30))
+    img = draw(d)
+    a = angle(d, d.value)
+    cv2.line(img, _pt(d, a, 0.14), _pt(d, a, 2.2), (130, 130, 120), width)
+    got, reason = _read(d, img)
+    assert got is None, (got, reason)
+
+
+def test_a_lone_red_pointer_without_a_hub_is_still_no_reading() -> None:
+    """A red needle on its hub is read; the same red line without a hub (a drag pointer whose
+    needle is gone) is not."""
+    d = Drawn(value=5.0, drag=8.0, main_needle=False)
+    value, reason = _read(d)
+    assert value is None and "pointer" in reason, (value, reason)
