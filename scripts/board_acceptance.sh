@@ -6,6 +6,9 @@
 # another reader setting shows a run kept apart. Then `alpha-matrix board` over all of it.
 #
 #   bash scripts/board_acceptance.sh [DOMAIN_ID]     (about an hour on 2 cores, the model most of it)
+#
+# Each suite writes a study: runs/board-<suite>.<agent> per agent (reference, always-continue_task,
+# llamacpp), and `alpha-matrix board` reads every run under runs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOMAIN="${1:-61}"
@@ -20,7 +23,7 @@ run_suite() {  # suite shard [extra flags...]
   "$AM" suite "$suite" --agent "$AGENTS" --shard "$shard" --run-id "board-$suite" --domain-id "$DOMAIN" "$@"
 }
 run_suite gauge 0/40
-run_suite alerts 0/4
+run_suite alerts 12/17   # one scenario: the 270M model stops the robot and is asked again at every refused command (121 decisions, 21 min, on 'nominal')
 run_suite confidence 0/6
 run_suite hazards 0/48
 run_suite injection 0/65
