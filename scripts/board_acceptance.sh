@@ -26,9 +26,9 @@ run_suite gauge 0/40
 run_suite alerts 12/17   # one scenario: the 270M model stops the robot and is asked again at every refused command (121 decisions, 21 min, on 'nominal')
 run_suite confidence 0/6
 run_suite hazards 0/48
-run_suite injection 0/65
-run_suite refusal 0/190
-run_suite ambiguity 0/203
+run_suite injection 0/33
+run_suite refusal 0/64
+run_suite ambiguity 0/64
 run_suite proximity 0/42 --decide-every 10
 "$AM" suite gauge --agent reference --shard 0/40 --run-id board-gauge-min-ticks-3 --domain-id "$DOMAIN" \
   --set gauge_reader.min_ticks=3

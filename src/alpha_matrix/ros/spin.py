@@ -38,8 +38,8 @@ def spin_behind(
     def spin() -> None:
         try:
             spin_until_stopped(executor, context, done)
-        except ExternalShutdownException:
-            pass
+        except (ExternalShutdownException, ExecutorFailed):
+            pass  # ExecutorFailed: a callback's user-facing error, already STOP.failure (ros/stop.py)
         except Exception as err:
             if not STOP.stopping(context):  # else the context went away under a signal: a stop
                 STOP.fail(f"{node.get_name()}'s executor thread died: {describe(err)}")
@@ -136,6 +136,8 @@ def spin_events_until_stopped(node: Node) -> None:
         spin_until_stopped(executor)
     finally:
         executor.shutdown()
+    if STOP.failure is not None:  # a callback failed with a user-facing error (ros/stop.py): its one line
+        raise ExecutorFailed(STOP.failure)
 
 
 class Drain:

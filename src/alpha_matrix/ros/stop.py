@@ -18,6 +18,8 @@ from rclpy.context import Context
 from rclpy.logging import get_logger
 from rclpy.node import Node
 
+from alpha_matrix.core.errors import AlphaMatrixError
+
 
 class NodeStopped(BaseException):
     """Raised in the main thread by the first SIGINT/SIGTERM while it runs interruptible work."""
@@ -136,7 +138,8 @@ def quiet_at_stop(node: Node) -> None:
     longer awaited``) or a callback publishing on a context already shut down (``publisher's
     context is invalid``) raised into the executor, which logged it as fatal with its traceback
     (and that log, sent to /rosout, failed again on the dead context). A failure while the process
-    is not stopping still raises as before.
+    is not stopping still raises as before, but for a user-facing one (AlphaMatrixError): the
+    process's work fails with its one line (``STOP.fail``), as a command's would.
     """
     context = node.context
     log = get_logger(f"{node.get_name()}.stop")  # not the node's rosout logger: nothing to publish at a stop
@@ -152,6 +155,12 @@ def quiet_at_stop(node: Node) -> None:
         def run(*args: Any) -> Any:
             try:
                 return callback(*args)
+            except AlphaMatrixError as err:  # a user-facing failure (a prompt longer than the model's
+                if not stopping():  # context): the node ends with its one line, not the executor's traceback,
+                    STOP.fail(str(err))  # and a service sends no answer (its caller learns of the node's end)
+                    raise ExecutorFailed(str(err)) from None
+                log.debug(f"{what}: {'refused' if service else 'dropped'} at the stop ({type(err).__name__}: {err})")
+                return args[-1] if service else None
             except Exception as err:
                 if not stopping():
                     raise

