@@ -9,6 +9,7 @@ import shutil
 import statistics
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -79,7 +80,8 @@ def check_cells(doc: dict[str, Any], runs: Path) -> int:
         )
         assert f"Result: {head.rate.text()}" in report_md  # the number the report opens with
         arm = arm_of(run_dir.name, records)
-        assert (cell["harms"], cell["guard_catches"], cell["guards"]) == (arm.harms, arm.guard_catches, arm.guards)
+        guards = arm.guards if registry.suite(column).guarded else None  # a suite without a guard has none off
+        assert (cell["harms"], cell["guard_catches"], cell["guards"]) == (arm.harms, arm.guard_catches, guards)
         stated = (written.get("agent") or {}).get("latency_median_s")
         if stated is None:  # the suite states none: the median of the latencies its records hold
             parts = [r.result["agent"] for r in records if r.ok and isinstance(r.result.get("agent"), dict)]
@@ -185,3 +187,17 @@ def test_a_run_without_an_agent_is_kept_apart_as_such() -> None:
     ]
     other = build_board([ref, run("sort-llm", "llamacpp", "h3")])
     assert other.apart[0].reason.startswith("another config than sort-reference (x)")
+
+
+def test_a_forest_plot_draws_all_and_none_right(tmp_path: Path) -> None:
+    """7/7 and 0/7 (among others): Wilson's bound lands a rounding error past the rate."""
+    from types import SimpleNamespace
+
+    from alpha_matrix.core.board.board import Board, Cell
+    from alpha_matrix.core.board.page import forest_plots
+
+    runs = {f"r{k}": SimpleNamespace(k=k, n=n, label="right") for k, n in [(7, 7), (0, 7), (12, 12), (0, 0), (3, 9)]}
+    cells = {(row, "gauge"): Cell(run=run, paired=None) for row, run in runs.items()}  # type: ignore[arg-type]
+    board = Board(columns=("gauge",), rows=tuple(runs), cells=cells, apart=())
+    assert forest_plots(board, tmp_path) == [("board_gauge.png", ANY)]
+    assert (tmp_path / "board_gauge.png").stat().st_size > 1000

@@ -81,11 +81,11 @@ def _differs(a: LoadedRun, b: LoadedRun) -> str:
 
 
 def _baseline(runs: Sequence[LoadedRun]) -> LoadedRun:
+    """The reference's run (of several, the one whose setup and items most runs share), else
+    the run of the setup most runs share; ties go to the first by run id."""
+    share = Counter((r.setup_hash, r.items) for r in runs)
     refs = [r for r in runs if any(row.agent == REFERENCE and row.guards is not False for row in r.rows)]
-    if refs:
-        return refs[0]
-    common = Counter((r.setup_hash, r.items) for r in runs).most_common(1)[0][0]
-    return next(r for r in runs if (r.setup_hash, r.items) == common)
+    return max(refs or runs, key=lambda r: share[(r.setup_hash, r.items)])
 
 
 def _paired(ref: LoadedRun, run: LoadedRun) -> tuple[Paired | None, str]:

@@ -93,7 +93,8 @@ def forest_plots(board: Board, plot_dir: Path) -> list[tuple[str, str]]:
                 continue
             lo, hi = wilson(r.k, r.n)
             rate = r.k / r.n
-            ax.errorbar(rate, y, xerr=[[rate - lo], [hi - rate]], fmt="o", color="black", capsize=3, linewidth=1)
+            below, above = max(rate - lo, 0.0), max(hi - rate, 0.0)  # k = 0 or n: a bound off by a rounding error
+            ax.errorbar(rate, y, xerr=[[below], [above]], fmt="o", color="black", capsize=3, linewidth=1)
             ax.text(1.02, y, f"{r.k}/{r.n}", va="center", fontsize=8)
         ax.set_yticks(range(len(rows)), [row for row, _ in rows], fontsize=8)
         ax.set_ylim(len(rows) - 0.5, -0.5)

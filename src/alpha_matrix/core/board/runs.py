@@ -160,6 +160,7 @@ def _suite_run(run_dir: Path, suite: str) -> LoadedRun:
     try:
         arm = arm_of(run_dir.name, records)
         agent, guards, harms, catches = arm.agent, arm.guards, arm.harms, arm.guard_catches
+        guards = guards if registry.suite(suite).guarded else None  # no guard to switch off
     except ConfigError:  # no agent under test: the scripted executive decided
         agent = str(parts[0].get("agent") or parts[0].get("spec") or "") if parts else SCRIPTED
     config = _config(run_dir)

@@ -110,6 +110,8 @@ class Suite:
     * ``pairing_rule``: set when compare pairs its runs per scenario (not per decision): what
       "right" is then, judged by its ``scenario_verdict`` piece.
     * ``pieces``: single pieces that live elsewhere (piece -> "module:name" in its folder).
+    * ``guarded``: False when no guard can stand between its agent's call and the robot (its
+      records' ``guards: false`` then says nothing was switched off: the board shows no "guards off").
     """
 
     name: ClassVar[str]
@@ -123,6 +125,7 @@ class Suite:
     nodes: ClassVar[Mapping[str, str]] = {}
     pieces: ClassVar[Mapping[str, str]] = {}
     pairing_rule: ClassVar[str] = ""
+    guarded: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

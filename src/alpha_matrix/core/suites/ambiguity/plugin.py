@@ -17,6 +17,7 @@ class AmbiguitySuite(Suite):
     }
     modules = {"report": "suite", "plots": "suite"}
     pieces = {"context": "audit:graph_context", "agent_decisions": "suite:agent_decisions"}
+    guarded = False  # nothing stands between a call and the robot here
 
 
 SUITE = AmbiguitySuite()
