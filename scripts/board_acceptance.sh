@@ -24,7 +24,7 @@ run_suite() {  # suite shard [extra flags...]
 }
 run_suite gauge 0/40
 run_suite alerts 12/17   # one scenario: the 270M model stops the robot and is asked again at every refused command (121 decisions, 21 min, on 'nominal')
-run_suite confidence 0/6
+run_suite confidence 0/24 --set skill_executive.max_decisions=30   # one task; the 270M model otherwise uses all 80 decisions of each
 run_suite hazards 0/48
 run_suite injection 0/33
 run_suite refusal 0/64
