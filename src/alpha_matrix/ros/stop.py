@@ -155,13 +155,10 @@ def quiet_at_stop(node: Node) -> None:
         def run(*args: Any) -> Any:
             try:
                 return callback(*args)
-            except AlphaMatrixError as err:  # a user-facing failure (a prompt longer than the model's
-                if not stopping():  # context): the node ends with its one line, not the executor's traceback,
-                    STOP.fail(str(err))  # and a service sends no answer (its caller learns of the node's end)
-                    raise ExecutorFailed(str(err)) from None
-                log.debug(f"{what}: {'refused' if service else 'dropped'} at the stop ({type(err).__name__}: {err})")
-                return args[-1] if service else None
             except Exception as err:
+                if not stopping() and isinstance(err, AlphaMatrixError):  # user-facing (a prompt longer than the
+                    STOP.fail(str(err))  # model's context): the node ends with its one line, not the executor's
+                    raise ExecutorFailed(str(err)) from None  # traceback; a service sends no answer
                 if not stopping():
                     raise
                 log.debug(f"{what}: {'refused' if service else 'dropped'} at the stop ({type(err).__name__}: {err})")

@@ -99,8 +99,18 @@ def transform(parent: str, child: str, matrix: np.ndarray) -> Transform:
     return Transform(parent, child, (float(t[0]), float(t[1]), float(t[2])), quaternion(matrix[:3, :3]))
 
 
-def _floats(text: str | None, default: Sequence[float]) -> list[float]:
+def urdf_floats(text: str | None, default: Sequence[float]) -> list[float]:
     return [float(v) for v in text.split()] if text else list(default)
+
+
+def origin_matrix(element: ET.Element) -> np.ndarray:
+    """The (4, 4) transform of an element's URDF ``<origin xyz rpy>`` (identity where absent)."""
+    origin = element.find("origin")
+    xyz = urdf_floats(origin.get("xyz") if origin is not None else None, (0, 0, 0))
+    rpy = urdf_floats(origin.get("rpy") if origin is not None else None, (0, 0, 0))
+    m = np.eye(4)
+    m[:3, :3], m[:3, 3] = rpy_matrix(*rpy), xyz
+    return m
 
 
 def parse_joints(urdf: str) -> list[UrdfJoint]:
@@ -116,13 +126,9 @@ def parse_joints(urdf: str) -> list[UrdfJoint]:
         parent, child = j.find("parent"), j.find("child")
         if parent is None or child is None:
             raise AlphaMatrixError(f"robot_description: joint {j.get('name')!r} has no parent or child link")
-        origin = j.find("origin")
-        xyz = _floats(origin.get("xyz") if origin is not None else None, (0, 0, 0))
-        rpy = _floats(origin.get("rpy") if origin is not None else None, (0, 0, 0))
-        m = np.eye(4)
-        m[:3, :3], m[:3, 3] = rpy_matrix(*rpy), xyz
+        m = origin_matrix(j)
         axis_el = j.find("axis")
-        axis = np.array(_floats(axis_el.get("xyz") if axis_el is not None else None, (1, 0, 0)))
+        axis = np.array(urdf_floats(axis_el.get("xyz") if axis_el is not None else None, (1, 0, 0)))
         axis = axis / (np.linalg.norm(axis) or 1.0)
         joints.append(
             UrdfJoint(j.get("name", ""), j.get("type", ""), parent.get("link", ""), child.get("link", ""), m, axis)

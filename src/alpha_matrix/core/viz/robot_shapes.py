@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alpha_matrix.core.viz.frames import quaternion, rpy_matrix
+from alpha_matrix.core.viz.frames import origin_matrix, quaternion, urdf_floats
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -82,18 +82,6 @@ def principal_box(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return centre, axes, hi - lo
 
 
-def _floats(text: str | None, default: Vec3) -> np.ndarray:
-    return np.array([float(v) for v in text.split()] if text else default, dtype=float)
-
-
-def _origin(element: ET.Element) -> np.ndarray:
-    o = element.find("origin")
-    m = np.eye(4)
-    m[:3, :3] = rpy_matrix(*_floats(o.get("rpy") if o is not None else None, (0.0, 0.0, 0.0)))
-    m[:3, 3] = _floats(o.get("xyz") if o is not None else None, (0.0, 0.0, 0.0))
-    return m
-
-
 def default_mesh_root() -> Path:
     """The simulated Panda's folder: its URDF's ``package://meshes/...`` are read under it."""
     import pybullet_data  # noqa: PLC0415 - a data path, no simulator
@@ -123,7 +111,7 @@ def resolve_mesh(url: str, mesh_root: Path) -> Path:
 def _shape(link: str, placed: np.ndarray, geometry: ET.Element, mesh_root: Path) -> LinkShape:
     """One geometry element as a primitive in the link frame (``placed``: link_T_geometry)."""
     if (box := geometry.find("box")) is not None:
-        kind, size, local = "CUBE", _floats(box.get("size"), (0.0, 0.0, 0.0)), np.eye(4)
+        kind, size, local = "CUBE", np.array(urdf_floats(box.get("size"), (0.0, 0.0, 0.0))), np.eye(4)
     elif (cyl := geometry.find("cylinder")) is not None:
         r, length = float(cyl.get("radius", 0)), float(cyl.get("length", 0))
         kind, size, local = "CYLINDER", np.array([2 * r, 2 * r, length]), np.eye(4)
@@ -134,7 +122,7 @@ def _shape(link: str, placed: np.ndarray, geometry: ET.Element, mesh_root: Path)
         path = resolve_mesh(mesh.get("filename", ""), mesh_root)
         if path.suffix.lower() not in MESH_SUFFIXES:
             raise ValueError(f"{path.name}: only {', '.join(MESH_SUFFIXES)} meshes are drawn")
-        points = mesh_vertices(path) * _floats(mesh.get("scale"), (1.0, 1.0, 1.0))
+        points = mesh_vertices(path) * urdf_floats(mesh.get("scale"), (1.0, 1.0, 1.0))
         centre, axes, size = principal_box(points)
         local = np.eye(4)
         local[:3, :3], local[:3, 3] = axes, centre
@@ -162,7 +150,7 @@ def link_shapes(urdf: str, mesh_root: Path) -> tuple[list[LinkShape], list[str]]
             if geometry is None:
                 continue
             try:
-                shapes.append(_shape(name, _origin(element), geometry, mesh_root))
+                shapes.append(_shape(name, origin_matrix(element), geometry, mesh_root))
             except (OSError, ValueError) as err:
                 skipped.append(f"{name}: {err}")
     return shapes, skipped
