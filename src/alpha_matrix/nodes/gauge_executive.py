@@ -63,7 +63,10 @@ class GaugeBridge(SuiteExecutive):
                 req.episode_id, face, image, reading, lambda obs: self._ask(self.agent, obs, p.decide_timeout_s),
                 images=p.images, max_decisions=p.max_decisions,
             )  # fmt: skip
-            result["agent"] = agent_part(decisions, p.agent, face.unit, face.span, result["truth"], item.readable)
+            result["agent"] = agent_part(
+                decisions, p.agent, face.unit, face.span, result["truth"], item.readable,
+                bool(result.get("stated_unreadable")),
+            )  # fmt: skip
         return result
 
     def destroy_node(self) -> None:

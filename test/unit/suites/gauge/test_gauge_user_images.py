@@ -20,6 +20,7 @@ from alpha_matrix.core.suites.gauge.run import (
     result_of,
     user_pixels,
 )
+from alpha_matrix.core.suites.gauge.report import summarize_gauge
 from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios, scenario_requests
 from alpha_matrix.core.suites.gauge.user_images import inside, scan_folder, write_images_scenario
 
@@ -50,6 +51,29 @@ def test_a_folder_runs_as_requests_and_is_read(tmp_path: Path) -> None:
     assert write_images_scenario(d) == write_images_scenario(d)  # the same folder, the same file
 
 
+def test_an_image_stated_unreadable_is_scored_and_labels_group_it(tmp_path: Path) -> None:
+    """``readable: false`` scores the image as unreadable (a value is a hallucination) with or
+    without a value; ``style`` and ``condition`` are the report's groups."""
+    d = _folder(tmp_path)
+    (d / "g0.yaml").write_text("readable: false\nstyle: brass\ncondition: glare\n")  # no value known
+    (d / "g1.yaml").write_text("value: 4.0\nreadable: false\n")  # the value known, the image not readable
+    (d / "g2.yaml").write_text("value: 6.0\nstyle: brass\n")
+    results = []
+    for r in scenario_requests(write_images_scenario(d)):
+        g = GaugeRequest.model_validate_json(r.scenario_json)
+        obs = gauge_observation("e", request_face(g), user_pixels(g))
+        results.append(result_of(g, reading_decision(read_observation(obs))))
+    assert all(r["reader"]["value"] is not None for r in results)  # these dials are clear: the reader reads
+    assert [r["readable"] for r in results] == [False, False, True]
+    assert [r["reader"]["hallucinated"] for r in results] == [True, True, False]
+    assert results[0]["stated_unreadable"] and "stated_unreadable" not in results[1]
+    assert [r.get("style") for r in results] == ["brass", None, "brass"]
+    assert [r["degradation"] for r in results] == ["glare", "user_image", "user_image"]
+    summary = summarize_gauge(results)
+    assert summary["reader_counts"] == {"readable": 1, "accurate": 1, "unreadable": 2, "hallucinated": 2}
+    assert summary["unscored"] == 0
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
@@ -60,8 +84,13 @@ def test_a_folder_runs_as_requests_and_is_read(tmp_path: Path) -> None:
         (lambda d: (d / "g0.yaml").write_text("min: 5\nmax: 1\n"), "must be below max"),
         (lambda d: (d / "gauge.yaml").write_text("min: 0\nmax: 10\nunit: bar\ncolour: red\n"), "colour"),
         (lambda d: (d / "gauge.yaml").unlink(), "no face file"),
+        (lambda d: (d / "g0.yaml").write_text("readable: true\n"), "needs the true value"),
+        (lambda d: (d / "g0.yaml").write_text("style: ../up\n"), "style"),
     ],
-    ids=["no-images", "unreadable", "unknown-unit", "min-eq-max", "per-image-min-gt-max", "unknown-key", "no-face"],
+    ids=[
+        "no-images", "unreadable", "unknown-unit", "min-eq-max", "per-image-min-gt-max", "unknown-key", "no-face",
+        "readable-without-value", "bad-label",
+    ],  # fmt: skip
 )
 def test_a_bad_folder_is_one_line(tmp_path: Path, setup: object, message: str) -> None:
     d = _folder(tmp_path)

@@ -58,10 +58,17 @@ def run_agent(
 
 
 def agent_part(
-    decisions: Sequence[Decision], spec: str, unit: str, span: float, truth: float | None, readable: bool
+    decisions: Sequence[Decision],
+    spec: str,
+    unit: str,
+    span: float,
+    truth: float | None,
+    readable: bool,
+    stated_unreadable: bool = False,
 ) -> dict[str, Any]:
     """The agent's scored answer (JSON-able): its value or why none, the counts behind it, who
-    answered (backend, model, digest, prompt, raw texts) and each decision's latency."""
+    answered (backend, model, digest, prompt, raw texts) and each decision's latency.
+    ``stated_unreadable``: a user's image stated unreadable with no value known (still scored)."""
     final = decisions[-1] if decisions else None
     answered = final is not None and final.kind == "tool_call" and final.call is not None and final.call.name in ANSWERS
     value, why = answer_of(final, unit) if answered and final is not None else (None, "no answer")
@@ -73,7 +80,7 @@ def agent_part(
         "reason": why,
         "error_pct_span": None if err is None else round(err, 4),
         "accurate": bool(readable and err is not None and err <= TOLERANCE * 100.0),
-        "hallucinated": bool(not readable and truth is not None and value is not None),
+        "hallucinated": bool(not readable and (truth is not None or stated_unreadable) and value is not None),
         "decisions": len(decisions),
         "used_reader": any(d.call is not None and d.call.name == "read_gauge" for d in decisions),
         "invalid": sum(d.kind == "invalid" for d in decisions),

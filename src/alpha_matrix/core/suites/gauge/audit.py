@@ -97,8 +97,9 @@ def audit_episode(ep_id: str, ep: _Episode, scene: GaugeScene) -> tuple[list[str
             decisions = [decision_of(m) for m in sorted(ep.agent_decisions, key=lambda m: int(m.decision_index))]
             a = got["agent"]
             rescored["agent"] = agent_part(
-                decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable
-            )
+                decisions, a.get("spec", ""), face.unit, face.span, rescored["truth"], req.readable,
+                bool(rescored.get("stated_unreadable")),
+            )  # fmt: skip
             if "backend" not in a:  # recorded before the part said who answered: compared on what it held
                 rescored["agent"] = {k: v for k, v in rescored["agent"].items() if k in a}
         d = audit_common.first_difference(got, audit_common.as_json(rescored))

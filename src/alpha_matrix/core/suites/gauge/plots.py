@@ -33,7 +33,7 @@ def _lines(r: dict[str, Any]) -> list[str]:
 
 
 def write_plots(records: Sequence[SuiteRecord], plot_dir: Path, per_class: int = 1) -> list[tuple[str, str]]:
-    done = [r.result for r in records if r.ok]
+    done = [r.result for r in records if r.ok and "conditions" in r.result["item"]]  # a user's image: not redrawn
     out: list[tuple[str, str]] = []
     with GaugeScene() as scene:
         for deg in DEGRADATIONS:

@@ -24,7 +24,13 @@ from alpha_matrix.core.suites.suite import Reading
 
 
 def scored(result: dict[str, Any], who: str = "reader") -> Scored:
-    return Scored(result["degradation"], result["readable"], result["truth"], result["span"], result[who]["value"])
+    truth = math.nan if result["truth"] is None else result["truth"]  # stated unreadable: no truth needed
+    return Scored(result["degradation"], result["readable"], truth, result["span"], result[who]["value"])
+
+
+def is_scored(result: dict[str, Any]) -> bool:
+    """A truth to score against: a value, or a user's image stated unreadable."""
+    return result.get("truth") is not None or bool(result.get("stated_unreadable"))
 
 
 def counts(rows: Iterable[Scored]) -> dict[str, int]:
@@ -39,8 +45,8 @@ def counts(rows: Iterable[Scored]) -> dict[str, int]:
 
 
 def scored_only(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The results with a truth (a user's image without a stated value is listed, never scored)."""
-    return [r for r in results if r.get("truth") is not None]
+    """The results with a truth (a user's image without one is listed, never scored)."""
+    return [r for r in results if is_scored(r)]
 
 
 def summarize_gauge(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -118,7 +124,7 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         lines += ["", notes, ""] if lines[-1] != "" else [notes]
     if not agents:
         lines += ["", "Agents: none in this run (`alpha-matrix suite gauge --agent SPEC` adds one)."]
-    listed_only = [r for r in every if r.get("truth") is None]
+    listed_only = [r for r in every if not is_scored(r)]
     if listed_only:
         lines += ["", f"Readings without a stated value (listed, not scored): {len(listed_only)}.", "",
                   "| image | reader |", "|---|---|"]  # fmt: skip
@@ -199,7 +205,7 @@ def _said_plain(d: dict[str, Any]) -> str:
 
 
 def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
-    if d.get("truth") is None:
+    if not is_scored(d):
         return _said_plain({**d, "reader": r})
     said = f"read {r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
     verdict = "ok" if (r["accurate"] if d["readable"] else not r["hallucinated"]) else "WRONG"

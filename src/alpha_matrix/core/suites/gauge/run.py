@@ -246,12 +246,19 @@ def request_face(req: GaugeRequest) -> AnyFace:
 
 def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
     """The scenario's result: the item's truth and the reader's scored answer (JSON-able). A
-    user's image without a stated value has truth None: listed, never scored."""
+    user's image with neither a stated value nor ``readable: false`` has truth None: listed, never
+    scored (``stated_unreadable``: scored as unreadable with no value known)."""
     face = request_face(req)
     value, why = answer_of(decision, face.unit)
     truth = float(req.conditions["value"]) if "value" in req.conditions else None
     err = None if value is None or truth is None else abs(value - truth) / face.span * 100.0
+    stated = (req.user or {}).get("face", {})
+    unreadable_stated = truth is None and stated.get("readable") is False  # scored without a value
+    labels = {"style": stated["style"]} if stated.get("style") else {}
+    if unreadable_stated:
+        labels["stated_unreadable"] = True
     return {
+        **labels,
         "index": req.index,
         "face": req.face,
         "unit": face.unit,
@@ -272,7 +279,7 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
             "reason": why,
             "error_pct_span": None if err is None else round(err, 4),
             "accurate": bool(req.readable and err is not None and err <= TOLERANCE * 100.0),
-            "hallucinated": bool(not req.readable and truth is not None and value is not None),
+            "hallucinated": bool(not req.readable and (truth is not None or unreadable_stated) and value is not None),
             "latency_s": decision.provenance.latency_s,
         },
     }

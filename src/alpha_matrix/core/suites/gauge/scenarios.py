@@ -106,7 +106,7 @@ def graph_context(graph: Graph) -> GaugeContext:
 def user_requests(folder: Path, entries: tuple[ImageEntryModel, ...]) -> list[ScenarioRequest]:
     """One request per user image: its file (a plain name in ``folder``), its pixels' sha256 (checked
     against the file now: a changed image is one ConfigError line) and its face; no truth but
-    the face file's optional ``value``."""
+    the face file's optional ``value`` and ``readable``."""
     from alpha_matrix.core.records import canonical_json
     from alpha_matrix.core.suites.gauge import run
     from alpha_matrix.core.suites.gauge.user_images import FaceFile, inside, load_pixels, pixels_sha256
@@ -118,7 +118,7 @@ def user_requests(folder: Path, entries: tuple[ImageEntryModel, ...]) -> list[Sc
         if pixels_sha256(load_pixels(path)) != e.sha256:
             raise ConfigError(f"{path}: the image changed since its scenario file was written")
         req = run.GaugeRequest(
-            index=i, face=run.USER_PREFIX + e.file, degradation="user_image", readable=face.value is not None,
+            index=i, face=run.USER_PREFIX + e.file, degradation=face.condition or "user_image", readable=face.is_readable,
             reason="", seed=0, attempt=0, conditions={} if face.value is None else {"value": face.value},
             user={"file": e.file, "path": str(path), "sha256": e.sha256, "face": face.model_dump(exclude_none=True)},
         )  # fmt: skip

@@ -11,6 +11,9 @@ image (its keys override ``gauge.yaml``'s). A face file states only what a techn
     arc_start_deg: 225  # optional: where min and max sit, deg counter-clockwise from 3 o'clock
     arc_end_deg: -45
     value: 6.3        # optional: the true value (then the reading is scored)
+    readable: false   # optional: this image cannot be read; any value given for it is a hallucination
+    style: brass_bezel  # optional labels of your own, for the report's tables
+    condition: glare
 
 Names come from listing ``DIR`` itself, one level deep; a name from a file (the scenario file's
 ``file``) is accepted only as a plain file name that lists in ``DIR``: never a path outside it.
@@ -39,6 +42,7 @@ UNITS = ("bar", "mbar", "kPa", "MPa", "Pa", "psi", "degC", "degF", "K", "m", "mm
 FOLDER_FACE = "gauge.yaml"
 MAX_SIDE = 1024  # images are reduced to at most this many px on their long side (the bag carries them)
 MAX_IMAGES = 10000
+LABEL = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"  # a style or condition label: a word, shown in tables
 
 
 class FaceFile(BaseModel):
@@ -52,14 +56,28 @@ class FaceFile(BaseModel):
     arc_start_deg: float | None = Field(None, ge=-360.0, le=360.0)
     arc_end_deg: float | None = Field(None, ge=-360.0, le=360.0)
     value: float | None = None
+    readable: bool | None = None  # None: readable when a value is stated (scored), else listed only
+    style: str | None = Field(None, pattern=LABEL)
+    condition: str | None = Field(None, pattern=LABEL)
 
     @model_validator(mode="after")
     def _check(self) -> FaceFile:
         if self.min >= self.max:
             raise ValueError(f"min ({self.min:g}) must be below max ({self.max:g})")
+        if self.readable is True and self.value is None:
+            raise ValueError("readable: true needs the true value (value)")
         if (self.arc_start_deg is None) != (self.arc_end_deg is None):
             raise ValueError("arc_start_deg and arc_end_deg go together")
         return self
+
+    @property
+    def scored(self) -> bool:
+        """Whether a reading of this image is scored: a true value stated, or stated unreadable."""
+        return self.value is not None or self.readable is False
+
+    @property
+    def is_readable(self) -> bool:
+        return self.readable if self.readable is not None else self.value is not None
 
     def spec(self) -> DialSpec:
         return DialSpec(self.min, self.max, self.unit, self.sweep == "clockwise", self.arc_start_deg, self.arc_end_deg)
