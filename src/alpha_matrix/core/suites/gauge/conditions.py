@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from alpha_matrix.core.suites.gauge.faces import NEEDLE_LEN, TIP_REGION, GaugeFace, tip_points
+from alpha_matrix.core.suites.gauge.faces import NEEDLE_LEN, GaugeFace, tip_points
 
 DEGRADATIONS = (
     "dim",
@@ -154,9 +154,10 @@ def draw_conditions(face: GaugeFace, degradation: str, readable: bool, rng: np.r
         return _with(base, fog=float(rng.uniform(0.2, 0.55) if r else rng.uniform(0.93, 0.97)))
     if d == "missing_tip":
         # A chipped needle keeps its tip region; a broken one ends short of it.
+        tip_in, tip_out = face.tip_region  # TIP_REGION, or beyond the numerals on a face with them under it
         if r:
-            return _with(base, needle_len=float(rng.uniform(TIP_REGION[1] + 0.03, NEEDLE_LEN)))
-        return _with(base, needle_len=float(rng.uniform(0.2, TIP_REGION[0] - 0.15)))
+            return _with(base, needle_len=float(rng.uniform(tip_out + 0.03, NEEDLE_LEN)))
+        return _with(base, needle_len=float(rng.uniform(0.2, tip_in - 0.15)))
     if d == "motion_blur":
         return _with(base, blur=(float(rng.uniform(2, 5) if r else rng.uniform(35, 60)), float(rng.uniform(0, 180))))
     if d == "low_resolution":

@@ -6,6 +6,12 @@ from ``derive_seed("gauge-item", set_seed, i, attempt)``; the readable rule judg
 set keeps the first attempt whose verdict is the wanted class. A readable item must also clear
 the rule with a margin (``MARGIN`` x each bound), so no shipped label hangs on a hair. The seed
 and attempt are recorded with the item: ``item_conditions`` redraws it from them alone.
+
+A set over a list of faces (a scenario file's ``faces``, e.g. the styled dials of
+``config/scenarios/gauge_styles.yaml``) gives the pair ``k = (i // 2) % 10`` of block
+``b = i // 20`` the face ``faces[(k + b) % len(faces)]``: each block of 20 shows up to ten faces,
+and within ``len(faces)`` blocks every degradation meets every face in both classes. Without a
+list the set is the shipped one, face by face as above.
 """
 
 from __future__ import annotations
@@ -37,18 +43,25 @@ class Item:
     conditions: Conditions
 
 
-def plan(index: int) -> tuple[str, str, bool]:
-    """(face, degradation, wanted class) of item ``index``."""
+def plan(index: int, faces: tuple[str, ...] | None = None) -> tuple[str, str, bool]:
+    """(face, degradation, wanted class) of item ``index``; ``faces``: the set's own list (None: the shipped set)."""
     degradation = DEGRADATIONS[(index // 2) % len(DEGRADATIONS)]
-    face = FACE_ORDER[(index // 20) % len(FACE_ORDER)]
+    if faces is None:
+        face = FACE_ORDER[(index // 20) % len(FACE_ORDER)]
+        dials: tuple[str, ...] = DIALS
+    else:
+        face = faces[((index // 2) % len(DEGRADATIONS) + index // 20) % len(faces)]
+        dials = tuple(f for f in faces if FACES[f].kind == "dial") or DIALS
     if degradation == "missing_tip" and FACES[face].kind != "dial":
-        face = DIALS[(index // 60) % len(DIALS)]  # a sight glass has no needle to break
+        face = dials[(index // 60) % len(dials)]  # a sight glass has no needle to break
     return face, degradation, index % 2 == 0
 
 
-def item_conditions(set_seed: int, index: int, attempt: int) -> tuple[int, Conditions]:
+def item_conditions(
+    set_seed: int, index: int, attempt: int, faces: tuple[str, ...] | None = None
+) -> tuple[int, Conditions]:
     """The seed and conditions of one attempt at item ``index``."""
-    face, degradation, readable = plan(index)
+    face, degradation, readable = plan(index, faces)
     seed = derive_seed("gauge-item", set_seed, index, attempt)
     return seed, draw_conditions(FACES[face], degradation, readable, rng(seed))
 
@@ -63,10 +76,10 @@ def clear_margin(vis: Visibility) -> bool:
     )
 
 
-def make_item(scene: GaugeScene, set_seed: int, index: int) -> Item:
-    face, degradation, readable = plan(index)
+def make_item(scene: GaugeScene, set_seed: int, index: int, faces: tuple[str, ...] | None = None) -> Item:
+    face, degradation, readable = plan(index, faces)
     for attempt in range(MAX_ATTEMPTS):
-        seed, c = item_conditions(set_seed, index, attempt)
+        seed, c = item_conditions(set_seed, index, attempt, faces)
         vis = visibility(scene, scene.build(c, seed), c)
         verdict = judge(vis)
         if verdict.readable == readable and (not readable or clear_margin(vis)):
@@ -74,6 +87,6 @@ def make_item(scene: GaugeScene, set_seed: int, index: int) -> Item:
     raise RuntimeError(f"gauge item {index} ({degradation}, readable={readable}): no draw in {MAX_ATTEMPTS}")
 
 
-def build_set(scene: GaugeScene, set_seed: int, count: int) -> list[Item]:
-    """The balanced set (``count`` even): deterministic for ``set_seed``."""
-    return [make_item(scene, set_seed, i) for i in range(count)]
+def build_set(scene: GaugeScene, set_seed: int, count: int, faces: tuple[str, ...] | None = None) -> list[Item]:
+    """The balanced set (``count`` even): deterministic for ``set_seed`` (and ``faces``; None: the shipped faces)."""
+    return [make_item(scene, set_seed, i, faces) for i in range(count)]

@@ -91,7 +91,8 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
     lines = [
         "## Gauge reading under visual uncertainty: read or abstain",
         "",
-        f"What was measured: the classical reader (gauge_reader) on {len(done)} rendered gauge images "
+        f"What was measured: the reader (gauge_reader: the classical reader with the face's layout, the dial "
+        f"reader for a styled face or a user's image) on {len(done)} gauge images "
         f"({total.readable} degraded but readable, {total.unreadable} unreadable by the stated rule: indicator end and "
         f">= 2 labelled ticks seen with enough contrast, 2 % of span >= 1 px). *Accuracy*: readable items read within "
         f"{100 * TOLERANCE:.0f} % of the span; *hallucination*: a value reported for an unreadable item; "
@@ -108,6 +109,12 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         _row("**reader, all**", total),
         *(_row(k, v) for k, v in by_degradation(rows).items()),
     ]
+    styles = sorted({style_of(r) for r in done})
+    if len(styles) > 1:  # per face (style): which reader read it, and how it fared
+        lines += ["", "Per face (style):", "",
+                  "| face | readable | accuracy | false abstention | unreadable | hallucination | abstention | MAE |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        lines += [_row(f"{f} ({_reader_of(f)})", score(scored(r) for r in done if style_of(r) == f)) for f in styles]
     agents: dict[str, list[dict[str, Any]]] = {}
     for r in done:
         if r.get("agent"):
@@ -133,6 +140,21 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
     if missing:
         lines += ["", f"Not run: {len(missing)} ({', '.join(r.scenario for r in missing[:5])})."]
     return lines
+
+
+def style_of(result: dict[str, Any]) -> str:
+    """The result's style: its face, or for a user's image the face file's ``style`` label."""
+    if "file" in result["item"]:
+        return f"user: {result['style']}" if result.get("style") else "user images"
+    return str(result["face"])
+
+
+def _reader_of(face: str) -> str:
+    """Which reader the suite gives a face: the dial reader for a styled face or a user's image."""
+    from alpha_matrix.core.suites.gauge.faces import FACES  # OpenCV: only when a report is written
+
+    known = FACES.get(face)  # a user's style is no face of the suite
+    return "dial reader" if known is None or known.reader == "dial" else "classical reader"
 
 
 # ----------------------------------------------------------------------------- opening and glossary

@@ -204,14 +204,22 @@ def face_of(obs: Observation) -> AnyFace:
     return FACES[str(name)]
 
 
+def dial_spec(face: GaugeFace) -> DialSpec:
+    """What a technician knows of a styled face (``reader="dial"``): range, unit, direction; never its layout."""
+    return DialSpec(face.lo, face.hi, face.unit, clockwise=True)
+
+
 def read_observation(obs: Observation, settings: ReaderSettings | None = None) -> Reading:
-    """The classical reader on the observation's image (what the gauge_reader node and the audit run)."""
+    """The reader on the observation's image (what the gauge_reader node and the audit run): the
+    classical reader with the face's layout for the shipped faces, the dial reader (dial.py, told
+    range, unit and direction only) for a user's image and for a styled face (``reader="dial"``)."""
     if len(obs.images) != 1 or obs.images[0].kind != "rgb":
         raise ValueError("a gauge observation carries exactly one rgb image")
     face = face_of(obs)
-    if isinstance(face, UserDial):
+    if isinstance(face, UserDial) or face.reader == "dial":
+        spec = face.spec if isinstance(face, UserDial) else dial_spec(face)
         s = settings or ReaderSettings()
-        r = read_dial(rgb_pixels(obs.images[0]), face.spec, s.min_contrast, s.noise_k)
+        r = read_dial(rgb_pixels(obs.images[0]), spec, s.min_contrast, s.noise_k)
         return Reading(r.value, r.uncertainty, r.unit, r.reason, r.evidence)
     return read_gauge(rgb_pixels(obs.images[0]), face, settings)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
@@ -39,6 +39,9 @@ class ImageEntryModel(_Model):
 class GaugeFileModel(_Model):
     seed: int = Field(default=15, ge=0)
     items: int = Field(default=200, ge=MIN_ITEMS)
+    faces: list[str] | None = Field(
+        default=None, min_length=1
+    )  # the set's faces (faces.FACES); none: the shipped three
     images_dir: str | None = None  # the user's own gauges (alpha-matrix suite gauge --images DIR)
     images: list[ImageEntryModel] | None = Field(default=None, min_length=1)
 
@@ -48,7 +51,21 @@ class GaugeFileModel(_Model):
             raise ValueError("items must be even (half readable, half unreadable)")
         if (self.images_dir is None) != (self.images is None):
             raise ValueError("images_dir and images go together")
+        if self.faces is not None and self.images_dir is not None:
+            raise ValueError("faces and images_dir do not go together")
         return self
+
+    @field_validator("faces")
+    @classmethod
+    def _known_faces(cls, faces: list[str] | None) -> list[str] | None:
+        from alpha_matrix.core.suites.gauge.faces import FACES  # OpenCV: only when a file names faces
+
+        for f in faces or ():
+            if f not in FACES:
+                raise ValueError(f"unknown face {f!r} (known: {', '.join(FACES)})")
+        if faces is not None and len(set(faces)) != len(faces):
+            raise ValueError("a face is listed twice")
+        return faces
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,7 @@ class GaugeScenarios:
     items: int
     images_dir: Path | None = None
     images: tuple[ImageEntryModel, ...] = ()
+    faces: tuple[str, ...] | None = None  # the set's faces; None: the shipped set's
 
 
 def default_path() -> Path:
@@ -74,7 +92,7 @@ def load_gauge_scenarios(path: Path | None) -> GaugeScenarios:
     except ValidationError as err:
         raise_validation(path, err)
     if m.images_dir is None:
-        return GaugeScenarios(m.seed, m.items)
+        return GaugeScenarios(m.seed, m.items, faces=None if m.faces is None else tuple(m.faces))
     folder = Path(m.images_dir)
     folder = folder if folder.is_absolute() else path.parent / folder
     if not folder.is_dir():
@@ -93,7 +111,7 @@ def scenario_requests(scenarios: Path | None, _config_file: Path | None = None) 
     if spec.images_dir is not None:
         return user_requests(spec.images_dir, spec.images)
     with GaugeScene() as scene:
-        items = build_set(scene, spec.seed, spec.items)
+        items = build_set(scene, spec.seed, spec.items, spec.faces)
     return [ScenarioRequest(item_name(i.index), i.seed, scenario_json(i)) for i in items]
 
 
