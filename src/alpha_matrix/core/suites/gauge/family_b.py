@@ -79,6 +79,7 @@ class FamilyBItem:
     degradation: str
     style: str
     detail: str  # the drawn features, for a person reading a table or an image
+    drag: bool = False  # a red drag pointer drawn beside the needle (what a technician sees on the gauge)
 
 
 @dataclass
@@ -599,6 +600,7 @@ def make_item(seed: int, index: int) -> FamilyBItem:
         degradation=p.degradation,
         style=p.style,
         detail=detail,
+        drag=p.drag is not None,
     )
 
 
