@@ -2,7 +2,8 @@
 
 A separate routine with its own conventions: the dial sits anywhere in a larger photo-like
 frame, without a panel; ink may be light on a dark dial; sweeps 180-300 deg; numerals may sit
-where the needle passes; a red drag pointer may stand beside the value pointer.
+where the needle passes; a red drag pointer may stand beside the value pointer; the dial may be
+printed on a square plate with no circle of its own; the needle's hub may sit off the scale's centre.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class Drawn:
     drag_len: float = 0.85  # the drag pointer's length / R
     rim: bool = True  # a dark rim around the dial (False: the face alone, as a plate's printed dial)
     zone: float | None = None  # from this value to ``hi`` a red band along the ticks' outer ends
+    plate: bool = False  # the face a square plate (no circle, no rim): a dial printed on a panel
+    pivot: tuple[float, float] = (0.0, 0.0)  # the needle's hub off the scale's centre (of R, right, down):
+    # a needle raised above the face seen at an angle; its tip still over the value on the scale
 
 
 def angle(d: Drawn, value: float) -> float:
@@ -63,9 +67,13 @@ def draw(d: Drawn) -> np.ndarray:
         a = math.radians(deg)
         return int(c[0] + frac * r * math.cos(a)), int(c[1] - frac * r * math.sin(a))
 
-    if d.rim:
-        cv2.circle(img, (int(c[0]), int(c[1])), int(r * 1.06), (60, 60, 60), -1)
-    cv2.circle(img, (int(c[0]), int(c[1])), int(r), d.dial, -1)
+    if d.plate:
+        half = int(1.3 * r)
+        cv2.rectangle(img, (int(c[0]) - half, int(c[1]) - half), (int(c[0]) + half, int(c[1]) + half), d.dial, -1)
+    else:
+        if d.rim:
+            cv2.circle(img, (int(c[0]), int(c[1])), int(r * 1.06), (60, 60, 60), -1)
+        cv2.circle(img, (int(c[0]), int(c[1])), int(r), d.dial, -1)
     if d.zone is not None:  # under the ticks: they are drawn over it
         a0, a1 = angle(d, d.hi), angle(d, d.zone)
         axes = (int(0.9 * r), int(0.9 * r))
@@ -88,13 +96,17 @@ def draw(d: Drawn) -> np.ndarray:
         return _finish(d, img, w, h)
     a = angle(d, d.value)
     tip = pt(a, d.tip)
-    tail = pt(a + 180.0, 0.15)
+    hub = (c[0] + d.pivot[0] * r, c[1] + d.pivot[1] * r)
+    tail: tuple[float, float] = pt(a + 180.0, 0.15)
+    if d.pivot != (0.0, 0.0):  # the needle's own direction, from its hub to the value on the scale
+        a = math.degrees(math.atan2(-(tip[1] - hub[1]), tip[0] - hub[0]))
+        tail = (hub[0] - 0.15 * r * math.cos(math.radians(a)), hub[1] + 0.15 * r * math.sin(math.radians(a)))
     nrm = (math.cos(math.radians(a + 90)) * d.blade * big, -math.sin(math.radians(a + 90)) * d.blade * big)
     poly = np.array(
         [[tail[0] + nrm[0], tail[1] + nrm[1]], [tip[0], tip[1]], [tail[0] - nrm[0], tail[1] - nrm[1]]], np.int32
     )
     cv2.fillPoly(img, [poly], d.needle)
-    cv2.circle(img, (int(c[0]), int(c[1])), int(d.cap_r * r), d.cap or d.needle, -1)
+    cv2.circle(img, (int(hub[0]), int(hub[1])), int(d.cap_r * r), d.cap or d.needle, -1)
     return _finish(d, img, w, h)
 
 

@@ -1,8 +1,9 @@
 """The dial reader on dials unlike the suite's, drawn here (dials_drawn_here.py): a sweep of any
 size turned anywhere on the dial (its arc read from where the ticks stop), a coloured or red value
-needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle; and the cases it
-must abstain on: the picture cut through the dial, an end of the scale lost, something lying over
-the needle."""
+needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle, a dial printed on
+a square plate with no circle of its own (found from its ticks); and the cases it must abstain on:
+the picture cut through the dial, an end of the scale lost, something lying over the needle, a plate
+with no needle or only a drag pointer."""
 
 from __future__ import annotations
 
@@ -110,3 +111,51 @@ def test_a_lone_red_pointer_without_a_hub_is_still_no_reading() -> None:
     d = Drawn(value=5.0, drag=8.0, main_needle=False)
     value, reason = _read(d)
     assert value is None and "pointer" in reason, (value, reason)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        Drawn(value=6.3, plate=True, sweep=250.0, turn=20.0),
+        Drawn(value=3.7, plate=True, needle=(240, 200, 40), **DARK),  # type: ignore[arg-type]
+        Drawn(value=2.2, plate=True, sweep=180.0, majors=5, minors=4),
+        Drawn(value=7.7, plate=True, sweep=300.0, background=(40, 90, 60), centre=(300, 240)),
+    ],
+    ids=["plate-250-turned", "plate-light-on-dark", "plate-180", "plate-300"],
+)
+def test_a_dial_printed_on_a_plate_is_read_from_its_ticks(d: Drawn) -> None:
+    """No circle of the dial's own (a square plate, no rim): the pivot is where the ticks' lines
+    meet, the dial the circle of the ticks."""
+    value, reason = _read(d)
+    assert _within(value, d), (value, reason, d.value)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [Drawn(value=5.0, plate=True, main_needle=False), Drawn(value=5.0, plate=True, drag=8.0, main_needle=False)],
+    ids=["no-needle", "drag-pointer-only"],
+)
+def test_a_plate_without_its_needle_is_no_reading(d: Drawn) -> None:
+    value, reason = _read(d)
+    assert value is None, (value, reason)
+
+
+def test_a_plate_cut_by_the_picture_is_no_reading() -> None:
+    d = Drawn(value=5.0, plate=True, sweep=250.0, turn=20.0, centre=(330, 100))
+    value, reason = _read(d)
+    assert value is None, (value, reason)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        Drawn(value=4.4, needle=(200, 30, 30), pivot=(0.0, 0.12), cap=(180, 150, 90)),
+        Drawn(value=8.2, needle=(200, 30, 30), pivot=(0.0, 0.1), cap=(120, 120, 120), **DARK),  # type: ignore[arg-type]
+    ],
+    ids=["red-on-brass-hub", "red-on-grey-hub-dark"],
+)
+def test_a_needle_on_a_hub_off_the_scales_centre_is_read_where_its_tip_points(d: Drawn) -> None:
+    """A needle raised above the face, seen at an angle: its hub off the scale's centre, its tip
+    over the value."""
+    value, reason = _read(d)
+    assert _within(value, d), (value, reason, d.value)

@@ -11,6 +11,7 @@ import pytest
 from dials_drawn_here import Drawn, draw
 
 from alpha_matrix.core.errors import ConfigError
+from alpha_matrix.core.suites.gauge.report import summarize_gauge
 from alpha_matrix.core.suites.gauge.run import (
     GaugeRequest,
     gauge_observation,
@@ -20,7 +21,6 @@ from alpha_matrix.core.suites.gauge.run import (
     result_of,
     user_pixels,
 )
-from alpha_matrix.core.suites.gauge.report import summarize_gauge
 from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios, scenario_requests
 from alpha_matrix.core.suites.gauge.user_images import inside, scan_folder, write_images_scenario
 
@@ -88,9 +88,16 @@ def test_an_image_stated_unreadable_is_scored_and_labels_group_it(tmp_path: Path
         (lambda d: (d / "g0.yaml").write_text("style: ../up\n"), "style"),
     ],
     ids=[
-        "no-images", "unreadable", "unknown-unit", "min-eq-max", "per-image-min-gt-max", "unknown-key", "no-face",
-        "readable-without-value", "bad-label",
-    ],  # fmt: skip
+        "no-images",
+        "unreadable",
+        "unknown-unit",
+        "min-eq-max",
+        "per-image-min-gt-max",
+        "unknown-key",
+        "no-face",
+        "readable-without-value",
+        "bad-label",
+    ],
 )
 def test_a_bad_folder_is_one_line(tmp_path: Path, setup: object, message: str) -> None:
     d = _folder(tmp_path)

@@ -7,6 +7,12 @@ direction, optionally the arc's end angles), never a drawing layout:
    pivot (a filled disc of ink near the middle) as the image of its centre; with both the
    perspective is undone (``_to_canon``: the centre's polar is the vanishing line), the image's
    vertical kept vertical, and the dial is a circle of ``CANON`` px radius. No panel is needed.
+   A dial with no rim of its own (printed on a plate), or whose rim is not its scale's: when the
+   reading abstains for want of a scale (or of one clear pointer), the dial is found again from its
+   ticks (``_dial_from_ticks``): the lines of the short, radial edges (not long straight ones: a
+   plate's, a pipe's, the needle's) meet at the pivot from most directions; the ring's radius is
+   where those edges are densest; that circle is read in turn (unless it is the ring already read,
+   and not on a lone red pointer beside another ray from the hub: a needle whose blade is hidden).
 2. Ink, whatever the polarity: the face's colour around each point is its median over 0.15 R;
    ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for
    the pointers also far from the median over 0.37 R (a blade wide at its hub is its own local
@@ -20,14 +26,19 @@ direction, optionally the arc's end angles), never a drawing layout:
    least-squares fit of tick index against angle give the arc: a standard sweep centred at 12
    o'clock; else, any sweep turned anywhere, from where the ticks stop, when both end ticks are
    majors (longer marks on a regular lattice), the face shows clear beyond both ends and the range
-   divides into round majors; then the value is read between the ticks either side of the pointer.
-   The face file's angles, when given, are the arc.
+   divides into round majors (a standard sweep at 12 o'clock bent a few degrees by a view not quite
+   undone: both end ticks majors of a round scale suffice); then the value is read between the
+   ticks either side of the pointer, a mark off the lattice its neighbours set (a needle crossing
+   the ring) left out. The face file's angles, when given, are the arc.
 4. The pointers: rays of ink from the hub outward (a radial run, not a numeral's blob) inside
    the tick ring; a shorter ray of the same colour opposite or beside a longer one is its tail or
    its blade's edge, a stub barely out of the hub (unless red) is none. One needle reaching the
    scale among short rays, not red: the value pointer. Several: the one neutral in colour when the
    others are long coloured ones, else the one not red when the others are long red ones (drag
-   pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous.
+   pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous. Abstaining so, or
+   finding no pointer, the pointers are looked for again about a hub (a filled disc of ink) off the
+   scale's centre (a needle raised above the face, seen at an angle): the value is where the line
+   of the needle found there meets the tick ring, what its tip points at.
 5. Abstain whenever this cannot be met: no dial, polarity unclear, too few ticks, an arc that
    is no gauge's arc or whose ends are in doubt, no pointer or its tip not reaching the scale
    (the picture's edge is no ink), the pointer off the scale, too few pixels per 2 % of the span.
@@ -68,6 +79,17 @@ RECENTRE_HUB_MIN = 0.05  # R: ... this far off when a hub was seen
 ZONE_FACE_SHARE = 0.3  # quantile of the ring's radii, per angle, that must still show the face in a coloured zone
 ZONE_CHROMA = 0.5  # a coloured zone's chroma, at least (a red band; skin and shadows are less)
 SEEN_MIN = 0.99  # share of a canonical px's neighbourhood inside the picture for it to count as seen
+SCALE_REASONS = ("no dial found", "no tick ring found", "fewer than 6 ticks visible", "ticks too irregular",
+                 "arc ends not clear", "dial centre unclear", "several pointers, value pointer ambiguous",
+                 "only a red pointer, value pointer ambiguous")  # fmt: skip
+# ... a dial found from its ticks' lines (no rim; a pivot off the rim's centre) is tried on these
+VOTE_SHORT = 0.12  # an edge (Canny) this long (of the picture's side), at most: a mark's, it votes for the pivot
+VOTE_STRAIGHT = 0.12  # ... or one on no straight run of edge this long (of the picture's short side)
+VOTE_MAX_PX = 6000  # at most this many of them (a random sample)
+VOTE_CELL = 2  # px: the vote's grid
+VOTE_MIN_PX = 4  # px: an edge votes along its line from this far (its own neighbourhood is no centre)
+SAME_RING = 0.1  # of its radius: a ring found from the ticks this close to the first dial's is that one
+VOTE_SECTORS = 8  # directions a vote comes from: a centre met from many is a ring's, not a line's
 RING_MIN, RING_MAX = 0.45, 1.3  # radii (of R) where the tick ring may lie: the circle found may be a
 # bezel's inner edge (ticks inside it) or a plate's arc line or numeral ring (ticks outside it)
 SIDE_PX = 9.0  # canonical px beside a pointer where the face must show, both sides
@@ -84,6 +106,11 @@ ARC_MIN, ARC_MAX = 170.0, 315.0  # deg: sweeps an arc read from where its ticks 
 MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an arc read from its ticks
 END_MIN_LEN = 0.5  # an end tick of an arc read from its ticks is at least this share of the median tick long
 END_MAJOR = 0.8  # an end tick is at least this share of the median major's length
+PIVOT_RETRY = ("several pointers, value pointer ambiguous", "only a red pointer, value pointer ambiguous",
+               "no pointer found")  # fmt: skip
+# ... the pointers are looked for again about a hub off the centre on these
+PIVOT_OFF = (0.03, 0.2)  # R: a needle's hub this far off the scale's centre (a raised needle seen at an angle)
+OFF_LATTICE = 0.3  # pitch: a mark this far off where its neighbours put it is no tick of the scale
 MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
 LOCAL_TICKS = 5  # marks either side that set that median
@@ -152,6 +179,7 @@ class _Dial:
     seen: np.ndarray | None = None  # canonical px inside the picture (1.0), outside it (0.0)
     ell: Ellipse | None = None  # the dial's rim in the (work-size) image
     g: np.ndarray | None = None  # homography image -> canonical px
+    from_ticks: bool = False  # the circle of its ticks (no rim): a standard sweep too is read between ticks
 
 
 def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noise_k: float = 4.0) -> DialReading:
@@ -166,14 +194,33 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     if scale < 1.0:
         rgb = np.asarray(cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
     dial = _find_dial(rgb)
-    if dial is None:
-        return abstain("no dial found")
+    first = abstain("no dial found") if dial is None else _read_about(rgb, dial, spec, ev, min_contrast, noise_k, scale)
+    if first.value is not None or first.reason not in SCALE_REASONS:
+        return first
+    # no rim, or a rim that is not the scale's (a printed dial on a plate): the dial from its ticks
+    # (radial marks whose lines meet at the pivot), read again; the first reason stands otherwise
+    alt = _dial_from_ticks(rgb)
+    if alt is None or (dial is not None and _same_ring(dial, ev, alt, scale)):
+        return first  # the same ring again: nothing new to read
+    ev_alt: dict[str, float] = {"from_ticks": 1.0}
+    got = _read_about(rgb, alt, spec, ev_alt, min_contrast, noise_k, scale)
+    # on this second look a lone red pointer beside another ray (a needle's base, its blade hidden)
+    # is not taken for the needle
+    if got.value is None or ev_alt.get("pointer_red", 0.0) >= 1.0:
+        return first
+    return got
+
+
+def _read_about(
+    rgb: np.ndarray, dial: _Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float,
+    scale: float,
+) -> DialReading:  # fmt: skip
     got = _read(dial, spec, ev, min_contrast, noise_k, scale)
     if isinstance(got, tuple):  # no hub seen: the tick ring's centre is the dial's, read again about it
         ev.update(recentred_x=got[0], recentred_y=got[1])
         got = _read(_recentred(rgb, dial, got), spec, ev, min_contrast, noise_k, scale, recentre=False)
     if isinstance(got, tuple):
-        return abstain("dial centre unclear")
+        return DialReading(None, None, spec.unit, "dial centre unclear", ev)
     return got
 
 
@@ -238,7 +285,8 @@ def _read(
     # a blade wide at its hub is its own local median there: against the face's median over a
     # wider window it is ink again
     canon_u8 = np.clip(dial.canon, 0, 255).astype(np.uint8)
-    wide_local = _polar(_coarse_median(canon_u8, BLADE_MEDIAN_PX))
+    wide_canon = _coarse_median(canon_u8, BLADE_MEDIAN_PX)
+    wide_local = _polar(wide_canon)
     ink_wide = np.sqrt(((polar_rgb - wide_local) ** 2).sum(axis=2)) / math.sqrt(3.0)
     ink_wide[unseen] = 0.0
     ink_ptr = np.maximum(ink, ink_wide)
@@ -259,13 +307,13 @@ def _read(
     ticks = [t for t in ticks if not near_cover[t]]
     ang = _angle_of_bin(np.array(ticks, float))
     strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
-    arc = _arc(ang, strength, spec, hidden, _tick_lengths(hp, ticks, lo_j, hi_j, bound))
+    arc = _arc(ang, strength, spec, hidden, _tick_lengths(hp, ticks, lo_j, hi_j, bound), dial.from_ticks)
     if isinstance(arc, str):
         return abstain(arc)
     table = arc if isinstance(arc, _TickScale) else None
     start, sweep = (arc.start, arc.sweep) if isinstance(arc, _TickScale) else arc
     # start: angle of lo; sweep: positive deg in the value's direction
-    ev.update(arc_start_deg=start, sweep_deg=sweep)
+    ev.update(arc_start_deg=start, sweep_deg=sweep, arc_from_ticks=float(table is not None))
     raw, raw_px = cand, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand]
     cand = _pointers(raw, run, raw_px)
     # a pointer on a pivot: a hub seen, a disc of ink at the (tick ring's) centre, or its own tail
@@ -276,21 +324,35 @@ def _read(
         or (len(cand) == 1 and _has_tail(raw.index(cand[0]), raw, run, raw_px))
     )
     ev["pointers"] = float(len(cand))
+    if len(cand) == 1 and _is_red(raw_px[raw.index(cand[0])]):
+        ev["pointer_red"] = 1.0 if _beside(raw.index(cand[0]), raw, raw_px) else 0.5
     got = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], pivoted)
-    if isinstance(got, str):
+    first_why = ""
+    if isinstance(got, str) and got in PIVOT_RETRY:
+        # the needle on a pivot off the scale's centre (raised above the face, seen at an angle):
+        # its rays are no rays about the centre; about its own hub they are, and where its line
+        # meets the tick ring is the reading
+        # (failing there too, the first reason stands: a dial found from its ticks may follow)
+        off_hub = _off_pivot(dial, local, wide_canon, bound, r_in)
+        if off_hub is None or isinstance(off_hub[0], str):
+            return abstain(got)
+        ev.update(pivot_x=off_hub[1], pivot_y=off_hub[2])
+        first_why, deg = got, off_hub[0]
+    elif isinstance(got, str):
         return abstain(got)
-    k = got
-    ev["pointer_run"] = float(run[k])
-    if run[k] < TIP_RUN:
-        return abstain("pointer tip not visible")
-    deg = _refine(ink, k, r0, r1, bound)
+    else:
+        k = got
+        ev["pointer_run"] = float(run[k])
+        if run[k] < TIP_RUN:
+            return abstain("pointer tip not visible")
+        deg = _refine(ink, k, r0, r1, bound)
     ev["pointer_deg"] = deg
     off = ((start - deg) if spec.clockwise else (deg - start)) % 360.0
     if off > sweep + 0.5 * (360.0 - sweep):
         off -= 360.0
     frac = off / sweep if table is None else table.frac(deg, spec.clockwise)
     if not -0.03 <= frac <= 1.03:
-        return abstain("pointer outside the scale")
+        return abstain(first_why or "pointer outside the scale")
     px = ev["radius_px"] * r1 * math.radians(0.02 * sweep)
     ev["px_per_2pct"] = px
     if px < 1.0:
@@ -298,6 +360,72 @@ def _read(
     value = spec.lo + frac * spec.span
     sigma_deg = math.hypot(0.5, 0.5 * 0.02 * sweep / px, float(ev.get("tick_fit_deg", 0.3)))
     return DialReading(value, sigma_deg / sweep * abs(spec.span), spec.unit, "", ev)
+
+
+def _off_pivot(
+    dial: _Dial, local: np.ndarray, wide_canon: np.ndarray, bound: float, r_in: float
+) -> tuple[float | str, float, float] | None:
+    """Where the value pointer, found as a ray about its own hub (a filled disc of ink off the
+    dial's centre by ``PIVOT_OFF`` R), meets the tick ring: its angle about the centre, or why not;
+    with the hub's offset (R, y up). None when no such hub is seen."""
+    c, w = OUT, int(PIVOT_OFF[1] * CANON) + int(HUB_DISC * CANON) + 2
+    patch = dial.canon[c - w : c + w + 1, c - w : c + w + 1]
+    ink_w = np.sqrt(((patch - wide_canon[c - w : c + w + 1, c - w : c + w + 1]) ** 2).sum(axis=2) / 3.0)
+    on = (ink_w > bound).astype(np.float32)
+    got = _disc(on, HUB_DISC)
+    if got == "spread":  # a blade wide at its base beside the cap: the cap is the widest disc
+        got = _widest_disc(on) or got
+    if not isinstance(got, tuple):
+        return None
+    dx, dy = got[0] - w, got[1] - w
+    off = math.hypot(dx, dy) / CANON
+    if not PIVOT_OFF[0] <= off <= PIVOT_OFF[1]:
+        return None
+    at = (dx, dy)
+    polar_rgb = _polar(dial.canon, at)
+    ink = np.sqrt(((polar_rgb - _polar(local, at)) ** 2).sum(axis=2)) / math.sqrt(3.0)
+    ink_wide = np.sqrt(((polar_rgb - _polar(wide_canon, at)) ** 2).sum(axis=2)) / math.sqrt(3.0)
+    if dial.seen is not None:
+        unseen = _polar(dial.seen, at) < SEEN_MIN
+        ink[unseen] = 0.0
+        ink_wide[unseen] = 0.0
+    ink_ptr = np.maximum(ink, ink_wide)
+    r0, r1 = 0.18, max(0.35, r_in - off - 0.04)  # inside the tick ring on every bearing
+    j0, j1 = int(r0 * 100), int(r1 * 100)
+    radii = np.arange(N_RAD) / 100.0
+    inner = ink_ptr[:, j0:j1]
+    run = _run_from_hub(_smooth_ang(_thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound), 3) > 0.3)
+    raw = [k for k in _peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]
+    cand = _pointers(raw, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in raw])
+    got_k = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], True)
+    xy = (dx / CANON, -dy / CANON)
+    if isinstance(got_k, str):
+        return got_k, *xy
+    if run[got_k] < TIP_RUN:
+        return "pointer tip not visible", *xy
+    # where the needle's line meets the tick ring, about the scale's centre: what its tip points at
+    u = math.radians(_direction(ink, got_k, r0, r1, bound))
+    ux, uy = math.cos(u), math.sin(u)
+    pb = xy[0] * ux + xy[1] * uy
+    t = -pb + math.sqrt(max(pb * pb - (xy[0] ** 2 + xy[1] ** 2 - r_in**2), 0.0))
+    return math.degrees(math.atan2(xy[1] + t * uy, xy[0] + t * ux)) % 360.0, *xy
+
+
+def _direction(ink: np.ndarray, k: int, r0: float, r1: float, bound: float) -> float:
+    """The pointer's direction: the axis of its ink over +-4 deg of ray ``k`` from ``r0`` to ``r1``
+    (a line's direction, right even when the pivot found is a little off it)."""
+    js = np.arange(int(r0 * 100), int(r1 * 100))
+    ks = np.arange(k - 8, k + 9)
+    wgt = np.clip(ink[np.mod(ks, N_ANG)][:, js] - 0.5 * bound, 0, None)
+    if wgt.sum() <= 0:
+        return float(_angle_of_bin(k))
+    a = np.radians(_angle_of_bin(ks))[:, None]
+    x, y = js[None, :] * np.cos(a), js[None, :] * np.sin(a)
+    mx, my = (wgt * x).sum() / wgt.sum(), (wgt * y).sum() / wgt.sum()
+    cxx, cyy, cxy = (wgt * (x - mx) ** 2).sum(), (wgt * (y - my) ** 2).sum(), (wgt * (x - mx) * (y - my)).sum()
+    axis = 0.5 * math.degrees(math.atan2(2 * cxy, cxx - cyy))
+    ray = float(_angle_of_bin(k))
+    return axis % 360.0 if abs((axis - ray + 180.0) % 360.0 - 180.0) <= 90.0 else (axis + 180.0) % 360.0
 
 
 # ------------------------------------------------------------------------------ the dial
@@ -349,11 +477,106 @@ def _find_dial(rgb: np.ndarray) -> _Dial | None:
     return _make_dial(rgb, ell, g_final, canon, hub is not None)
 
 
-def _make_dial(rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool) -> _Dial:
+def _same_ring(dial: _Dial, ev: dict[str, float], alt: _Dial, scale: float) -> bool:
+    """The dial found from the ticks has the ring the first one was read on (its centre and radius
+    within ``SAME_RING`` of its radius)."""
+    assert dial.ell is not None and alt.ell is not None
+    r_alt = alt.ell[1][0] / 2.0
+    r_first = ev["tick_r_out"] * ev["radius_px"] * scale if "tick_r_out" in ev else max(dial.ell[1]) / 2.0
+    off = math.hypot(dial.ell[0][0] - alt.ell[0][0], dial.ell[0][1] - alt.ell[0][1])
+    return off <= SAME_RING * r_alt and abs(r_first - r_alt) <= SAME_RING * r_alt
+
+
+def _dial_from_ticks(rgb: np.ndarray) -> _Dial | None:
+    """The dial as the circle of its ticks, for a dial with no rim of its own (printed on a plate):
+    the edges of a radial mark lie on lines through the pivot, so the pivot is where the short
+    edges' lines meet from most directions (long edges, a plate's, a pipe's or the needle's, do
+    not vote); the ring's radius is where those edges, radial about that point, are densest."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), (0, 0), 1.0)
+    h, w = grey.shape
+    edges = cv2.Canny(grey, 40, 100)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((edges > 0).astype(np.uint8), connectivity=8)
+    short = (np.maximum(stats[:, 2], stats[:, 3]) <= VOTE_SHORT * max(h, w)) & (stats[:, 4] >= 4)
+    short[0] = False
+    ys, xs = np.nonzero(edges)
+    if len(xs) > 4 * VOTE_MAX_PX:
+        pick = np.random.default_rng(0).choice(len(xs), 4 * VOTE_MAX_PX, replace=False)
+        ys, xs = ys[pick], xs[pick]
+    gf = grey.astype(np.float32)
+    gx, gy = cv2.Sobel(gf, cv2.CV_32F, 1, 0)[ys, xs], cv2.Sobel(gf, cv2.CV_32F, 0, 1)[ys, xs]
+    mag = np.hypot(gx, gy) + 1e-6
+    tx, ty = -gy / mag, gx / mag  # along the edge
+    # an edge in a long component (marks joined by an arc line) still votes unless it lies on a
+    # long straight run of edge (a plate's, a pipe's, the needle's side)
+    near = cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0
+    straight = np.ones(len(xs), bool)
+    for f in (-1.0, -0.66, -0.33, 0.33, 0.66, 1.0):
+        d = f * VOTE_STRAIGHT / 2.0 * min(h, w)
+        px = np.clip(np.round(xs + d * tx), 0, w - 1).astype(int)
+        py = np.clip(np.round(ys + d * ty), 0, h - 1).astype(int)
+        straight &= near[py, px]
+    keep = short[lab[ys, xs]] | ~straight
+    ys, xs, tx, ty = ys[keep], xs[keep], tx[keep], ty[keep]
+    if len(xs) < 50:
+        return None
+    if len(xs) > VOTE_MAX_PX:
+        pick = np.random.default_rng(0).choice(len(xs), VOTE_MAX_PX, replace=False)
+        ys, xs, tx, ty = ys[pick], xs[pick], tx[pick], ty[pick]
+    q = VOTE_CELL
+    hq, wq = h // q + 1, w // q + 1
+    votes = []
+    steps = np.arange(VOTE_MIN_PX, int(0.5 * max(h, w)), q, dtype=np.float32)[:, None]
+    for sgn in (1.0, -1.0):
+        # the sector of the direction the vote comes from
+        ang = np.arctan2(-sgn * ty, -sgn * tx) + math.pi
+        sector = (np.floor(ang / (2 * math.pi) * VOTE_SECTORS)).astype(np.int64) % VOTE_SECTORS
+        px, py = xs[None, :] + sgn * steps * tx[None, :], ys[None, :] + sgn * steps * ty[None, :]
+        ok = (px >= 0) & (px < w) & (py >= 0) & (py < h)
+        cell = (py // q).astype(np.int64) * wq + (px // q).astype(np.int64)
+        votes.append(np.broadcast_to(sector, ok.shape)[ok] * (hq * wq) + cell[ok])
+    acc = np.bincount(np.concatenate(votes), minlength=VOTE_SECTORS * hq * wq).astype(np.float32)
+    acc3 = np.stack([cv2.GaussianBlur(a, (0, 0), 1.0) for a in acc.reshape(VOTE_SECTORS, hq, wq)])
+    score = np.sqrt(acc3).sum(axis=0)
+    cy_q, cx_q = np.unravel_index(int(np.argmax(score)), score.shape)
+    cx, cy = float((cx_q + 0.5) * q), float((cy_q + 0.5) * q)
+    # the ring: where the voting edges, radial about the centre, are densest
+    dx, dy = xs - cx, ys - cy
+    dist = np.hypot(dx, dy) + 1e-6
+    radial = ((tx * dx + ty * dy) / dist) ** 2
+    counts = np.bincount(dist.astype(int), weights=radial, minlength=int(dist.max()) + 2)
+    counts[: int(0.06 * min(h, w))] = 0.0
+    hist = np.convolve(counts, np.ones(5) / 5, mode="same")
+    r_peak = int(np.argmax(hist))
+    outer = r_peak
+    while outer + 1 < len(hist) and hist[outer + 1] >= 0.3 * hist[r_peak]:
+        outer += 1
+    rad = float(outer + 1)
+    if rad < 0.08 * min(h, w):
+        return None
+    # the centre refined: the point nearest (least squares) to the lines of the marks' edges near it
+    for tol in (0.1, 0.06, 0.04):
+        dx, dy = xs - cx, ys - cy
+        dist = np.hypot(dx, dy) + 1e-6
+        miss = np.abs(dx * ty - dy * tx)  # the edge's line passes this far from the centre
+        on = (miss < max(2.0, tol * rad)) & (dist > 0.4 * rad) & (dist < 1.2 * rad)
+        if on.sum() < 30:
+            break
+        t2 = np.stack([tx[on], ty[on]], axis=1)
+        proj = np.eye(2)[None] - t2[:, :, None] * t2[:, None, :]
+        pts = np.stack([xs[on], ys[on]], axis=1).astype(float)
+        cx, cy = (float(v) for v in np.linalg.solve(proj.sum(axis=0), np.einsum("nij,nj->i", proj, pts)))
+    ell: Ellipse = ((cx, cy), (2 * rad, 2 * rad), 0.0)
+    g = _to_canon(ell, np.array([cx, cy]))
+    return _make_dial(rgb, ell, g, _warp(rgb, g), False, True)
+
+
+def _make_dial(
+    rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool, from_ticks: bool = False
+) -> _Dial:
     frame = np.ones(rgb.shape[:2], np.float32)
     seen = cv2.warpPerspective(frame, g, (2 * OUT + 1, 2 * OUT + 1), flags=cv2.INTER_LINEAR, borderValue=0.0)
     (_, _), (d0, d1), _ = ell
-    return _Dial(canon, min(d0, d1) / 2.0 / CANON, hub, np.asarray(seen), ell, g)
+    return _Dial(canon, min(d0, d1) / 2.0 / CANON, hub, np.asarray(seen), ell, g, from_ticks)
 
 
 def _recentred(rgb: np.ndarray, dial: _Dial, xy: tuple[float, float]) -> _Dial:
@@ -362,7 +585,7 @@ def _recentred(rgb: np.ndarray, dial: _Dial, xy: tuple[float, float]) -> _Dial:
     px = np.array([[OUT + xy[0] * CANON, OUT - xy[1] * CANON]])
     centre_img = _apply(np.linalg.inv(dial.g), px)[0]
     g = _to_canon(dial.ell, centre_img)
-    return _make_dial(rgb, dial.ell, g, _warp(rgb, g), dial.hub)
+    return _make_dial(rgb, dial.ell, g, _warp(rgb, g), dial.hub, dial.from_ticks)
 
 
 OUT = CANON + CANON // 2  # canonical image half-size
@@ -456,14 +679,23 @@ def _hub(canon: np.ndarray) -> tuple[float, float] | None:
     if got != "empty":
         # a blade wide at its base fills the small disc all along it, a highlight leaves a hole
         # in the cap: the cap is then the widest disc of ink (holes closed), with face around it
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HUB_CLOSE, HUB_CLOSE))
-        closed = cv2.morphologyEx(on, cv2.MORPH_CLOSE, kernel)
-        dist = cv2.distanceTransform(closed.astype(np.uint8), cv2.DIST_L2, 5)
-        _, rad, _, (x, y) = cv2.minMaxLoc(dist)
-        ys, xs = np.nonzero(dist >= HUB_RIDGE * rad)
-        single = np.hypot(xs.std(), ys.std()) <= HUB_SPREAD * CANON  # a disc, not a bar's ridge
-        if HUB_WIDE[0] * CANON <= rad <= HUB_WIDE[1] * CANON and single and _face_around(closed, x, y, rad):
-            return float(x + c - w), float(y + c - w)
+        wide = _widest_disc(on)
+        if wide is not None:
+            return wide[0] + c - w, wide[1] + c - w
+    return None
+
+
+def _widest_disc(on: np.ndarray) -> tuple[float, float] | None:
+    """The centre of the widest disc of ink (holes closed) when it is a hub cap's: of a cap's size,
+    one disc (not a bar's ridge), the face around it."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HUB_CLOSE, HUB_CLOSE))
+    closed = cv2.morphologyEx(on, cv2.MORPH_CLOSE, kernel)
+    dist = cv2.distanceTransform(closed.astype(np.uint8), cv2.DIST_L2, 5)
+    _, rad, _, (x, y) = cv2.minMaxLoc(dist)
+    ys, xs = np.nonzero(dist >= HUB_RIDGE * rad)
+    single = np.hypot(xs.std(), ys.std()) <= HUB_SPREAD * CANON  # a disc, not a bar's ridge
+    if HUB_WIDE[0] * CANON <= rad <= HUB_WIDE[1] * CANON and single and _face_around(closed, x, y, rad):
+        return float(x), float(y)
     return None
 
 
@@ -569,13 +801,14 @@ def _support(edges: np.ndarray, ell: Ellipse) -> float:
 
 
 # ------------------------------------------------------------------------------ polar helpers
-def _polar(canon: np.ndarray) -> np.ndarray:
-    """(N_ANG, N_RAD, 3): angle bin i = i/2 deg counter-clockwise from 3 o'clock, radius j/100 R."""
+def _polar(canon: np.ndarray, at: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """(N_ANG, N_RAD, 3): angle bin i = i/2 deg counter-clockwise from 3 o'clock, radius j/100 R,
+    about the centre (or ``at`` px right and down of it)."""
     c = (canon.shape[1] - 1) / 2.0
     a = np.radians(np.arange(N_ANG) * 360.0 / N_ANG)[:, None]
     r = (np.arange(N_RAD) / 100.0 * CANON)[None, :]
-    mx = (c + r * np.cos(a)).astype(np.float32)
-    my = (c - r * np.sin(a)).astype(np.float32)
+    mx = (c + at[0] + r * np.cos(a)).astype(np.float32)
+    my = (c + at[1] - r * np.sin(a)).astype(np.float32)
     return np.asarray(cv2.remap(canon, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
 
 
@@ -692,6 +925,15 @@ def _has_tail(i: int, cand: list[int], run: np.ndarray, pixels: list[np.ndarray]
         and abs((k - o) % N_ANG - N_ANG // 2) <= TAIL_BINS
         and _same_colour(pixels[i], pixels[j])
         for j, o in enumerate(cand)
+    )
+
+
+def _beside(i: int, cand: list[int], pixels: list[np.ndarray]) -> bool:
+    """Another ray from the hub, not red, not opposite ray ``i`` (its tail): a needle's base whose
+    blade is hidden beside a red drag pointer."""
+    k = cand[i]
+    return any(
+        j != i and not _is_red(pixels[j]) and abs((k - o) % N_ANG - N_ANG // 2) > TAIL_BINS for j, o in enumerate(cand)
     )
 
 
@@ -877,9 +1119,11 @@ def _arc(
     spec: DialSpec,
     hidden: np.ndarray | None = None,
     length: np.ndarray | None = None,
+    between: bool = False,
 ) -> tuple[float, float] | _TickScale | str:
     """(angle of lo, sweep) from the tick angles, or why not. ``hidden``: per angle bin, whether the
-    tick ring there is covered by something that is not the face."""
+    tick ring there is covered by something that is not the face; ``between``: a standard sweep too
+    is read between the ticks seen (a circle of ticks, no rim: the view not undone bends it)."""
     if len(ang) < 6:
         return "fewer than 6 ticks visible"
     order = np.argsort(ang % 360.0)
@@ -909,7 +1153,7 @@ def _arc(
     tries = [g_big] + [int(i) for i in lows if int(i) != g_big]
     first_why = ""
     for g in tries:
-        got = _arc_from_gap(a, ln, gaps, g, spec, hidden)
+        got = _arc_from_gap(a, ln, gaps, g, spec, hidden, between)
         if not isinstance(got, str):
             return got
         first_why = first_why or got
@@ -917,7 +1161,13 @@ def _arc(
 
 
 def _arc_from_gap(
-    a: np.ndarray, w: np.ndarray, gaps: np.ndarray, g: int, spec: DialSpec, hidden: np.ndarray | None
+    a: np.ndarray,
+    w: np.ndarray,
+    gaps: np.ndarray,
+    g: int,
+    spec: DialSpec,
+    hidden: np.ndarray | None,
+    between: bool = False,
 ) -> tuple[float, float] | _TickScale | str:
     first = a[(g + 1) % len(a)]  # the scale's first tick counter-clockwise after the gap
     pitch = _pitch(gaps[gaps < 0.5 * gaps[g]]) if (gaps < 0.5 * gaps[g]).any() else 0.0
@@ -943,7 +1193,18 @@ def _arc_from_gap(
     centre = (fit_first + found / 2.0) % 360.0
     tol_c = max(CENTRE_TOL, 0.45 * b)
     if abs(std - found) <= min(SWEEP_TOL, 0.4 * b) and _off12(centre) <= tol_c:
+        if between:  # the ticks seen are the whole scale: read between them
+            on = _on_lattice(idx, ccw, b)
+            start, sweep = _ends(centre, std, spec)
+            return _TickScale(start, sweep, first % 360.0, ccw[on] - ccw[0], idx[on] / idx.max())
         return _ends(centre, std, spec)
+    if abs(std - found) <= SWEEP_TOL and _off12(centre) <= tol_c:
+        # a view not quite undone bends the angles by a few degrees: a standard sweep centred at
+        # 12 o'clock still, when both end ticks are majors of a round scale (a lost end tick
+        # would leave a minor one, or a major interval's worth of sweep, at that end)
+        got = _arc_from_ends(idx, w[order], b, fit_first, spec, hidden, ccw - (b * idx + c0), std)
+        if not isinstance(got, str):
+            return got
     # One end of the scale hidden (an occluder, a shattered patch over it): the end that is seen
     # and a standard sweep centred at 12 o'clock on the ticks' lattice give the other, provided
     # the stretch between the last tick seen and that end is covered by something that is not
@@ -982,7 +1243,14 @@ def _ends(centre: float, sweep: float, spec: DialSpec) -> tuple[float, float]:
 
 
 def _arc_from_ends(
-    idx: np.ndarray, w: np.ndarray, b: float, first: float, spec: DialSpec, hidden: np.ndarray, res: np.ndarray
+    idx: np.ndarray,
+    w: np.ndarray,
+    b: float,
+    first: float,
+    spec: DialSpec,
+    hidden: np.ndarray | None,
+    res: np.ndarray,
+    std: float | None = None,
 ) -> _TickScale | str:
     """The arc from where its ticks stop, any sweep, anywhere on the dial (a dial turned in its
     plate, a sweep no standard one). Only when the ends are beyond doubt: both end ticks are major
@@ -998,22 +1266,41 @@ def _arc_from_ends(
     seen = b * idx + res  # the ticks' angles, ccw from ``first``
     first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
     seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
+    good = _on_lattice(idx, seen, b)
+    idx, w, seen = idx[good], w[good], seen[good]
     n = int(round(idx.max()))
     found = float(seen[-1])
-    if not ARC_MIN <= found <= ARC_MAX or 360.0 - found < 2.0 * b:
+    if std is None and (not ARC_MIN <= found <= ARC_MAX or 360.0 - found < 2.0 * b):
         return "arc ends not clear"
     every = _major_period(idx.astype(int), w)
     if every is None or n % every:
         return "arc ends not clear"
     if not _round_step(abs(spec.span) / (n // every)):
         return "arc ends not clear"
-    clear = max(every * b, MIN_CLEAR_DEG)
-    for lo_deg, hi_deg in ((first - clear, first - 0.5 * b), (first + found + 0.5 * b, first + found + clear)):
-        bins = np.round(np.arange(lo_deg, hi_deg + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
-        if hidden[bins].any():
+    if std is not None:  # a standard sweep at 12 o'clock: the ends seen short of it by less than a major interval
+        if abs(found - std) > min(SWEEP_TOL, 0.5 * every * b):
             return "arc ends not clear"
+    else:
+        if hidden is None:
+            return "arc ends not clear"
+        clear = max(every * b, MIN_CLEAR_DEG)
+        for lo_deg, hi_deg in ((first - clear, first - 0.5 * b), (first + found + 0.5 * b, first + found + clear)):
+            bins = np.round(np.arange(lo_deg, hi_deg + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
+            if hidden[bins].any():
+                return "arc ends not clear"
     start, sweep = _ends((first + found / 2.0) % 360.0, found, spec)
     return _TickScale(start, sweep, first % 360.0, seen, idx / n)
+
+
+def _on_lattice(idx: np.ndarray, seen: np.ndarray, b: float) -> np.ndarray:
+    """The marks on the lattice their neighbours set (the ends always): one off it by
+    ``OFF_LATTICE`` pitch (a needle crossing the ring beside a tick it hides, a numeral's stroke)
+    is no tick to read between."""
+    good = np.ones(len(seen), bool)
+    if len(seen) > 2:
+        exp = seen[:-2] + (seen[2:] - seen[:-2]) * (idx[1:-1] - idx[:-2]) / (idx[2:] - idx[:-2])
+        good[1:-1] = np.abs(seen[1:-1] - exp) <= OFF_LATTICE * b
+    return good
 
 
 def _major_period(idx: np.ndarray, w: np.ndarray) -> int | None:
