@@ -38,6 +38,7 @@ from alpha_matrix.core.suites.gauge.faces import FACES
 from alpha_matrix.core.suites.gauge.family_b import FamilyBItem, build_family_b
 from alpha_matrix.core.suites.gauge.metrics import ANCHORS, Scored, by_degradation, meets_acceptance, score
 from alpha_matrix.core.suites.gauge.reader import Reading
+from alpha_matrix.core.suites.gauge.run import dial_spec
 from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
 
@@ -51,7 +52,7 @@ def _dial_evaluate(scene: GaugeScene, items: list[Item]) -> Iterator[Evaluated]:
         image = scene.render(item.conditions, item.seed).image
         face = FACES[item.face]
         t0 = time.perf_counter()
-        r = read_dial(image, DialSpec(face.lo, face.hi, face.unit, clockwise=True))
+        r = read_dial(image, dial_spec(face))  # what the suite's reader is told: range, unit, direction, drag
         reading = Reading(r.value, r.uncertainty, r.unit, r.reason, r.evidence)
         yield Evaluated(item, reading, (time.perf_counter() - t0) * 1e3)
 
@@ -101,7 +102,7 @@ def _main_family_b(seed: int, count: int) -> int:
     done: list[tuple[FamilyBItem, Scored, float]] = []
     for it in items:
         t1 = time.perf_counter()
-        r = read_dial(it.image, DialSpec(it.lo, it.hi, it.unit, clockwise=it.clockwise))
+        r = read_dial(it.image, DialSpec(it.lo, it.hi, it.unit, clockwise=it.clockwise, drag_pointer=it.drag))
         ms = (time.perf_counter() - t1) * 1e3
         done.append((it, Scored(it.degradation, it.readable, it.value, it.hi - it.lo, r.value), ms))
     total = score(s for _, s, _ in done)

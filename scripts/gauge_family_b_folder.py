@@ -36,7 +36,8 @@ def main() -> int:
     for it in build_family_b(args.seed, args.items):
         face = FaceFile(
             min=it.lo, max=it.hi, unit=it.unit, sweep="clockwise" if it.clockwise else "counterclockwise",
-            value=round(it.value, 6), readable=it.readable, style=it.style, condition=it.degradation,
+            drag_pointer=it.drag, value=round(it.value, 6), readable=it.readable, style=it.style,
+            condition=it.degradation,
         )  # fmt: skip
         stem = f"b{it.index:03d}"
         cv2.imwrite(str(args.folder / f"{stem}.png"), cv2.cvtColor(it.image, cv2.COLOR_RGB2BGR))

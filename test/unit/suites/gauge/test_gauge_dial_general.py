@@ -159,3 +159,34 @@ def test_a_needle_on_a_hub_off_the_scales_centre_is_read_where_its_tip_points(d:
     over the value."""
     value, reason = _read(d)
     assert _within(value, d), (value, reason, d.value)
+
+
+@pytest.mark.parametrize(
+    "drawn",
+    [
+        Drawn(value=3.0, drag=8.0, drag_len=0.9, tip=0.15),
+        Drawn(value=3.0, drag=8.0, drag_len=0.9, tip=0.15, cap=(60, 60, 60), cap_r=0.1),
+        Drawn(value=3.0, drag=8.0, drag_len=0.9, main_needle=False),
+    ],
+    ids=["broken-needle", "broken-needle-dark-cap", "no-needle"],
+)
+def test_a_gauge_stated_to_have_a_drag_pointer_never_reads_it(drawn: Drawn) -> None:
+    """The needle broken or gone, its red drag pointer whole: with the drag pointer stated (what a
+    technician sees on the gauge) the reader abstains; unstated, a broken needle's drag pointer on
+    its hub is read as a red needle (the known limit the statement is for)."""
+    stated = read_dial(draw(drawn), DialSpec(0.0, 10.0, "bar", drag_pointer=True))
+    assert stated.value is None and stated.reason == "only the drag pointer seen, not the needle"
+    if drawn.main_needle:
+        unstated = read_dial(draw(drawn), DialSpec(0.0, 10.0, "bar"))
+        assert unstated.value is not None and abs(unstated.value - 8.0) < 0.2
+
+
+@pytest.mark.parametrize(
+    "drawn",
+    [Drawn(value=3.0, drag=8.0, drag_len=0.9), Drawn(value=6.5, drag=9.0, dial=(30, 30, 30), ink=(230, 230, 230),
+                                                    needle=(220, 220, 220))],
+    ids=["dark-needle", "light-on-dark"],
+)  # fmt: skip
+def test_a_stated_drag_pointer_beside_its_needle_reads_the_needle(drawn: Drawn) -> None:
+    got = read_dial(draw(drawn), DialSpec(0.0, 10.0, "bar", drag_pointer=True))
+    assert got.value is not None and abs(got.value - drawn.value) <= 0.2, got.reason

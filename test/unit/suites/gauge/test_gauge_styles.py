@@ -154,7 +154,7 @@ def test_a_styled_face_goes_to_the_dial_reader_with_no_layout(
     c = clean(f.name, 0.7)
     obs = run.gauge_observation("gauge-g000", f, scene.render(c, 3).image)
     assert run.read_observation(obs).value == 1.5
-    assert told == [DialSpec(f.lo, f.hi, f.unit, clockwise=True)]  # no arc angles, no ticks
+    assert told == [DialSpec(f.lo, f.hi, f.unit, clockwise=True, drag_pointer=True)]  # no arc angles, no ticks
     assert told[0].arc_start_deg is None and told[0].arc_end_deg is None
 
     classical: list[str] = []

@@ -14,6 +14,7 @@ from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.suites.gauge.report import summarize_gauge
 from alpha_matrix.core.suites.gauge.run import (
     GaugeRequest,
+    face_of,
     gauge_observation,
     read_observation,
     reading_decision,
@@ -132,3 +133,17 @@ def test_names_never_leave_the_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="changed"):
         scenario_requests(scen)
     assert load_gauge_scenarios(scen).images_dir == d.resolve()
+
+
+def test_a_stated_drag_pointer_reaches_the_reader_through_the_observation(tmp_path: Path) -> None:
+    """``drag_pointer: true`` travels in the observation's brief (what the bag holds and the audit
+    re-reads); unstated, the brief is as before (no key)."""
+    d = _folder(tmp_path, n=2)
+    (d / "g1.yaml").write_text("drag_pointer: true\n")
+    faces = []
+    for r in scenario_requests(write_images_scenario(d)):
+        g = GaugeRequest.model_validate_json(r.scenario_json)
+        obs = gauge_observation("e", request_face(g), user_pixels(g))
+        faces.append((obs.situation["brief"], face_of(obs)))
+    assert "drag_pointer" not in faces[0][0] and faces[1][0]["drag_pointer"] is True
+    assert [f.spec.drag_pointer for _, f in faces] == [False, True]  # type: ignore[union-attr]

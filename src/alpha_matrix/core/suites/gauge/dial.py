@@ -35,7 +35,11 @@ direction, optionally the arc's end angles), never a drawing layout:
    its blade's edge, a stub barely out of the hub (unless red) is none. One needle reaching the
    scale among short rays, not red: the value pointer. Several: the one neutral in colour when the
    others are long coloured ones, else the one not red when the others are long red ones (drag
-   pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous. Abstaining so, or
+   pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous. A gauge stated to
+   have a drag or set pointer (``DialSpec.drag_pointer``, a technician sees it): a coloured
+   pointer is never the value, and with no other the reader abstains (a broken or hidden needle
+   beside its drag pointer; unstated, a lone red pointer on a hub is read as the needle, since
+   red needles are common). Abstaining so, or
    finding no pointer, the pointers are looked for again about a hub (a filled disc of ink) off the
    scale's centre (a needle raised above the face, seen at an angle): the value is where the line
    of the needle found there meets the tick ring, what its tip points at.
@@ -79,6 +83,7 @@ RECENTRE_HUB_MIN = 0.05  # R: ... this far off when a hub was seen
 ZONE_FACE_SHARE = 0.3  # quantile of the ring's radii, per angle, that must still show the face in a coloured zone
 ZONE_CHROMA = 0.5  # a coloured zone's chroma, at least (a red band; skin and shadows are less)
 SEEN_MIN = 0.99  # share of a canonical px's neighbourhood inside the picture for it to count as seen
+DRAG_ONLY = "only the drag pointer seen, not the needle"
 SCALE_REASONS = ("no dial found", "no tick ring found", "fewer than 6 ticks visible", "ticks too irregular",
                  "arc ends not clear", "dial centre unclear", "several pointers, value pointer ambiguous",
                  "only a red pointer, value pointer ambiguous")  # fmt: skip
@@ -128,6 +133,7 @@ class DialSpec:
     clockwise: bool = True  # the value grows clockwise
     arc_start_deg: float | None = None  # angle of ``lo`` on the dial, when stated
     arc_end_deg: float | None = None  # angle of ``hi``
+    drag_pointer: bool = False  # the gauge has a coloured drag (max) or set pointer: never the value
 
     @property
     def span(self) -> float:
@@ -326,14 +332,14 @@ def _read(
     ev["pointers"] = float(len(cand))
     if len(cand) == 1 and _is_red(raw_px[raw.index(cand[0])]):
         ev["pointer_red"] = 1.0 if _beside(raw.index(cand[0]), raw, raw_px) else 0.5
-    got = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], pivoted)
+    got = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], pivoted, spec.drag_pointer)
     first_why = ""
     if isinstance(got, str) and got in PIVOT_RETRY:
         # the needle on a pivot off the scale's centre (raised above the face, seen at an angle):
         # its rays are no rays about the centre; about its own hub they are, and where its line
         # meets the tick ring is the reading
         # (failing there too, the first reason stands: a dial found from its ticks may follow)
-        off_hub = _off_pivot(dial, local, wide_canon, bound, r_in)
+        off_hub = _off_pivot(dial, local, wide_canon, bound, r_in, spec.drag_pointer)
         if off_hub is None or isinstance(off_hub[0], str):
             return abstain(got)
         ev.update(pivot_x=off_hub[1], pivot_y=off_hub[2])
@@ -363,7 +369,7 @@ def _read(
 
 
 def _off_pivot(
-    dial: _Dial, local: np.ndarray, wide_canon: np.ndarray, bound: float, r_in: float
+    dial: _Dial, local: np.ndarray, wide_canon: np.ndarray, bound: float, r_in: float, drag: bool
 ) -> tuple[float | str, float, float] | None:
     """Where the value pointer, found as a ray about its own hub (a filled disc of ink off the
     dial's centre by ``PIVOT_OFF`` R), meets the tick ring: its angle about the centre, or why not;
@@ -397,7 +403,7 @@ def _off_pivot(
     run = _run_from_hub(_smooth_ang(_thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound), 3) > 0.3)
     raw = [k for k in _peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]
     cand = _pointers(raw, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in raw])
-    got_k = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], True)
+    got_k = _value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], True, drag)
     xy = (dx / CANON, -dy / CANON)
     if isinstance(got_k, str):
         return got_k, *xy
@@ -949,13 +955,22 @@ def _same_colour(p: np.ndarray, q: np.ndarray) -> bool:
     return min(d, 360.0 - d) <= SAME_HUE_DEG
 
 
-def _value_pointer(cand: list[int], run: np.ndarray, pixels: list[np.ndarray], pivoted: bool) -> int | str:
+def _value_pointer(
+    cand: list[int], run: np.ndarray, pixels: list[np.ndarray], pivoted: bool, drag: bool = False
+) -> int | str:
     """The value pointer among the pointers, or why none. Several: the one neutral in colour
     when the others are coloured, else the one not red when the others are red (drag or set
     pointers are red). One: any but a red one; a red one only on a pivot (a hub seen at the
-    dial's centre, or its own tail: a drag pointer is drawn from under the needle's hub)."""
+    dial's centre, or its own tail: a drag pointer is drawn from under the needle's hub).
+    ``drag``: the gauge is stated to have a coloured drag or set pointer, so a coloured pointer is
+    never the value (its needle hidden or broken, the drag pointer alone would be read)."""
     if not cand:
         return "no pointer found"
+    if drag:
+        plain = [k for k, p in zip(cand, pixels, strict=True) if _chroma(p) < COLOURED_MIN and not _is_red(p)]
+        if not plain:
+            return DRAG_ONLY
+        return plain[0] if len(plain) == 1 else "several pointers, value pointer ambiguous"
     chroma = [_chroma(p) for p in pixels]
     long = [i for i, k in enumerate(cand) if run[k] >= TIP_RUN]
     others = [i for i in range(len(cand)) if i != (long[0] if long else -1)]

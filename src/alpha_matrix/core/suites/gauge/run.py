@@ -136,7 +136,7 @@ def situation(
         brief = GaugeBrief(
             gauge=face.name, kind="dial", unit=sp.unit, scale_min=sp.lo, scale_max=sp.hi,
             sweep="clockwise" if sp.clockwise else "counterclockwise",
-            arc_start_deg=sp.arc_start_deg, arc_end_deg=sp.arc_end_deg,
+            arc_start_deg=sp.arc_start_deg, arc_end_deg=sp.arc_end_deg, drag_pointer=sp.drag_pointer,
         )  # fmt: skip
     else:
         brief = GaugeBrief(
@@ -198,15 +198,17 @@ def face_of(obs: Observation) -> AnyFace:
         if b.kind != "dial" or not b.scale_min < b.scale_max:
             raise ValueError(f"not a readable user gauge ({name!r})")
         start, end = b.arc_start_deg, b.arc_end_deg
-        return UserDial(name, DialSpec(b.scale_min, b.scale_max, b.unit, b.sweep == "clockwise", start, end))
+        spec = DialSpec(b.scale_min, b.scale_max, b.unit, b.sweep == "clockwise", start, end, b.drag_pointer)
+        return UserDial(name, spec)
     if obs.suite != SUITE or name not in FACES:
         raise ValueError(f"not a gauge observation (suite {obs.suite!r}, gauge {name!r})")
     return FACES[str(name)]
 
 
 def dial_spec(face: GaugeFace) -> DialSpec:
-    """What a technician knows of a styled face (``reader="dial"``): range, unit, direction; never its layout."""
-    return DialSpec(face.lo, face.hi, face.unit, clockwise=True)
+    """What a technician knows of a styled face (``reader="dial"``): range, unit, direction, whether
+    it has a drag pointer; never its layout."""
+    return DialSpec(face.lo, face.hi, face.unit, clockwise=True, drag_pointer=face.drag)
 
 
 def read_observation(obs: Observation, settings: ReaderSettings | None = None) -> Reading:

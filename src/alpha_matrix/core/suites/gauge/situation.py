@@ -33,6 +33,7 @@ class GaugeBrief(_Strict):
     sweep: Literal["clockwise", "counterclockwise"] = "clockwise"  # the direction the value grows
     arc_start_deg: float | None = None  # where scale_min and scale_max sit, when stated
     arc_end_deg: float | None = None
+    drag_pointer: bool = False  # a coloured drag (max) or set pointer beside the needle (left out when not)
 
 
 class ReaderView(_Strict):
@@ -55,10 +56,13 @@ class GaugeSituation(_Strict):
     face_text: str | None = Field(default=None, min_length=1, max_length=30)
 
     @model_serializer(mode="wrap")
-    def _without_face_text(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_unstated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``face_text`` None and ``drag_pointer`` false are left out: every gauge item as before."""
         out: dict[str, Any] = handler(self)
         if out.get("face_text") is None:
             out.pop("face_text", None)
+        if isinstance(out.get("brief"), dict) and not out["brief"].get("drag_pointer"):
+            out["brief"].pop("drag_pointer", None)
         return out
 
 

@@ -10,6 +10,7 @@ image (its keys override ``gauge.yaml``'s). A face file states only what a techn
     sweep: clockwise  # the direction the value grows (default clockwise)
     arc_start_deg: 225  # optional: where min and max sit, deg counter-clockwise from 3 o'clock
     arc_end_deg: -45
+    drag_pointer: true  # optional: a red drag (max) or set pointer beside the needle (never the value)
     value: 6.3        # optional: the true value (then the reading is scored)
     readable: false   # optional: this image cannot be read; any value given for it is a hallucination
     style: brass_bezel  # optional labels of your own, for the report's tables
@@ -55,6 +56,7 @@ class FaceFile(BaseModel):
     sweep: Literal["clockwise", "counterclockwise"] = "clockwise"
     arc_start_deg: float | None = Field(None, ge=-360.0, le=360.0)
     arc_end_deg: float | None = Field(None, ge=-360.0, le=360.0)
+    drag_pointer: bool = False  # a coloured drag (max) or set pointer beside the needle: never read
     value: float | None = None
     readable: bool | None = None  # None: readable when a value is stated (scored), else listed only
     style: str | None = Field(None, pattern=LABEL)
@@ -80,7 +82,10 @@ class FaceFile(BaseModel):
         return self.readable if self.readable is not None else self.value is not None
 
     def spec(self) -> DialSpec:
-        return DialSpec(self.min, self.max, self.unit, self.sweep == "clockwise", self.arc_start_deg, self.arc_end_deg)
+        clockwise = self.sweep == "clockwise"
+        return DialSpec(
+            self.min, self.max, self.unit, clockwise, self.arc_start_deg, self.arc_end_deg, self.drag_pointer
+        )
 
 
 @dataclass(frozen=True)
