@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,3 +132,22 @@ def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
         yield servers
     finally:
         servers.stop_all()
+
+
+@pytest.fixture(scope="session")
+def written_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """kind -> the run directory of the matrix report and each suite's report (report.md,
+    report.html, plots/), written as its command writes it from the synthetic runs of
+    test/report/report_runs.py: once for the session (test/report's reading and page tests). The
+    tests that take it read it (the page test's image check is a file it writes next to a page and
+    removes again)."""
+    from report_runs import ALL_SUITE_RUNS, matrix_run  # test/report/ (on the path of the tests that ask)
+
+    from alpha_matrix.core.matrix.report import write_report as write_matrix_report
+    from alpha_matrix.core.suites.report import write_report as write_suite_report
+
+    root = tmp_path_factory.mktemp("reports")
+    out = {"matrix": write_matrix_report(matrix_run(root / "matrix")).parent}
+    for suite, make in ALL_SUITE_RUNS.items():
+        out[suite] = write_suite_report(suite, make(root / suite)).parent
+    return out

@@ -40,6 +40,14 @@ scenarios:
 """
 
 
+# One approach of the proximity suite: a person walks in to 0.7 m of a 1 m threshold and out again.
+PROXIMITY_A02 = """seed: 42
+thresholds: [1.0]
+approaches:
+  - {name: a02, angle_deg: 180, start_distance: 4.2, stop_distance: 0.7, speed: 2.0, posture: upright, lighting: bright, dwell_s: 0.5}
+"""
+
+
 def next_domain_id() -> int:
     """A domain per graph from the safe pool (1..101), held by this process until the test ends:
     concurrent test runs (and alpha-matrix runs) on this machine never share one. An
@@ -147,6 +155,22 @@ def start_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[.
     # before (graphs made to fail on purpose fail in one line: "<node>: error: ...").
     for rg in started:
         assert not (found := rg.log.tracebacks()), f"a node printed a traceback:\n{found}"
+
+
+@pytest.fixture(scope="session")
+def proximity_a02(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory of one run of PROXIMITY_A02 through the graph as a user starts it (no agent,
+    the guard on: ``suite proximity --scenarios a02.yaml --run-id a02``), recorded and its bag
+    audited clean: runs/a02, bags/a02. Run once for the session; the tests that take it only read
+    it (the audit's tampering works on copies; the agent study compares against its record)."""
+    d = tmp_path_factory.mktemp("proximity-a02")
+    (d / "a02.yaml").write_text(PROXIMITY_A02)
+    proc = run_cli(["suite", "proximity", "--scenarios", "a02.yaml", "--run-id", "a02"], d, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    audit = run_cli(["audit", str(d / "bags" / "a02"), "--runs-dir", str(d / "runs")], d, timeout=120)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "suite proximity" in audit.stdout and "1/1 episodes match" in audit.stdout, audit.stdout
+    return d
 
 
 def start_cli(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:

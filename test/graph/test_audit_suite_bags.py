@@ -15,12 +15,6 @@ from rosbags.rosbag2.writer import StoragePlugin
 from alpha_matrix.core.bag import make_typestore
 from conftest import run_cli
 
-PROXIMITY = """seed: 42
-thresholds: [1.0]
-approaches:
-  - {name: a02, angle_deg: 180, start_distance: 4.2, stop_distance: 0.7, speed: 2.0, posture: upright, lighting: bright, dwell_s: 0.5}
-"""
-
 ALERTS = """seed: 42
 scenarios:
   - name: battery_critical_descend
@@ -65,11 +59,10 @@ def _audit(tmp_path: Path, bag: Path, *extra: str):  # noqa: ANN202
     return run_cli(["audit", str(bag), "--runs-dir", str(tmp_path / "runs"), *extra], tmp_path, timeout=120)
 
 
-def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path) -> None:
-    bag = _run(tmp_path, "proximity", PROXIMITY, "pa")
-    ok = _audit(tmp_path, bag)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "suite proximity" in ok.stdout and "1/1 episodes match" in ok.stdout
+def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path, proximity_a02: Path) -> None:
+    """The session's proximity run (conftest.proximity_a02: its bag audited clean, "1/1 episodes
+    match"), tampered on copies."""
+    bag, runs = proximity_a02 / "bags" / "a02", proximity_a02 / "runs"
 
     stop_step = []
 
@@ -79,15 +72,15 @@ def test_proximity_bag_audits_clean_and_tampering_is_caught(tmp_path: Path) -> N
             msg.distance += 0.001
         return msg
 
-    copy_bag_with(bag, tmp_path / "tampered" / "pa", nudge)
-    bad = _audit(tmp_path, tmp_path / "tampered" / "pa")
+    copy_bag_with(bag, tmp_path / "tampered" / "a02", nudge)
+    bad = run_cli(["audit", str(tmp_path / "tampered" / "a02"), "--runs-dir", str(runs)], tmp_path, timeout=120)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "MISMATCH in proximity-a02-1m" in bad.stdout
     assert f"estimate of step {stop_step[0]}: recorded detected=True" in bad.stdout
 
     # The JSONL record disagrees with the bag: one false stop more.
-    runs2 = tmp_path / "runs2" / "pa"
-    shutil.copytree(tmp_path / "runs" / "pa", runs2)
+    runs2 = tmp_path / "runs2" / "a02"
+    shutil.copytree(runs / "a02", runs2)
     lines = (runs2 / "episodes.jsonl").read_text().splitlines()
     rec = json.loads(lines[0])
     rec["result"]["metrics"]["false_stops"] += 1

@@ -82,7 +82,11 @@ def _check_quiet(text: str, planned: int) -> int:
     return done
 
 
-RUN = ["run", "--episodes", str(EPISODES), "--fault", "F1+F2", "--intensity", "0.5"]
+def _run_args(episodes: int) -> list[str]:
+    return ["run", "--episodes", str(episodes), "--fault", "F1+F2", "--intensity", "0.5"]
+
+
+RUN = _run_args(EPISODES)
 
 
 @pytest.mark.parametrize(
@@ -111,13 +115,16 @@ def test_ctrl_c_before_the_graph_is_up_is_one_line_and_leaves_nothing(tmp_path, 
 
 
 def test_ctrl_c_mid_episode_is_one_line_and_the_same_command_resumes(tmp_path):
-    args = [*RUN, "--arms", "oracle,oracle-text", "--run-id", "mid"]  # two arms: chaos proxies both
+    # Two arms (chaos proxies both), three episodes: the resume runs what is left after the
+    # second record (4 of 6 at most; the interrupt needs no more behind it to land mid-run).
+    episodes = 3
+    args = [*_run_args(episodes), "--arms", "oracle,oracle-text", "--run-id", "mid"]
     text = _interrupt(args, tmp_path, lambda _cli, log: "[episode_runner] [2/" in log.read_text())
-    done = _check_quiet(text, 2 * EPISODES)
+    done = _check_quiet(text, 2 * episodes)
     assert done >= 2
     again = run_cli(args, tmp_path)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr
-    assert f"{done} already recorded, {2 * EPISODES - done} to run" in again.stdout
+    assert f"{done} already recorded, {2 * episodes - done} to run" in again.stdout
     assert "Traceback" not in again.stdout + again.stderr
 
 

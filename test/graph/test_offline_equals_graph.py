@@ -27,13 +27,14 @@ from alpha_matrix.core.bag import read_bag
 from alpha_matrix.core.robot.pick_place import pose_sample
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.sim.world_config import WorldConfig
+from alpha_matrix.core.suites.ambiguity import suite as ambiguity_suite
 from alpha_matrix.core.suites.ambiguity.episode import run_episode
-from alpha_matrix.core.suites.ambiguity.physical import PhysicalMoves, world_robot
 from alpha_matrix.core.suites.ambiguity.reference import ResolverAgent
 from alpha_matrix.core.suites.ambiguity.scenarios import load_ambiguity_scenarios
 from alpha_matrix.core.suites.ambiguity.suite import run_offline as ambiguity_offline
 from alpha_matrix.core.suites.audit_common import as_json
 from alpha_matrix.core.suites.records import SuiteStore
+from alpha_matrix.core.suites.refusal import execute as refusal_execute
 from alpha_matrix.core.suites.refusal.execute import run_on_world
 from alpha_matrix.core.suites.refusal.reference import RefusalReference
 from alpha_matrix.core.suites.refusal.scenarios import load_refusal_scenarios
@@ -96,20 +97,31 @@ def cell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def test_refusal_offline_equals_the_graph(cell: Path) -> None:
+def test_refusal_offline_equals_the_graph(cell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recs = _graph(cell, "refusal", "refusal.yaml", REFUSAL_SHARD)
     graph = {k: r.result for k, r in recs.items()}
     suite = load_refusal_scenarios(cell / "refusal.yaml")
     subset = dataclasses.replace(suite, items=tuple(it for it in suite.items if it.item_id in graph))
     batches = _bag(cell, "refusal", "/robot/step_batch")
+    # The pose samples of each call the offline run executes, kept as it runs them (run_offline
+    # calls run_on_world once per admitted call; the samples are those its outcome is measured on).
+    samples_of: dict[int, list[Any]] = {}  # the item's seed -> the samples of its executed call
+
+    def run_and_keep(world: World, scene: Any, call: Any, seed: int, *args: Any) -> Any:
+        motion, samples = run_on_world(world, scene, call, seed, *args)
+        assert seed not in samples_of, seed  # one executed call per item (tool use only)
+        samples_of[seed] = samples
+        return motion, samples
+
+    monkeypatch.setattr(refusal_execute, "run_on_world", run_and_keep)
     with World(WorldConfig(block_names=(), block_rgba=())) as world:
         offline = refusal_offline(subset, RefusalReference(), "reference", world)
-        streams = 0
-        for it in subset.items:  # the step stream itself: every batch's step and object poses
-            streamed = [pose_sample(b) for b in batches.get(recs[it.item_id].episode_id, [])]
-            if streamed:
-                streams += 1
-                assert run_on_world(world, it.scene, it.call, it.seed)[1] == streamed, it.item_id
+    streams = 0
+    for it in subset.items:  # the step stream itself: every batch's step and object poses
+        streamed = [pose_sample(b) for b in batches.get(recs[it.item_id].episode_id, [])]
+        if streamed:
+            streams += 1
+            assert samples_of.get(it.seed) == streamed, it.item_id
     _compare(graph, offline)
     executed = [m["outcome"] for r in graph.values() for m in r["modes"] if m.get("outcome")]
     assert len(executed) == streams >= 7 and all(o["failure"] == "" for o in executed)
@@ -117,22 +129,26 @@ def test_refusal_offline_equals_the_graph(cell: Path) -> None:
     assert any(m["placed"] for m in measured) and any(not m["placed"] for m in measured)  # not only easy ones
 
 
-def test_ambiguity_offline_equals_the_graph(cell: Path) -> None:
+def test_ambiguity_offline_equals_the_graph(cell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recs = _graph(cell, "ambiguity", "ambiguity.yaml", AMBIGUITY_SHARD)
     graph = {k: r.result for k, r in recs.items()}
     suite = load_ambiguity_scenarios(cell / "ambiguity.yaml")
     subset = dataclasses.replace(suite, items=tuple(it for it in suite.items if it.item_id in graph))
+    # Every turn of each offline episode (moves executed on run_offline's World), collected by
+    # run_episode itself (its ``turns``) as run_offline runs it: the episodes the results come from.
+    turns: dict[str, list[dict[str, Any]]] = {}
+
+    def run_and_keep(item: Any, backend: Any, prompt_of: Any = None, moves: Any = None) -> Any:
+        assert item.item_id not in turns, item.item_id
+        return run_episode(item, backend, prompt_of, moves, turns.setdefault(item.item_id, []))
+
+    monkeypatch.setattr(ambiguity_suite, "run_episode", run_and_keep)
     _compare(graph, ambiguity_offline(subset, ResolverAgent()))
     dialogue = _bag(cell, "ambiguity", "/ambiguity/dialogue")
     problems = []
-    with World(WorldConfig(block_names=(), block_rgba=())) as world:
-        for it in subset.items:  # every turn as the bag holds it, motion records included
-            turns: list[dict[str, Any]] = []
-            run_episode(
-                it, ResolverAgent(), None, PhysicalMoves(it.scene, world_robot(world, it.scene, it.seed)), turns
-            )
-            recorded = [json.loads(m.result_json) for m in dialogue.get(recs[it.item_id].episode_id, [])]
-            assert recorded, it.item_id
-            problems += [f"{it.item_id} {d}" for d in diffs(recorded, as_json(turns))]
+    for it in subset.items:  # every turn as the bag holds it, motion records included
+        recorded = [json.loads(m.result_json) for m in dialogue.get(recs[it.item_id].episode_id, [])]
+        assert recorded, it.item_id
+        problems += [f"{it.item_id} {d}" for d in diffs(recorded, as_json(turns[it.item_id]))]
     assert problems == [], "\n".join(problems)
     assert sum(r["moves_executed"] for r in graph.values()) >= 5  # several moves an item, not one

@@ -27,13 +27,9 @@ from alpha_matrix.core.agent.images import rgb_pixels
 from alpha_matrix.core.agent.protocol import Image
 from alpha_matrix.core.sim.camera import CameraConfig
 from alpha_matrix.core.suites.records import SuiteStore
-from conftest import run_cli
+from conftest import PROXIMITY_A02, run_cli
 
-APPROACH = """seed: 42
-thresholds: [1.0]
-approaches:
-  - {name: a02, angle_deg: 180, start_distance: 4.2, stop_distance: 0.7, speed: 2.0, posture: upright, lighting: bright, dwell_s: 0.5}
-"""
+APPROACH = PROXIMITY_A02  # the session's no-agent run (conftest.proximity_a02) is of this file too
 PHYSICAL = ("metrics", "stop_requests", "task", "rows", "last_step")  # what the robot and the detector did
 
 
@@ -65,8 +61,11 @@ def _run(cell: Path, run_id: str, *flags: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def baseline(cell: Path) -> dict:
-    res = _run(cell, "none")
+def baseline(proximity_a02: Path) -> dict:
+    """No agent: the session's run of the same approach (conftest.proximity_a02, audited clean)."""
+    (rec,) = SuiteStore.read_only(proximity_a02 / "runs" / "a02")
+    assert rec.ok, rec.message
+    res = rec.result
     assert "agent" not in res and res["guards"] is True and res["metrics"]["missed_breaches"] == 0
     return res
 

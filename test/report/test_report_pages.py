@@ -26,11 +26,9 @@ from typing import Any
 
 import pytest
 from matplotlib.image import imread
-from report_runs import ALL_SUITE_RUNS, compare_runs, matrix_run
+from report_runs import ALL_SUITE_RUNS, compare_runs
 
 from alpha_matrix.cli.compare import cmd_compare
-from alpha_matrix.core.matrix.report import write_report as write_matrix_report
-from alpha_matrix.core.suites.report import write_report as write_suite_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 KINDS = ("matrix", *sorted(ALL_SUITE_RUNS), "compare")
@@ -50,14 +48,10 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One page of every kind, written as the commands write them."""
+def pages(tmp_path_factory: pytest.TempPathFactory, written_reports: dict[str, Path]) -> dict[str, Path]:
+    """One page of every kind, written as the commands write them (the reports: written_reports, test/conftest.py)."""
     root = tmp_path_factory.mktemp("pages")
-    out = {"matrix": root / "matrix" / "report.html"}
-    write_matrix_report(matrix_run(root / "matrix"))
-    for suite, make in ALL_SUITE_RUNS.items():
-        write_suite_report(suite, make(root / suite))
-        out[suite] = root / suite / "report.html"
+    out = {kind: run_dir / "report.html" for kind, run_dir in written_reports.items()}
     a, b = compare_runs(root / "compare")
     assert cmd_compare(argparse.Namespace(run_a=str(a), run_b=str(b))) == 0
     out["compare"] = a / f"compare-{b.name}.html"

@@ -109,17 +109,29 @@ def test_a_cut_text_answer_is_a_truncated_decision(model_server):
 
 def test_the_tool_call_form_ignores_the_cap_and_never_says_length(model_server):
     """llama-cpp-python 0.3.36's chatml-function-calling runs every step of a tool call with
-    max_tokens=None: the request's cap does not bound it and finish_reason is "tool_calls"."""
+    max_tokens=None: the request's cap does not bound it and finish_reason is "tool_calls".
+
+    One round trip (a tool call is this server's slowest answer): the agent's own request, the
+    server's reply to it as it came over the wire, and the decision the agent made of that reply."""
     server = model_server("tools")
     backend = _agent(server, max_tokens=4)
-    body = backend.request(OBS, agent_prompt(OBS, ALERTS), SEED)
-    backend.close()
-    reply = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120.0).json()
-    assert body["max_tokens"] == 4
+    exchanged: list[tuple[dict, dict]] = []
+
+    def keep(response: httpx.Response) -> None:  # the wire: what was sent, what came back
+        response.read()
+        exchanged.append((json.loads(response.request.content), response.json()))
+
+    backend._client.event_hooks = {**backend._client.event_hooks, "response": [keep]}
+    try:
+        d = Agent(backend, ALERTS, seed=SEED).decide(OBS)
+        expected = backend.request(OBS, agent_prompt(OBS, ALERTS), SEED)
+    finally:
+        backend.close()
+    ((body, reply),) = exchanged  # one attempt, answered
+    assert body == expected and body["max_tokens"] == 4
     choice = reply["choices"][0]
     assert choice["finish_reason"] == "tool_calls" and choice["message"]["tool_calls"]
     assert reply["usage"]["completion_tokens"] > 4
-    d = _decide(server, max_tokens=4)
     assert d.kind == "tool_call" and d.invalid is None  # not cut: nothing told the client it was
 
 
