@@ -70,27 +70,57 @@ def test_a_picture_cut_through_the_dial_is_no_reading() -> None:
     assert value is None, (value, reason)
 
 
-def test_a_scale_whose_last_major_interval_is_lost_is_no_reading() -> None:
-    """Ticks stop one major short of the range (painted over in the face's colour): nine majors
-    for 0-10 is no round step, so the ends are not taken for the range's."""
-    d = Drawn(value=4.0, sweep=250.0, turn=20.0)
+def _without_numerals(d: Drawn, img: np.ndarray) -> np.ndarray:
+    """The picture with the scale's numerals painted over in the face's colour."""
+    for i in range(d.majors + 1):
+        cv2.circle(img, _pt(d, angle(d, d.lo + (d.hi - d.lo) * i / d.majors), d.numerals_at), 16, d.dial, -1)
+    return img
+
+
+def _last_major_lost(d: Drawn) -> np.ndarray:
+    """Ticks one major short of the range (painted over in the face's colour), the numerals left."""
     img = draw(d)
     a0, a1 = angle(d, 9.0), angle(d, 10.0)
     for t in np.linspace(a1 - 3.0, a0 - 1.5, 40):
         cv2.line(img, _pt(d, float(t), 0.75), _pt(d, float(t), 0.99), d.dial, 6)
-    value, reason = _read(d, img)
+    return img
+
+
+def _end_covered(d: Drawn, colour: tuple[int, int, int]) -> np.ndarray:
+    img = draw(d)
+    cv2.circle(img, _pt(d, angle(d, 9.5), 0.9), 28, colour, -1)
+    return img
+
+
+def test_a_scale_whose_last_major_interval_is_lost_is_read_from_its_numerals_only() -> None:
+    """Ticks stop one major short of the range: nine majors for 0-10 is no round step, so the
+    ticks' ends are not taken for the range's. The numerals still state the scale (read); painted
+    over too, nothing does (abstain)."""
+    d = Drawn(value=4.0, sweep=250.0, turn=20.0)
+    r = read_dial(_last_major_lost(d), DialSpec(d.lo, d.hi, "bar"))
+    assert _within(r.value, d) and r.evidence.get("arc_from_numerals") == 1.0, (r.value, r.reason)
+    value, reason = _read(d, _without_numerals(d, _last_major_lost(d)))
     assert value is None, (value, reason)
 
 
 @pytest.mark.parametrize("colour", [(200, 160, 130), (200, 30, 30)], ids=["skin", "red"])
-def test_an_end_of_a_turned_scale_under_a_cover_is_no_reading(colour: tuple[int, int, int]) -> None:
+def test_an_end_of_a_turned_scale_under_a_cover_is_read_from_its_numerals_only(colour: tuple[int, int, int]) -> None:
     """A cover over the whole ring at an end (a red one too: a red zone leaves the face showing
-    over part of the ring's radii, a cover does not)."""
+    over part of the ring's radii, a cover does not): the ticks leave the end in doubt; the
+    numerals seen state the scale; without them, abstain."""
     d = Drawn(value=4.0, sweep=250.0, turn=20.0)
-    img = draw(d)
-    cv2.circle(img, _pt(d, angle(d, 9.5), 0.9), 28, colour, -1)
-    value, reason = _read(d, img)
+    r = read_dial(_end_covered(d, colour), DialSpec(d.lo, d.hi, "bar"))
+    assert _within(r.value, d) and r.evidence.get("arc_from_numerals") == 1.0, (r.value, r.reason)
+    value, reason = _read(d, _without_numerals(d, _end_covered(d, colour)))
     assert value is None, (value, reason)
+
+
+def test_numerals_that_contradict_the_stated_range_are_no_scale() -> None:
+    """The ticks' ends in doubt and the numerals drawn for 0-10 while the face file says 0-16:
+    no scale from them, abstain (never the stated range stretched over the labels)."""
+    d = Drawn(value=4.0, sweep=250.0, turn=20.0)
+    r = read_dial(_end_covered(d, (200, 160, 130)), DialSpec(0.0, 16.0, "bar"))
+    assert r.value is None, (r.value, r.reason)
 
 
 @pytest.mark.parametrize(("value", "width"), [(6.5, 26), (3.0, 20)])

@@ -30,7 +30,9 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    the range divides into round majors (a standard sweep at 12 o'clock bent a few degrees by a view
    not quite undone: both end ticks majors of a round scale suffice); then the value is read between
    the ticks either side of the pointer, a mark off the lattice its neighbours set (a needle
-   crossing the ring) left out. The face file's angles, when given, are the arc.
+   crossing the ring) left out. The face file's angles, when given, are the arc. When the ticks
+   leave the ends in doubt, the printed numerals (``numerals``) may state the scale: labels read
+   at their angles and matched to the stated range on one linear map, or the abstention stands.
 4. The pointers (``dial_pointers``): rays of ink from the hub outward (a radial run, not a numeral's
    blob) inside the tick ring; a shorter ray of the same colour opposite or beside a longer one is
    its tail or its blade's edge, a stub barely out of the hub (unless red) is none. One needle
@@ -86,6 +88,7 @@ from alpha_matrix.core.suites.gauge.dial_pointers import (
     value_pointer,
 )
 from alpha_matrix.core.suites.gauge.dial_scale import TickScale, arc, covers, ring_centre, tick_lengths, zone
+from alpha_matrix.core.suites.gauge.numerals import read_labels, scale_from_labels
 
 WORK_PX = 640  # the image is reduced to at most this many px on its long side
 BLADE_MEDIAN_PX = 75  # canonical px: the face's median around a pointer wider than the ink's window
@@ -257,8 +260,16 @@ def _read(
     ang = angle_of_bin(np.array(ticks, float))
     strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
     got_arc = arc(ang, strength, spec, hidden, tick_lengths(hp, ticks, lo_j, hi_j, bound), dial.from_ticks)
-    if isinstance(got_arc, str):
+    if isinstance(got_arc, str) and spec.arc_start_deg is not None:  # the stated arc not what is seen
         return abstain(got_arc)
+    if isinstance(got_arc, str):  # the ends in doubt: the printed numerals may state the scale
+        by_labels = scale_from_labels(
+            read_labels(dial.canon, (float(r_in), float(r_out)), bound=bound, seen=dial.seen, local=local,
+                        radius=CANON, px_scale=dial.px_scale), spec)  # fmt: skip
+        if isinstance(by_labels, str):
+            return abstain(got_arc)
+        ev["arc_from_numerals"] = 1.0
+        got_arc = by_labels
     table = got_arc if isinstance(got_arc, TickScale) else None
     start, sweep = (got_arc.start, got_arc.sweep) if isinstance(got_arc, TickScale) else got_arc
     # start: angle of lo; sweep: positive deg in the value's direction

@@ -2,9 +2,9 @@
 the stated range, or say why not.
 
 Two or more labels read at known angles give value = a + b * angle without knowing where the
-scale's ends are (glare, a red zone or a cover at an end leaves ``dial._arc`` in doubt).
+scale's ends are (glare, a red zone or a cover at an end leaves ``dial_scale.arc`` in doubt).
 
-1. ``read_labels``: on a rectified dial (``dial._Dial.canon``: the dial a circle of radius
+1. ``read_labels``: on a rectified dial (``dial_geometry.Dial.canon``: the dial a circle of radius
    ``dial.CANON`` px about the image's centre), ink is every pixel far in RGB from the face's
    median around it (either polarity alike), closed by a px. Its connected components that touch
    neither the tick ring's band, nor the hub, nor the unseen part of the picture, and are no
@@ -29,24 +29,13 @@ scale's ends are (glare, a red zone or a cover at an end leaves ``dial._arc`` in
    not read a label's step or so past an end (a dial drawn 0-16 stated 0-10), and no as good
    map the other way round. Any doubt: a one-line reason (beginning "numerals:").
 
-Meant to be called in ``dial._read`` once the tick ring is known, e.g. when ``_arc`` returns a
-reason (``r_in``, ``r_out``, ``bound``, ``local`` and ``dial`` as named there)::
-
-    from alpha_matrix.core.suites.gauge.numerals import read_labels, scale_from_labels
-
-    labels = read_labels(dial.canon, (float(r_in), float(r_out)), bound=bound, seen=dial.seen,
-                         local=local, radius=CANON, px_scale=dial.px_scale)
-    got = scale_from_labels(labels, spec)
-    if isinstance(got, str):
-        return abstain(arc)  # or f"{arc}; {got}"
-    start, sweep = got  # as ``_ends`` gives: the angle of ``spec.lo`` and the sweep (deg, > 0),
-    # angles counter-clockwise from 3 o'clock, the value growing clockwise when spec.clockwise
-    table = None
-
-``start, sweep`` then stand where ``_arc``'s tuple does. ``centre`` defaults to the image's centre
-((w - 1) / 2, (h - 1) / 2), the dial's centre in ``dial.canon``. ``local`` (dial.py's median over
-31 px) saves ~10 ms; ``px_scale`` is the (work) picture's px per canonical px. This module imports
-nothing of ``dial`` (dial may import it). Note: OpenCV 5 draws every Hershey face with one
+Called in ``dial._read`` once the tick ring is known, when ``dial_scale.arc`` leaves the ends in
+doubt: ``scale_from_labels(read_labels(...), spec)`` gives (start, sweep) as ``dial_scale._ends``
+does (the angle of ``spec.lo``, the sweep > 0; counter-clockwise from 3 o'clock, the value growing
+clockwise when ``spec.clockwise``), or a reason, and the ticks' reason stands. ``centre`` defaults
+to the image's centre ((w - 1) / 2, (h - 1) / 2), the dial's centre in ``Dial.canon``; ``local``
+(dial.py's median over 31 px) saves ~10 ms; ``px_scale`` is the (work) picture's px per canonical
+px. This module imports nothing of the dial reader (it imports this one). Note: OpenCV 5 draws every Hershey face with one
 built-in font and one weight (putText's thickness has no effect), so the Hershey templates are
 three designs (SIMPLEX, PLAIN, DUPLEX = COMPLEX = TRIPLEX) at a few sizes.
 """
@@ -550,7 +539,7 @@ def _lattice(vals: np.ndarray, lo: float, hi: float) -> bool:
 
 def scale_from_labels(labels: Sequence[Label], spec: _Spec) -> tuple[float, float] | str:
     """(angle of ``spec.lo``, sweep) in dial.py's convention (deg counter-clockwise from 3 o'clock,
-    sweep > 0 in the value's direction, as ``dial._ends`` gives), from the labels; or why not."""
+    sweep > 0 in the value's direction, as ``dial_scale._ends`` gives), from the labels; or why not."""
     lo, hi = float(spec.lo), float(spec.hi)
     if hi <= lo:
         return "numerals: range not increasing"
