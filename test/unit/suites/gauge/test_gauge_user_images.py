@@ -23,7 +23,7 @@ from alpha_matrix.core.suites.gauge.run import (
     user_pixels,
 )
 from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios, scenario_requests
-from alpha_matrix.core.suites.gauge.user_images import inside, scan_folder, write_images_scenario
+from alpha_matrix.core.suites.gauge.user_images import FaceFile, inside, scan_folder, write_images_scenario
 
 
 def _folder(tmp: Path, n: int = 3, face: str = "min: 0\nmax: 10\nunit: bar\n") -> Path:
@@ -147,3 +147,9 @@ def test_a_stated_drag_pointer_reaches_the_reader_through_the_observation(tmp_pa
         faces.append((obs.situation["brief"], face_of(obs)))
     assert "drag_pointer" not in faces[0][0] and faces[1][0]["drag_pointer"] is True
     assert [f.spec.drag_pointer for _, f in faces] == [False, True]  # type: ignore[union-attr]
+
+
+def test_a_unit_as_printed_on_the_dial_is_taken() -> None:
+    assert FaceFile(min=0, max=160, unit="°C").unit == "degC"  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        FaceFile(min=0, max=160, unit="C")  # type: ignore[arg-type]

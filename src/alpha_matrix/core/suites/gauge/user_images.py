@@ -6,7 +6,7 @@ image (its keys override ``gauge.yaml``'s). A face file states only what a techn
 
     min: 0            # the range's ends, in the unit
     max: 10
-    unit: bar         # one of UNITS
+    unit: bar         # one of UNITS (°C and °F taken for degC and degF)
     sweep: clockwise  # the direction the value grows (default clockwise)
     arc_start_deg: 225  # optional: where min and max sit, deg counter-clockwise from 3 o'clock
     arc_end_deg: -45
@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from alpha_matrix.core.config import load_yaml
 from alpha_matrix.core.errors import ConfigError
@@ -40,6 +40,7 @@ from alpha_matrix.core.suites.gauge.dial import DialSpec
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 UNITS = ("bar", "mbar", "kPa", "MPa", "Pa", "psi", "degC", "degF", "K", "m", "mm", "%", "rpm", "V", "A")
+UNIT_SPELLINGS = {"°C": "degC", "°F": "degF"}  # as printed on a dial: taken for the unit's name
 FOLDER_FACE = "gauge.yaml"
 MAX_SIDE = 1024  # images are reduced to at most this many px on their long side (the bag carries them)
 MAX_IMAGES = 10000
@@ -61,6 +62,11 @@ class FaceFile(BaseModel):
     readable: bool | None = None  # None: readable when a value is stated (scored), else listed only
     style: str | None = Field(None, pattern=LABEL)
     condition: str | None = Field(None, pattern=LABEL)
+
+    @field_validator("unit", mode="before")
+    @classmethod
+    def _spelled(cls, v: object) -> object:
+        return UNIT_SPELLINGS.get(v, v) if isinstance(v, str) else v
 
     @model_validator(mode="after")
     def _check(self) -> FaceFile:
