@@ -42,6 +42,7 @@ class Drawn:
     cap: tuple[int, int, int] | None = None  # the hub cap's colour (None: the needle's)
     cap_r: float = 0.07  # the hub cap's radius / R
     drag_len: float = 0.85  # the drag pointer's length / R
+    drag_width: int = 3  # the drag pointer's width, px
     rim: bool = True  # a dark rim around the dial (False: the face alone, as a plate's printed dial)
     zone: float | None = None  # from this value to ``hi`` a red band along the ticks' outer ends
     plate: bool = False  # the face a square plate (no circle, no rim): a dial printed on a panel
@@ -91,7 +92,7 @@ def draw(d: Drawn) -> np.ndarray:
         x, y = pt(angle(d, v), d.numerals_at)
         cv2.putText(img, label, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_DUPLEX, 0.6 * big, d.ink, 1 * big)
     if d.drag is not None:
-        cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), d.drag_len), (200, 30, 30), 3 * big)
+        cv2.line(img, (int(c[0]), int(c[1])), pt(angle(d, d.drag), d.drag_len), (200, 30, 30), d.drag_width * big)
     if not d.main_needle:
         return _finish(d, img, w, h)
     a = angle(d, d.value)

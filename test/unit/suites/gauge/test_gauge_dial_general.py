@@ -1,9 +1,10 @@
 """The dial reader on dials unlike the suite's, drawn here (dials_drawn_here.py): a sweep of any
 size turned anywhere on the dial (its arc read from where the ticks stop), a coloured or red value
 needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle, a dial printed on
-a square plate with no circle of its own (found from its ticks); and the cases it must abstain on:
-the picture cut through the dial, an end of the scale lost, something lying over the needle, a plate
-with no needle or only a drag pointer."""
+a square plate with no circle of its own (found from its ticks), a 180 deg scale whose numerals
+sit close inside its ticks, an end tick under a drag pointer, a drag pointer washed out by fog, a lone stroke in the scale's gap; and the cases it must abstain on: the picture cut through the dial, an
+end of the scale lost, something lying over the needle or its tip, a needle short of the ticks, a
+plate with no needle or only a drag pointer."""
 
 from __future__ import annotations
 
@@ -220,3 +221,85 @@ def test_a_gauge_stated_to_have_a_drag_pointer_never_reads_it(drawn: Drawn) -> N
 def test_a_stated_drag_pointer_beside_its_needle_reads_the_needle(drawn: Drawn) -> None:
     got = read_dial(draw(drawn), DialSpec(0.0, 10.0, "bar", drag_pointer=True))
     assert got.value is not None and abs(got.value - drawn.value) <= 0.2, got.reason
+
+
+HALF_SCALE = {"lo": 0.0, "hi": 160.0, "sweep": 180.0, "majors": 8, "minors": 4, "numerals_at": 0.66}
+# a 180 deg scale whose numerals sit close inside its ticks: the ring of their strokes is as "ticky"
+# as the short scale's ticks
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        Drawn(value=37.0, **HALF_SCALE),  # type: ignore[arg-type]
+        Drawn(value=121.0, **HALF_SCALE),  # type: ignore[arg-type]
+        Drawn(value=121.0, rim=False, **HALF_SCALE),  # type: ignore[arg-type]
+        Drawn(value=83.0, dial=(20, 20, 25), ink=(235, 235, 235), needle=(235, 235, 235), **HALF_SCALE),  # type: ignore[arg-type]
+    ],
+    ids=["low", "high", "no-rim", "light-on-dark"],
+)
+def test_a_180_scale_with_numerals_close_inside_its_ticks_is_read(d: Drawn) -> None:
+    """The numerals' ring read first gives no scale: the next ring of marks, the ticks, is read."""
+    value, reason = _read(d)
+    assert _within(value, d), (value, reason, d.value)
+
+
+@pytest.mark.parametrize("d", [Drawn(value=37.0, tip=0.45, **HALF_SCALE), Drawn(value=121.0, tip=0.5, **HALF_SCALE)])  # type: ignore[arg-type]
+def test_a_needle_short_of_the_ticks_beyond_the_numerals_is_not_read(d: Drawn) -> None:
+    """A needle that reaches the numerals' ring but not the ticks beyond it: abstain."""
+    value, reason = _read(d)
+    assert value is None, (value, reason)
+
+
+@pytest.mark.parametrize("value", [6.3, 3.0])
+def test_a_needle_whose_tip_lies_under_a_patch_over_the_ring_is_no_reading(value: float) -> None:
+    """A grey patch (a shattered spot, a sticker) over the ring where the needle points: the needle
+    runs into it short of the ticks, its tip unseen: abstain."""
+    d = Drawn(value=value)
+    img = draw(d)
+    cv2.circle(img, _pt(d, angle(d, value), 0.85), int(0.2 * d.radius), (150, 150, 150), -1)
+    got, reason = _read(d, img)
+    assert got is None, (got, reason)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        Drawn(value=3.2, drag=10.0, drag_len=0.9, drag_width=5, majors=5),
+        Drawn(value=6.6, drag=0.0, drag_len=0.9, drag_width=5, majors=5),
+    ],
+    ids=["at-the-high-end", "at-the-low-end"],
+)
+def test_an_end_tick_under_a_drag_pointer_still_ends_the_scale(d: Drawn) -> None:
+    """A drag pointer left at an end of the scale hides the end tick: the ring under it counts as
+    covered, and the standard sweep the ticks seen fall one pitch short of is read."""
+    r = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert _within(r.value, d), (r.value, r.reason)
+
+
+def _fogged(img: np.ndarray, keep: float) -> np.ndarray:
+    """The picture behind fogged glass: ``keep`` of it, the rest a light grey haze."""
+    return np.clip(keep * img.astype(np.float64) + (1.0 - keep) * 200.0, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.3])
+def test_a_stated_drag_pointer_washed_out_by_fog_is_told_from_the_needle(keep: float) -> None:
+    """Fog washes the drag pointer's red out to a faint pink of red's hue: the grey needle beside
+    it is read; with the needle gone, the faded drag pointer alone is no reading."""
+    d = Drawn(value=3.0, drag=8.0, drag_len=0.9)
+    got = read_dial(_fogged(draw(d), keep), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert _within(got.value, d), (got.value, got.reason)
+    alone = Drawn(value=3.0, drag=8.0, drag_len=0.9, main_needle=False)
+    got = read_dial(_fogged(draw(alone), keep), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert got.value is None, (got.value, got.reason)
+
+
+@pytest.mark.parametrize("at", [290.0, 250.0])
+def test_a_lone_mark_in_the_scales_gap_is_no_end_of_it(at: float) -> None:
+    """A short dark stroke on the ring where a 180 deg scale has none (a sticker's edge, a label's
+    stroke) splits the scale's gap: a mark with no other within three pitches is left out."""
+    d = Drawn(value=37.0, **HALF_SCALE)  # type: ignore[arg-type]
+    img = draw(d)
+    cv2.line(img, _pt(d, at, 0.8), _pt(d, at, 0.93), (25, 25, 25), 3)
+    value, reason = _read(d, img)
+    assert _within(value, d), (value, reason)

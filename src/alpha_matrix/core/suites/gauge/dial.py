@@ -24,8 +24,10 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    when a cover hides one end, the gap spanning 6 o'clock). No hub seen (or one clearly off the
    ticks' circle): the circle through the ticks' ends gives the centre and the dial is rectified
    again about it. The ticks' pitch (the largest spacing of which nearly every gap is a whole
-   multiple) and a least-squares fit of tick index against angle give the arc: a standard sweep
-   centred at 12 o'clock; else, any sweep turned anywhere, from where the ticks stop, when both end
+   multiple) and a least-squares fit of tick index against angle give the arc (a lone mark with
+   no other within three pitches, a label's or sticker's stroke in the scale's gap, left out when
+   the arc is not read with it): a standard sweep centred at 12 o'clock; else, any sweep turned
+   anywhere, from where the ticks stop, when both end
    ticks are majors (longer marks on a regular lattice), the face shows clear beyond both ends and
    the range divides into round majors (a standard sweep at 12 o'clock bent a few degrees by a view
    not quite undone: both end ticks majors of a round scale suffice); then the value is read between
@@ -33,6 +35,11 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    crossing the ring) left out. The face file's angles, when given, are the arc. When the ticks
    leave the ends in doubt, the printed numerals (``numerals``) may state the scale: labels read
    at their angles and matched to the stated range on one linear map, or the abstention stands.
+   The ring read first may be the numerals' (close inside a short scale's ticks their strokes are
+   as "ticky"): when it gives no scale (too few ticks, irregular, its ends in doubt), the next ring
+   of marks clear of it is read, and taken only with a value and a needle reaching that ring.
+   Its ends in doubt, the ring under each pointer crossing it counts as covered (an end tick under
+   a drag pointer left at the scale's end) and the arc is read again.
 4. The pointers (``dial_pointers``): rays of ink from the hub outward (a radial run, not a numeral's
    blob) inside the tick ring; a shorter ray of the same colour opposite or beside a longer one is
    its tail or its blade's edge, a stub barely out of the hub (unless red) is none. One needle
@@ -42,13 +49,16 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    stated to have a drag or set pointer (``DialSpec.drag_pointer``, a technician sees it): a
    coloured pointer is never the value, and with no other the reader abstains (a broken or hidden
    needle beside its drag pointer; unstated, a lone red pointer on a hub is read as the needle,
-   since red needles are common). Abstaining so, or finding no pointer, the pointers are looked for
+   since red needles are common); a drag pointer's red washed out (fog, blur: a faint colour of
+   red's hue) is still the drag pointer, and the one grey pointer beside it the needle. Abstaining so, or finding no pointer, the pointers are looked for
    again about a hub (a filled disc of ink) off the scale's centre (a needle raised above the face,
    seen at an angle): the value is where the line of the needle found there meets the tick ring,
    what its tip points at.
 5. Abstain whenever this cannot be met: no dial, polarity unclear, too few ticks, an arc that
    is no gauge's arc or whose ends are in doubt, no pointer or its tip not reaching the scale
-   (the picture's edge is no ink), the pointer off the scale, too few pixels per 2 % of the span.
+   (the picture's edge is no ink; its line leaving the picture short of the ticks, or running
+   into a cover over the ring short of it: its tip unseen), the pointer off the scale, too few
+   pixels per 2 % of the span.
 """
 
 from __future__ import annotations
@@ -106,6 +116,15 @@ RING_MIN, RING_MAX = 0.45, 1.3  # radii (of R) where the tick ring may lie: the 
 PIVOT_RETRY = ("several pointers, value pointer ambiguous", "only a red pointer, value pointer ambiguous",
                "no pointer found")  # fmt: skip
 # ... the pointers are looked for again about a hub off the centre on these
+RING_RETRY = ("ticks too irregular", "arc ends not clear", "fewer than 6 ticks visible")
+# ... on these the next ring of marks is read (the first may be the numerals': a short scale's ticks
+# are no more "ticky" than a ring of numerals' strokes)
+RING_SKIP = 0.05  # R: the next ring lies this far clear of the band read first
+TIP_COVER = 12  # angle bins (6 deg): a cover over the needle's tip reaches this far beyond it either
+# side (a wide blade crossing the ring looks like a cover of its own)
+RAY_COVER = 12  # angle bins (6 deg) either side of a pointer crossing the ring that it may hide a tick in
+# (at most half a coarse scale's pitch)
+NEXT_TIP_RUN = 0.95  # share of hub-to-ticks the needle covers on the next ring read (its tip at the ticks)
 
 
 @dataclass(frozen=True)
@@ -170,15 +189,26 @@ def _read_about(
     got = _read(dial, spec, ev, min_contrast, noise_k, scale)
     if isinstance(got, tuple):  # no hub seen: the tick ring's centre is the dial's, read again about it
         ev.update(recentred_x=got[0], recentred_y=got[1])
-        got = _read(recentred(rgb, dial, got), spec, ev, min_contrast, noise_k, scale, recentre=False)
+        dial = recentred(rgb, dial, got)
+        got = _read(dial, spec, ev, min_contrast, noise_k, scale, recentre=False)
     if isinstance(got, tuple):
         return DialReading(None, None, spec.unit, "dial centre unclear", ev)
+    if got.value is None and got.reason in RING_RETRY and "tick_r_in" in ev:
+        # the ring read may be the numerals' (a ring of narrow strokes as "ticky" as a short scale's
+        # ticks): the next ring of marks, clear of that one, is read in turn; the first reason stands
+        # unless it gives a value
+        ev_next = dict(ev, next_ring=1.0)
+        skip = (ev["tick_r_in"] - RING_SKIP, ev["tick_r_out"] + RING_SKIP)
+        nxt = _read(dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, skip=skip)
+        # its needle must reach that ring (a needle short of it reached the first ring only)
+        if isinstance(nxt, DialReading) and nxt.value is not None and ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN:
+            return nxt
     return got
 
 
 def _read(
     dial: Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float, scale: float,
-    recentre: bool = True,
+    recentre: bool = True, skip: tuple[float, float] | None = None,
 ) -> DialReading | tuple[float, float]:  # fmt: skip
     """The reading of a found dial, or (no hub seen, ``recentre``) the tick ring's centre to read about."""
 
@@ -206,6 +236,8 @@ def _read(
     ring = energy.mean(axis=0) * (marked > 0.02)
     radii = np.arange(N_RAD) / 100.0
     ring[(radii < RING_MIN) | (radii > RING_MAX)] = 0.0
+    if skip is not None:  # a ring read already (and failed): the next one
+        ring[(radii >= skip[0]) & (radii <= skip[1])] = 0.0
     j = int(np.argmax(ring))
     if ring[j] <= 0:
         return abstain("no tick ring found")
@@ -259,7 +291,19 @@ def _read(
     ticks = [t for t in ticks if not near_cover[t]]
     ang = angle_of_bin(np.array(ticks, float))
     strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
-    got_arc = arc(ang, strength, spec, hidden, tick_lengths(hp, ticks, lo_j, hi_j, bound), dial.from_ticks)
+    lengths = tick_lengths(hp, ticks, lo_j, hi_j, bound)
+    got_arc = arc(ang, strength, spec, hidden, lengths, dial.from_ticks)
+    long_rays = [k for k in cand if run[k] >= TIP_RUN]
+    if got_arc == "arc ends not clear" and spec.arc_start_deg is None and long_rays:
+        # an end tick under a pointer crossing the ring (a drag pointer left at the scale's end):
+        # the ring under each pointer counts as covered, the arc read again
+        under = hidden.copy()
+        for k in long_rays:
+            under[np.arange(k - RAY_COVER, k + RAY_COVER + 1) % N_ANG] = True
+        again = arc(ang, strength, spec, under, lengths, dial.from_ticks)
+        if not isinstance(again, str):
+            ev["end_under_pointer"] = 1.0
+            got_arc = again
     if isinstance(got_arc, str) and spec.arc_start_deg is not None:  # the stated arc not what is seen
         return abstain(got_arc)
     if isinstance(got_arc, str):  # the ends in doubt: the printed numerals may state the scale
@@ -304,6 +348,12 @@ def _read(
         k = got
         ev["pointer_run"] = float(run[k])
         if run[k] < TIP_RUN:
+            return abstain("pointer tip not visible")
+        if unseen[k, : lo_j + 1].any():  # its line leaves the picture short of the ticks: its tip unseen
+            return abstain("pointer tip not visible")
+        # it points into a cover over the ring (wider than a blade: beyond it either side), short
+        # of the ring: its tip under the cover
+        if run[k] < 1.0 and hidden[[(k - TIP_COVER) % N_ANG, k, (k + TIP_COVER) % N_ANG]].all():
             return abstain("pointer tip not visible")
         deg = refine(ink, k, r0, r1, bound)
     ev["pointer_deg"] = deg

@@ -25,6 +25,9 @@ from alpha_matrix.core.suites.gauge.dial_geometry import HUB_DISC, Dial, disc, w
 MIN_RAY = 0.1  # share of hub-to-ticks a ray of ink must cover to count as a pointer (a broken one too)
 NEUTRAL_MAX, COLOURED_MIN = 0.22, 0.35  # (max - min) / (max + 10) of a pointer's pixels: black/white vs red
 DRAG_ONLY = "only the drag pointer seen, not the needle"
+# a stated drag pointer's red washed out (fog, blur, low resolution): some colour of red's hue, at
+# least this chroma and this many times the grey needle's, which has at most this
+FADED_RED_MIN, FADED_RATIO, FADED_GREY_MAX = 0.07, 3.0, 0.05
 SIDE_PX = 9.0  # canonical px beside a pointer where the face must show, both sides
 SIDE_PX_ALL = (SIDE_PX, 2 * SIDE_PX, 3.5 * SIDE_PX)  # ... or farther: a tapered blade is wide near its hub
 RED_HUE_DEG = 15.0  # hue within this of pure red: a drag pointer's red (orange is about 30)
@@ -122,6 +125,11 @@ def is_red(p: np.ndarray) -> bool:
     return abs(_hue(p)) <= RED_HUE_DEG
 
 
+def _faded_red(p: np.ndarray) -> bool:
+    """The pointer's pixels are a washed-out red: some colour, of red's hue."""
+    return len(p) > 0 and chroma(p) >= FADED_RED_MIN and abs(_hue(p)) <= RED_HUE_DEG
+
+
 def _hue(p: np.ndarray) -> float:
     """Hue (deg, -180..180, 0 red) of the median of the pixels."""
     r, g, b = np.median(p, axis=0)
@@ -148,14 +156,28 @@ def value_pointer(
     pointers are red). One: any but a red one; a red one only on a pivot (a hub seen at the
     dial's centre, or its own tail: a drag pointer is drawn from under the needle's hub).
     ``drag``: the gauge is stated to have a coloured drag or set pointer, so a coloured pointer is
-    never the value (its needle hidden or broken, the drag pointer alone would be read)."""
+    never the value (its needle hidden or broken, the drag pointer alone would be read), nor is
+    one washed out to a faint red (fog, blur): beside one grey pointer, that one is the needle."""
     if not cand:
         return "no pointer found"
     if drag:
         plain = [k for k, p in zip(cand, pixels, strict=True) if chroma(p) < COLOURED_MIN and not is_red(p)]
         if not plain:
             return DRAG_ONLY
-        return plain[0] if len(plain) == 1 else "several pointers, value pointer ambiguous"
+        if len(plain) == 1:  # unless it is a washed-out red: the drag pointer, the needle unseen
+            return DRAG_ONLY if _faded_red(pixels[cand.index(plain[0])]) else plain[0]
+        # the drag pointer's red washed out (fog, blur, few px mixing it with the face) keeps its
+        # hue: one grey pointer among long faded red ones is the needle
+        chr_ = {k: chroma(p) for k, p in zip(cand, pixels, strict=True) if k in plain}
+        grey = [k for k in plain if chr_[k] < FADED_GREY_MAX]
+        faded = [k for k, p in zip(cand, pixels, strict=True) if k in plain and _faded_red(p)]
+        if (
+            len(grey) == 1
+            and len(grey) + len(faded) == len(plain)
+            and all(run[k] >= DRAG_RUN and chr_[k] >= FADED_RATIO * chr_[grey[0]] for k in faded)
+        ):
+            return grey[0]
+        return "several pointers, value pointer ambiguous"
     chromas = [chroma(p) for p in pixels]
     long = [i for i, k in enumerate(cand) if run[k] >= TIP_RUN]
     others = [i for i in range(len(cand)) if i != (long[0] if long else -1)]

@@ -28,6 +28,7 @@ MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
 LOCAL_TICKS = 5  # marks either side that set that median
 MAJOR_HIT, MAJOR_FALSE = 0.7, 0.15  # share of a major period's marks that stand out; of the others
+LONE_GAP = 3.0  # pitches: a mark with no other this near on either side is no tick of the scale
 ROUND_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)  # mantissas of a scale's value per major interval
 
 
@@ -220,6 +221,16 @@ def arc(
         if not isinstance(got, str):
             return got
         first_why = first_why or got
+    # a lone mark far from any other (a label's or a sticker's stroke in the scale's gap) splits
+    # that gap: without it, read again; the first reason stands otherwise
+    small = gaps < 0.5 * gaps.max()
+    if small.any():
+        pitch = _pitch(gaps[small])
+        lone = (gaps >= LONE_GAP * pitch) & (np.roll(gaps, 1) >= LONE_GAP * pitch)
+        if lone.any() and len(a) - int(lone.sum()) >= 6:
+            got = arc(a[~lone], w[~lone], spec, hidden, ln[~lone], between)
+            if not isinstance(got, str):
+                return got
     return first_why
 
 
