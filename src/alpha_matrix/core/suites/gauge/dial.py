@@ -37,7 +37,9 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    at their angles and matched to the stated range on one linear map, or the abstention stands.
    The ring read first may be the numerals' (close inside a short scale's ticks their strokes are
    as "ticky"): when it gives no scale (too few ticks, irregular, its ends in doubt), the next ring
-   of marks clear of it is read, and taken only with a value and a needle reaching that ring.
+   of marks outside it is read, and taken only with a value, a needle reaching that ring and
+   nothing covering it (a hand's fingers inside the scale, an object's edges over a ring, read as
+   ticks, gave values 45 % and 12 % of the span off).
    Its ends in doubt, the ring under each pointer crossing it counts as covered (an end tick under
    a drag pointer left at the scale's end) and the arc is read again.
 4. The pointers (``dial_pointers``): rays of ink from the hub outward (a radial run, not a numeral's
@@ -195,13 +197,15 @@ def _read_about(
         return DialReading(None, None, spec.unit, "dial centre unclear", ev)
     if got.value is None and got.reason in RING_RETRY and "tick_r_in" in ev:
         # the ring read may be the numerals' (a ring of narrow strokes as "ticky" as a short scale's
-        # ticks): the next ring of marks, clear of that one, is read in turn; the first reason stands
-        # unless it gives a value
+        # ticks, printed inside them): the next ring of marks outside that one is read in turn; the
+        # first reason stands unless it gives a value
         ev_next = dict(ev, next_ring=1.0)
         skip = (ev["tick_r_in"] - RING_SKIP, ev["tick_r_out"] + RING_SKIP)
         nxt = _read(dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, skip=skip)
         # its needle must reach that ring (a needle short of it reached the first ring only)
-        if isinstance(nxt, DialReading) and nxt.value is not None and ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN:
+        # and nothing may cover that ring (an object's edges beside it read as its ticks: a wrong value)
+        reached = ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN and not ev_next.get("ring_covered_deg")
+        if isinstance(nxt, DialReading) and nxt.value is not None and reached:
             return nxt
     return got
 
@@ -236,8 +240,8 @@ def _read(
     ring = energy.mean(axis=0) * (marked > 0.02)
     radii = np.arange(N_RAD) / 100.0
     ring[(radii < RING_MIN) | (radii > RING_MAX)] = 0.0
-    if skip is not None:  # a ring read already (and failed): the next one
-        ring[(radii >= skip[0]) & (radii <= skip[1])] = 0.0
+    if skip is not None:  # a ring read already (and failed): the next one out (a ring inside it may
+        ring[radii <= skip[1]] = 0.0  # be a hand's fingers or the numerals, read as ticks: a wrong value)
     j = int(np.argmax(ring))
     if ring[j] <= 0:
         return abstain("no tick ring found")
@@ -286,6 +290,7 @@ def _read(
     hidden = np.sqrt(((ring_rgb - face_rgb) ** 2).sum(axis=1) / 3.0) > bound
     hidden &= ~zone(polar_rgb[:, lo_j : hi_j + 1], face_rgb, bound)
     hidden = covers(smooth_ang(hidden.astype(np.float32), 5) > 0.5, ticks) | unseen[:, lo_j : hi_j + 1].any(axis=1)
+    ev["ring_covered_deg"] = float(hidden.sum()) * 360.0 / N_ANG
     # a mark at the edge of a covered stretch is that cover's edge, not a tick
     near_cover = smooth_ang(hidden.astype(np.float32), 9) > 0
     ticks = [t for t in ticks if not near_cover[t]]
