@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -68,9 +69,8 @@ class GaugeFace:
     y_lo: float = 450.0
     y_hi: float = 70.0
     # style (the defaults are the shipped dials' drawing)
-    reader: str = (
-        "classical"  # "classical": read with this layout; "dial": read by dial.py (range, unit, direction only)
-    )
+    # "classical": read with this layout; "dial": read by dial.py, told range, unit, direction, drag
+    reader: Literal["classical", "dial"] = "classical"
     paper: int = DIAL_PAPER  # grey of the dial face behind the ink
     ink: int = INK  # grey of ticks, numerals, needle (lighter than ``paper``: light on dark)
     bezel: int = INK  # grey of the ring around the face
