@@ -200,8 +200,9 @@ def _read_about(
         # ticks, printed inside them): the next ring of marks outside that one is read in turn; the
         # first reason stands unless it gives a value
         ev_next = dict(ev, next_ring=1.0)
-        skip = (ev["tick_r_in"] - RING_SKIP, ev["tick_r_out"] + RING_SKIP)
-        nxt = _read(dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, skip=skip)
+        nxt = _read(
+            dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, beyond=ev["tick_r_out"] + RING_SKIP
+        )
         # its needle must reach that ring (a needle short of it reached the first ring only)
         # and nothing may cover that ring (an object's edges beside it read as its ticks: a wrong value)
         reached = ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN and not ev_next.get("ring_covered_deg")
@@ -212,7 +213,7 @@ def _read_about(
 
 def _read(
     dial: Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float, scale: float,
-    recentre: bool = True, skip: tuple[float, float] | None = None,
+    recentre: bool = True, beyond: float | None = None,
 ) -> DialReading | tuple[float, float]:  # fmt: skip
     """The reading of a found dial, or (no hub seen, ``recentre``) the tick ring's centre to read about."""
 
@@ -240,8 +241,8 @@ def _read(
     ring = energy.mean(axis=0) * (marked > 0.02)
     radii = np.arange(N_RAD) / 100.0
     ring[(radii < RING_MIN) | (radii > RING_MAX)] = 0.0
-    if skip is not None:  # a ring read already (and failed): the next one out (a ring inside it may
-        ring[radii <= skip[1]] = 0.0  # be a hand's fingers or the numerals, read as ticks: a wrong value)
+    if beyond is not None:  # a ring read already (and failed): the next one out (a ring inside it may
+        ring[radii <= beyond] = 0.0  # be a hand's fingers or the numerals, read as ticks: a wrong value)
     j = int(np.argmax(ring))
     if ring[j] <= 0:
         return abstain("no tick ring found")
