@@ -73,7 +73,10 @@ def test_result_scores_accuracy_and_hallucination(scene: GaugeScene) -> None:
     summary = summarize_gauge([ok, hall])
     assert summary["reader"]["accuracy"] == 1.0 and summary["reader"]["hallucination"] == 1.0
     assert not summary["acceptance_met"]
-    assert "WRONG" in progress_line(hall) and "ok" in progress_line(abst)
+    assert "HALLUCINATION" in progress_line(hall) and "ok" in progress_line(abst)
+    assert "WRONG" in progress_line(off) and "ok" in progress_line(ok)
+    missed = result_of(readable, call("cannot_read", reason="dark"))
+    assert "missed (false abstention)" in progress_line(missed) and "WRONG" not in progress_line(missed)
     recs = [SimpleNamespace(ok=True, result=r, scenario="g") for r in (ok, abst)]
     text = "\n".join(report_lines(recs, summarize_gauge([ok, abst])))  # type: ignore[arg-type]
     assert "MeasureBench" in text and "**met**" in text

@@ -5,13 +5,14 @@ the runner sends read back to the same pixels and faces."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import pytest
 from dials_drawn_here import Drawn, draw
 
 from alpha_matrix.core.errors import ConfigError
-from alpha_matrix.core.suites.gauge.report import summarize_gauge
+from alpha_matrix.core.suites.gauge.report import reading, summarize_gauge
 from alpha_matrix.core.suites.gauge.run import (
     GaugeRequest,
     face_of,
@@ -73,6 +74,8 @@ def test_an_image_stated_unreadable_is_scored_and_labels_group_it(tmp_path: Path
     summary = summarize_gauge(results)
     assert summary["reader_counts"] == {"readable": 1, "accurate": 1, "unreadable": 2, "hallucinated": 2}
     assert summary["unscored"] == 0
+    recs = [SimpleNamespace(ok=True, result=r, scenario=f"g{i}") for i, r in enumerate(results)]
+    assert "3 gauge images from the user's folder" in reading(recs, summary).tested  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -93,7 +93,7 @@ def report_lines(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> lis
         "",
         f"What was measured: the reader (gauge_reader: the classical reader with the face's layout, the dial "
         f"reader for a styled face or a user's image) on {len(done)} gauge images "
-        f"({total.readable} degraded but readable, {total.unreadable} unreadable by the stated rule: indicator end and "
+        f"({total.readable} readable, {total.unreadable} unreadable by the stated rule: indicator end and "
         f">= 2 labelled ticks seen with enough contrast, 2 % of span >= 1 px). *Accuracy*: readable items read within "
         f"{100 * TOLERANCE:.0f} % of the span; *hallucination*: a value reported for an unreadable item; "
         "*MAE*: over the values reported for readable items, in % of span.",
@@ -186,8 +186,8 @@ def reading(records: Sequence[SuiteRecord], summary: dict[str, Any]) -> Reading:
     who = f"; agent {listed([f'`{a}`' for a in specs])} answers too" if specs else ""
     c = summary["reader_counts"]
     tested = (
-        f"{len(done)} rendered gauge images ({c['readable']} readable, {c['unreadable']} unreadable by the stated "
-        f"rule) read by the classical reader, which must abstain when a gauge cannot be read{who}"
+        f"{len(done)} gauge images{_source(done)} ({c['readable']} readable, {c['unreadable']} unreadable by the "
+        f"stated rule) read by the suite's reader, which must abstain when a gauge cannot be read{who}"
     )
     hallucinated = [r for r in records if r.ok and r.result["reader"]["hallucinated"]]
     by_agent = [r for r in records if r.ok and (r.result.get("agent") or {}).get("hallucinated")]
@@ -221,6 +221,14 @@ TERMS: tuple[Term, ...] = (
 )  # fmt: skip
 
 
+def _source(done: Sequence[dict[str, Any]]) -> str:
+    """Where the images came from: rendered by the suite, the user's folder, or both."""
+    users = sum(1 for d in done if "file" in d["item"])
+    if users == 0:
+        return " rendered by the suite"
+    return " from the user's folder" if users == len(done) else f" ({users} from the user's folder)"
+
+
 def _said_plain(d: dict[str, Any]) -> str:
     r = d["reader"]
     return f"{r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
@@ -230,8 +238,15 @@ def _said(d: dict[str, Any], r: dict[str, Any]) -> str:
     if not is_scored(d):
         return _said_plain({**d, "reader": r})
     said = f"read {r['value']:.4g} {d['unit']}" if r["value"] is not None else f"abstained ({r['reason']})"
-    verdict = "ok" if (r["accurate"] if d["readable"] else not r["hallucinated"]) else "WRONG"
-    return f"{said}: {verdict}"
+    return f"{said}: {_verdict(d['readable'], r)}"
+
+
+def _verdict(readable: bool, r: dict[str, Any]) -> str:
+    """ok, or which way it failed: a value off (WRONG), a readable gauge abstained on (missed),
+    a value for an unreadable one (HALLUCINATION)."""
+    if readable:
+        return "ok" if r["accurate"] else ("missed (false abstention)" if r["value"] is None else "WRONG")
+    return "HALLUCINATION" if r["hallucinated"] else "ok"
 
 
 def progress_line(d: dict[str, Any]) -> str:
