@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from alpha_matrix.core.bag import read_bag
+from alpha_matrix.core.records import seeded_view
 from conftest import CONFIG, run_cli
 
 
@@ -18,8 +19,9 @@ def records(run_dir: Path) -> list[dict]:
 
 
 def deterministic(rec: dict) -> str:
-    rec = {k: v for k, v in rec.items() if k not in ("timing", "run_id")}
-    return json.dumps(rec, sort_keys=True)
+    """What the seeds and config decide: not the run's name, its wall clock or the checkout it
+    started from (a commit or an edit in this tree between two runs: core/records.seeded_view)."""
+    return json.dumps(seeded_view(rec), sort_keys=True)
 
 
 def test_run_records_and_resumes(tmp_path):

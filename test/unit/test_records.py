@@ -13,6 +13,7 @@ from alpha_matrix.core.records import (
     deterministic_view,
     provenance,
     record_sha256,
+    seeded_view,
 )
 
 
@@ -54,6 +55,30 @@ def test_wall_clock_is_the_only_difference_allowed():
     assert deterministic_view(a) == deterministic_view(b)
     assert record_sha256(a) == record_sha256(b)
     assert record_sha256(a) != record_sha256(make(success=False))
+
+
+def test_a_checkout_changed_between_two_runs_changes_no_seeded_view():
+    """Two runs of one seed and config, with a commit or an edit in the working tree between them
+    (another engineer's, in a tree shared while the graph tests ran): their records differ in
+    provenance.code_revision / code_dirty alone. The seeded view leaves the checkout out, as it
+    does the run's name and the wall clock; whatever the seeds and config decide still counts."""
+    a = make()
+    checkout = a.provenance.model_copy(update={"code_revision": "def", "code_dirty": True})
+    b = make(wall=9.9).model_copy(update={"run_id": "b", "provenance": checkout})
+    assert deterministic_view(a) != deterministic_view(b)  # the hash on episode/result names the checkout
+    assert seeded_view(a) == seeded_view(b)
+    lines = [json.loads(r.model_dump_json()) for r in (a, b)]  # as a test reads episodes.jsonl
+    assert seeded_view(lines[0]) == seeded_view(lines[1]) == seeded_view(a)
+    assert lines[1]["provenance"]["code_dirty"] is True and lines[1]["run_id"] == "b"  # the line is not changed
+    assert "provenance" in seeded_view(a) and "config_hash" in seeded_view(a)["provenance"]
+    moved = {"red": ((0.6, 0.35, 0.65 + 1e-12), (0.0, 0.0, 0.0, 1.0))}
+    config = a.provenance.model_copy(update={"config_hash": "h2"})
+    for other in (
+        make(success=False),
+        a.model_copy(update={"final_poses": moved}),
+        a.model_copy(update={"provenance": config}),
+    ):
+        assert seeded_view(other) != seeded_view(a)
 
 
 def test_truncated_last_line_is_dropped_and_rerun(tmp_path):

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import subprocess
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar, cast, overload
@@ -24,6 +25,10 @@ from alpha_matrix.core.errors import RecordError
 
 RECORD_SCHEMA_VERSION: Final = 2  # 2: FaultRecord.seq (faults in canonical order)
 WALL_CLOCK_FIELDS = frozenset({"timing"})
+# Provenance fields naming the checkout a run started from (HEAD, tracked files modified): read
+# from the working tree as the run starts, so a commit or an edit between two runs changes them
+# while nothing the seeds and config decide changes (``seeded_view`` leaves them out).
+CHECKOUT_FIELDS = frozenset({"code_revision", "code_dirty"})
 TRACKED_PACKAGES = ("alpha_matrix", "ros-rclpy", "ros-rmw-fastrtps-cpp", "pybullet", "numpy", "pydantic")
 
 Vec3 = tuple[float, float, float]
@@ -192,8 +197,21 @@ def canonical_json(data: Any) -> str:
 
 
 def deterministic_view(record: EpisodeRecord) -> dict[str, Any]:
-    """The record minus wall-clock fields: equal across runs of the same seed and config."""
+    """The record minus wall-clock fields: equal across runs of the same seed and config from the
+    same checkout (``seeded_view``: from any)."""
     return record.model_dump(mode="json", exclude=set(WALL_CLOCK_FIELDS))
+
+
+def seeded_view(record: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+    """What the seeds and config decide of a record (a model, or its JSON line as a dict): without
+    the wall-clock fields, the run's name or the checkout the run started from (CHECKOUT_FIELDS).
+    Two runs of one seed and config give equal views even when the working tree changed between
+    them (a commit or an edit in a tree shared while tests run); the record keeps them all."""
+    data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
+    view = {k: v for k, v in data.items() if k not in WALL_CLOCK_FIELDS and k != "run_id"}
+    if isinstance(prov := view.get("provenance"), Mapping):
+        view["provenance"] = {k: v for k, v in prov.items() if k not in CHECKOUT_FIELDS}
+    return view
 
 
 def record_sha256(record: EpisodeRecord) -> str:
