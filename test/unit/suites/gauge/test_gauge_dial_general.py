@@ -244,6 +244,18 @@ def test_a_180_scale_with_numerals_close_inside_its_ticks_is_read(d: Drawn) -> N
     assert _within(value, d), (value, reason, d.value)
 
 
+@pytest.mark.parametrize(("value", "over"), [(37.0, 130.0), (121.0, 30.0), (83.0, 50.0)])
+def test_a_180_scale_with_numerals_inside_read_past_a_cover_on_its_ticks(value: float, over: float) -> None:
+    """An object over part of the ticks away from the needle, and a shadow over the lower half:
+    the ticks' ring is still read (most of it seen)."""
+    d = Drawn(value=value, **HALF_SCALE)  # type: ignore[arg-type]
+    img = draw(d)
+    cv2.circle(img, _pt(d, angle(d, over), 0.85), int(0.16 * d.radius), (95, 110, 70), -1)
+    img[d.centre[1] + 20 :] = (img[d.centre[1] + 20 :] * 0.6).astype(np.uint8)
+    value_read, reason = _read(d, img)
+    assert _within(value_read, d), (value_read, reason, d.value)
+
+
 @pytest.mark.parametrize("d", [Drawn(value=37.0, tip=0.45, **HALF_SCALE), Drawn(value=121.0, tip=0.5, **HALF_SCALE)])  # type: ignore[arg-type]
 def test_a_needle_short_of_the_ticks_beyond_the_numerals_is_not_read(d: Drawn) -> None:
     """A needle that reaches the numerals' ring but not the ticks beyond it: abstain."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.suites.agent_common import provenance_part
-from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
+from alpha_matrix.core.suites.gauge.metrics import verdict
 from alpha_matrix.core.suites.gauge.reader import Reading
 from alpha_matrix.core.suites.gauge.run import AnyFace, agent_observation, answer_of
 
@@ -79,8 +79,7 @@ def agent_part(
         "abstained": value is None,
         "reason": why,
         "error_pct_span": None if err is None else round(err, 4),
-        "accurate": bool(readable and err is not None and err <= TOLERANCE * 100.0),
-        "hallucinated": bool(not readable and (truth is not None or stated_unreadable) and value is not None),
+        **verdict(readable, truth is not None or stated_unreadable, value, err),
         "decisions": len(decisions),
         "used_reader": any(d.call is not None and d.call.name == "read_gauge" for d in decisions),
         "invalid": sum(d.kind == "invalid" for d in decisions),

@@ -127,6 +127,8 @@ TIP_COVER = 12  # angle bins (6 deg): a cover over the needle's tip reaches this
 RAY_COVER = 12  # angle bins (6 deg) either side of a pointer crossing the ring that it may hide a tick in
 # (at most half a coarse scale's pitch)
 NEXT_TIP_RUN = 0.95  # share of hub-to-ticks the needle covers on the next ring read (its tip at the ticks)
+NEXT_RING_MAX = 1.0  # R: the next ring read lies inside the dial's circle (its rim, or its ticks' circle)
+NEXT_COVER_MAX = 180.0  # deg: ... and less than half of it is covered
 
 
 @dataclass(frozen=True)
@@ -203,10 +205,13 @@ def _read_about(
         nxt = _read(
             dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, beyond=ev["tick_r_out"] + RING_SKIP
         )
-        # its needle must reach that ring (a needle short of it reached the first ring only)
-        # and nothing may cover that ring (an object's edges beside it read as its ticks: a wrong value)
-        reached = ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN and not ev_next.get("ring_covered_deg")
-        if isinstance(nxt, DialReading) and nxt.value is not None and reached:
+        # its needle must reach that ring (a needle short of it reached the first ring only), the
+        # ring must lie on the dial's face, inside its rim (beyond it: a bezel's or an object's edges,
+        # read as ticks: a wrong value), and most of it must be seen
+        reached = ev_next.get("pointer_run", 0.0) >= NEXT_TIP_RUN
+        on_face = ev_next.get("tick_r_out", 2.0) <= NEXT_RING_MAX
+        seen = ev_next.get("ring_covered_deg", 0.0) < NEXT_COVER_MAX
+        if isinstance(nxt, DialReading) and nxt.value is not None and reached and on_face and seen:
             return nxt
     return got
 
@@ -298,7 +303,7 @@ def _read(
     ang = angle_of_bin(np.array(ticks, float))
     strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
     lengths = tick_lengths(hp, ticks, lo_j, hi_j, bound)
-    got_arc = arc(ang, strength, spec, hidden, lengths, dial.from_ticks)
+    got_arc = arc(ang, strength, spec, hidden, lengths)
     long_rays = [k for k in cand if run[k] >= TIP_RUN]
     if got_arc == "arc ends not clear" and spec.arc_start_deg is None and long_rays:
         # an end tick under a pointer crossing the ring (a drag pointer left at the scale's end):
@@ -306,7 +311,7 @@ def _read(
         under = hidden.copy()
         for k in long_rays:
             under[np.arange(k - RAY_COVER, k + RAY_COVER + 1) % N_ANG] = True
-        again = arc(ang, strength, spec, under, lengths, dial.from_ticks)
+        again = arc(ang, strength, spec, under, lengths)
         if not isinstance(again, str):
             ev["end_under_pointer"] = 1.0
             got_arc = again

@@ -42,7 +42,6 @@ class Dial:
     seen: np.ndarray | None = None  # canonical px inside the picture (1.0), outside it (0.0)
     ell: Ellipse | None = None  # the dial's rim in the (work-size) image
     g: np.ndarray | None = None  # homography image -> canonical px
-    from_ticks: bool = False  # the circle of its ticks (no rim): a standard sweep too is read between ticks
 
 
 def find_dial(rgb: np.ndarray) -> Dial | None:
@@ -175,16 +174,14 @@ def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
         cx, cy = (float(v) for v in np.linalg.solve(proj.sum(axis=0), np.einsum("nij,nj->i", proj, pts)))
     ell: Ellipse = ((cx, cy), (2 * rad, 2 * rad), 0.0)
     g = _to_canon(ell, np.array([cx, cy]))
-    return _make_dial(rgb, ell, g, _warp(rgb, g), False, True)
+    return _make_dial(rgb, ell, g, _warp(rgb, g), False)
 
 
-def _make_dial(
-    rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool, from_ticks: bool = False
-) -> Dial:
+def _make_dial(rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool) -> Dial:
     frame = np.ones(rgb.shape[:2], np.float32)
     seen = cv2.warpPerspective(frame, g, (2 * OUT + 1, 2 * OUT + 1), flags=cv2.INTER_LINEAR, borderValue=0.0)
     (_, _), (d0, d1), _ = ell
-    return Dial(canon, min(d0, d1) / 2.0 / CANON, hub, np.asarray(seen), ell, g, from_ticks)
+    return Dial(canon, min(d0, d1) / 2.0 / CANON, hub, np.asarray(seen), ell, g)
 
 
 def recentred(rgb: np.ndarray, dial: Dial, xy: tuple[float, float]) -> Dial:
@@ -193,7 +190,7 @@ def recentred(rgb: np.ndarray, dial: Dial, xy: tuple[float, float]) -> Dial:
     px = np.array([[OUT + xy[0] * CANON, OUT - xy[1] * CANON]])
     centre_img = _apply(np.linalg.inv(dial.g), px)[0]
     g = _to_canon(dial.ell, centre_img)
-    return _make_dial(rgb, dial.ell, g, _warp(rgb, g), dial.hub, dial.from_ticks)
+    return _make_dial(rgb, dial.ell, g, _warp(rgb, g), dial.hub)
 
 
 def _warp(rgb: np.ndarray, g: np.ndarray) -> np.ndarray:

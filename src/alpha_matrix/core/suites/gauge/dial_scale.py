@@ -183,11 +183,10 @@ def arc(
     spec: _Spec,
     hidden: np.ndarray | None = None,
     length: np.ndarray | None = None,
-    between: bool = False,
 ) -> tuple[float, float] | TickScale | str:
-    """(angle of lo, sweep) from the tick angles, or why not. ``hidden``: per angle bin, whether the
-    tick ring there is covered by something that is not the face; ``between``: a standard sweep too
-    is read between the ticks seen (a circle of ticks, no rim: the view not undone bends it)."""
+    """The scale from the tick angles: the arc with the ticks to read between, (angle of lo, sweep)
+    from a stated arc, or why not. ``hidden``: per angle bin, whether the tick ring there is covered
+    by something that is not the face."""
     if len(ang) < 6:
         return "fewer than 6 ticks visible"
     order = np.argsort(ang % 360.0)
@@ -217,7 +216,7 @@ def arc(
     tries = [g_big] + [int(i) for i in lows if int(i) != g_big]
     first_why = ""
     for g in tries:
-        got = _arc_from_gap(a, ln, gaps, g, spec, hidden, between)
+        got = _arc_from_gap(a, ln, gaps, g, spec, hidden)
         if not isinstance(got, str):
             return got
         first_why = first_why or got
@@ -228,7 +227,7 @@ def arc(
         pitch = _pitch(gaps[small])
         lone = (gaps >= LONE_GAP * pitch) & (np.roll(gaps, 1) >= LONE_GAP * pitch)
         if lone.any() and len(a) - int(lone.sum()) >= 6:
-            got = arc(a[~lone], w[~lone], spec, hidden, ln[~lone], between)
+            got = arc(a[~lone], w[~lone], spec, hidden, ln[~lone])
             if not isinstance(got, str):
                 return got
     return first_why
@@ -241,7 +240,6 @@ def _arc_from_gap(
     g: int,
     spec: _Spec,
     hidden: np.ndarray | None,
-    between: bool = False,
 ) -> tuple[float, float] | TickScale | str:
     first = a[(g + 1) % len(a)]  # the scale's first tick counter-clockwise after the gap
     pitch = _pitch(gaps[gaps < 0.5 * gaps[g]]) if (gaps < 0.5 * gaps[g]).any() else 0.0
@@ -267,11 +265,11 @@ def _arc_from_gap(
     centre = (fit_first + found / 2.0) % 360.0
     tol_c = max(CENTRE_TOL, 0.45 * b)
     if abs(std - found) <= min(SWEEP_TOL, 0.4 * b) and _off12(centre) <= tol_c:
-        if between:  # the ticks seen are the whole scale: read between them
-            on = _on_lattice(idx, ccw, b)
-            start, sweep = _ends(centre, std, spec)
-            return TickScale(start, sweep, first % 360.0, ccw[on] - ccw[0], idx[on] / idx.max())
-        return _ends(centre, std, spec)
+        # the ticks seen are the whole scale: read between them (a view not quite undone, a print
+        # not quite even, bends the angles by a degree or more mid-scale; the ticks bend with them)
+        on = _on_lattice(idx, ccw, b)
+        start, sweep = _ends(centre, std, spec)
+        return TickScale(start, sweep, first % 360.0, ccw[on] - ccw[0], idx[on] / idx.max())
     if abs(std - found) <= SWEEP_TOL and _off12(centre) <= tol_c:
         # a view not quite undone bends the angles by a few degrees: a standard sweep centred at
         # 12 o'clock still, when both end ticks are majors of a round scale (a lost end tick

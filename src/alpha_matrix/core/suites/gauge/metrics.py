@@ -25,6 +25,16 @@ ANCHORS = (
 )
 
 
+def verdict(readable: bool, scored: bool, value: float | None, err_pct_span: float | None) -> dict[str, bool]:
+    """An answer's ``accurate`` and ``hallucinated``, as a result records them: a readable item read
+    within the tolerance; a value given for an unreadable item that has a truth to score against
+    (``scored``: its value known, or the image stated unreadable)."""
+    return {
+        "accurate": bool(readable and err_pct_span is not None and err_pct_span <= TOLERANCE * 100.0),
+        "hallucinated": bool(not readable and scored and value is not None),
+    }
+
+
 @dataclass(frozen=True)
 class Scored:
     """One item and what a reader (or an agent) answered: ``value`` None = abstained."""

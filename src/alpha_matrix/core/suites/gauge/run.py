@@ -26,7 +26,7 @@ from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import Item
 from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
 from alpha_matrix.core.suites.gauge.faces import FACES, GaugeFace
-from alpha_matrix.core.suites.gauge.metrics import TOLERANCE
+from alpha_matrix.core.suites.gauge.metrics import verdict
 from alpha_matrix.core.suites.gauge.reader import ReaderSettings, Reading, read_gauge
 from alpha_matrix.core.suites.gauge.situation import GaugeBrief, GaugeSituation, ReaderView, tools_for
 from alpha_matrix.core.suites.gauge.tools import answer_tools
@@ -288,8 +288,7 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
             "abstained": value is None,
             "reason": why,
             "error_pct_span": None if err is None else round(err, 4),
-            "accurate": bool(req.readable and err is not None and err <= TOLERANCE * 100.0),
-            "hallucinated": bool(not req.readable and (truth is not None or unreadable_stated) and value is not None),
+            **verdict(req.readable, truth is not None or unreadable_stated, value, err),
             "latency_s": decision.provenance.latency_s,
         },
     }
