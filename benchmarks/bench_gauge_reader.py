@@ -8,7 +8,7 @@ not counted), and per degradation and per style (face) the k/n counts. Exit stat
 usage: python benchmarks/bench_gauge_reader.py [--items N] [--seed S] [--reader classical|dial] [--family suite|b]
        [--scenarios PATH]
 
-``--reader dial``: the reader that models the dial from the image (core/suites/gauge/dial.py),
+``--reader dial``: the reader that models the dial from the image (core/suites/gauge/dial/read.py),
 told only each dial's range, unit and direction (no layout), on the set's dial items (a sight
 glass is no dial: left out). Its acceptance is the same.
 

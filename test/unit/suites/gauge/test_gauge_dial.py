@@ -1,4 +1,4 @@
-"""The dial reader that models the dial from the image (core/suites/gauge/dial.py), on dials drawn
+"""The dial reader that models the dial from the image (core/suites/gauge/dial/read.py), on dials drawn
 here with OpenCV primitives (dials_drawn_here.py), never by the suite's renderer: each case is read
 within 2 % of the span or abstained on, as the rule says."""
 

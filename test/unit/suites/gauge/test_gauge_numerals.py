@@ -1,4 +1,4 @@
-"""The numeral reader (core/suites/gauge/numerals.py) on dials drawn here.
+"""The numeral reader (core/suites/gauge/dial/numerals.py) on dials drawn here.
 
 The reader's templates are OpenCV's Hershey SIMPLEX, PLAIN, DUPLEX, COMPLEX, TRIPLEX and Pillow's
 bundled font. The labels here are drawn in fonts that are none of them:
@@ -12,7 +12,7 @@ bundled font. The labels here are drawn in fonts that are none of them:
   template: any label read must be right (most are left unread).
 
 Rectified dials (the dial a circle of R = 200 px about the centre of a 601 px square, as
-``dial._Dial.canon``) are drawn directly; one picture goes through dial.py's own rectification.
+``dial._Dial.canon``) are drawn directly; one picture goes through dial/read.py's own rectification.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ import cv2
 import numpy as np
 import pytest
 
-from alpha_matrix.core.suites.gauge.dial import CANON, OUT, DialSpec, _find_dial, read_dial
-from alpha_matrix.core.suites.gauge.numerals import Label, read_labels, scale_from_labels
+from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
+from alpha_matrix.core.suites.gauge.dial.common import CANON, OUT
+from alpha_matrix.core.suites.gauge.dial.geometry import find_dial
+from alpha_matrix.core.suites.gauge.dial.numerals import Label, read_labels, scale_from_labels
 
 SEG = {  # segments a b c d e f g of each character
     "0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg", "5": "acdfg",
@@ -321,7 +323,7 @@ def test_two_labels_only_when_min_and_max() -> None:
 
 def test_through_dials_own_rectification() -> None:
     """A photo-like frame: the dial off-centre and squashed as in a view 40 deg off its axis,
-    rectified by dial.py's ``_find_dial``; called as dial.py is to call it in ``_read``: its canon,
+    rectified by ``dial.geometry.find_dial``; called as dial/read.py is to call it in ``_read``: its canon,
     seen, px_scale, local median and bound, and the tick ring's band it found (``r_in``, ``r_out``,
     here taken from ``read_dial``'s evidence)."""
     f = Face(hi=160.0, majors=8, at=0.62)
@@ -330,7 +332,7 @@ def test_through_dials_own_rectification() -> None:
     frame[60 : 60 + size[1], 85 : 85 + size[0]] = cv2.resize(draw_face(f), size, interpolation=cv2.INTER_AREA)
     spec = DialSpec(0.0, 160.0, "bar")
     ev = read_dial(frame, spec).evidence
-    dial = _find_dial(frame)
+    dial = find_dial(frame)
     assert dial is not None
     local = cv2.medianBlur(np.clip(dial.canon, 0, 255).astype(np.uint8), 31).astype(np.float32)
     labels = read_labels(
@@ -339,7 +341,7 @@ def test_through_dials_own_rectification() -> None:
     )  # fmt: skip
     got = scale_from_labels(labels, spec)
     assert not isinstance(got, str), (got, [lb.text for lb in labels])
-    # the same convention as dial.py's own arc (start: the angle of lo; sweep > 0)
+    # the same convention as dial/read.py's own arc (start: the angle of lo; sweep > 0)
     assert _angle_off(got[0], f.start) <= 1.5 and abs(got[1] - f.sweep) <= 1.5, got
     assert _angle_off(got[0], ev["arc_start_deg"]) <= 1.5 and abs(got[1] - ev["sweep_deg"]) <= 1.5
     assert len([lb for lb in labels if lb.text != "?"]) >= 3

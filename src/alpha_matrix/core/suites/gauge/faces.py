@@ -69,7 +69,7 @@ class GaugeFace:
     y_lo: float = 450.0
     y_hi: float = 70.0
     # style (the defaults are the shipped dials' drawing)
-    # "classical": read with this layout; "dial": read by dial.py, told range, unit, direction, drag
+    # "classical": read with this layout; "dial": read by dial/read.py, told range, unit, direction, drag
     reader: Literal["classical", "dial"] = "classical"
     paper: int = DIAL_PAPER  # grey of the dial face behind the ink
     ink: int = INK  # grey of ticks, numerals, needle (lighter than ``paper``: light on dark)

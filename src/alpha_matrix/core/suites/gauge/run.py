@@ -213,7 +213,7 @@ def dial_spec(face: GaugeFace) -> DialSpec:
 
 def read_observation(obs: Observation, settings: ReaderSettings | None = None) -> Reading:
     """The reader on the observation's image (what the gauge_reader node and the audit run): the
-    classical reader with the face's layout for the shipped faces, the dial reader (dial.py, told
+    classical reader with the face's layout for the shipped faces, the dial reader (dial/read.py, told
     range, unit and direction only) for a user's image and for a styled face (``reader="dial"``)."""
     if len(obs.images) != 1 or obs.images[0].kind != "rgb":
         raise ValueError("a gauge observation carries exactly one rgb image")

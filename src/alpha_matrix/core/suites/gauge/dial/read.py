@@ -4,7 +4,7 @@ It gets the image and what a technician knows of the gauge (``DialSpec``: range,
 direction, optionally the arc's end angles), never a drawing layout. The parts of each step are
 in the module named with it; this one (``read_dial``, ``_read``) takes them in turn:
 
-1. The dial (``dial_geometry``): the largest well-supported ellipse (elliptic edge contours, Hough
+1. The dial (``dial.geometry``): the largest well-supported ellipse (elliptic edge contours, Hough
    circles), its pivot (a filled disc of ink near the middle) as the image of its centre; with both
    the perspective is undone (the centre's polar is the vanishing line), the image's vertical kept
    vertical, and the dial is a circle of ``CANON`` px radius. No panel is needed.
@@ -18,7 +18,7 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for the
    pointers also far from the median over 0.37 R (a blade wide at its hub is its own local median).
    Outside the picture nothing is ink.
-3. The tick ring (``dial_scale``): the band of radii (0.45-1.3 R: the circle found may be a bezel's
+3. The tick ring (``dial.scale``): the band of radii (0.45-1.3 R: the circle found may be a bezel's
    inner edge, a plate's arc line) whose angular profile is most "ticky" (narrow marks over the
    ring); its marks are the ticks, their largest gap is the part of the dial without a scale (or,
    when a cover hides one end, the gap spanning 6 o'clock). No hub seen (or one clearly off the
@@ -42,7 +42,7 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    ticks, gave values 45 % and 12 % of the span off).
    Its ends in doubt, the ring under each pointer crossing it counts as covered (an end tick under
    a drag pointer left at the scale's end) and the arc is read again.
-4. The pointers (``dial_pointers``): rays of ink from the hub outward (a radial run, not a numeral's
+4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's
    blob) inside the tick ring; a shorter ray of the same colour opposite or beside a longer one is
    its tail or its blade's edge, a stub barely out of the hub (unless red) is none. One needle
    reaching the scale among short rays, not red: the value pointer. Several: the one neutral in
@@ -71,22 +71,19 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from alpha_matrix.core.suites.gauge.dial_common import (
+from alpha_matrix.core.suites.gauge.dial.common import (
     CANON,
     N_ANG,
     N_RAD,
-    OUT,  # noqa: F401 (unused here: the numerals tests import it from this module)
     SEEN_MIN,
     angle_of_bin,
     peaks,
     polar,
     smooth_ang,
 )
-from alpha_matrix.core.suites.gauge.dial_geometry import Dial, dial_from_ticks, recentred
-
-# find_dial by its old name too: the numerals tests import ``_find_dial`` from this module
-from alpha_matrix.core.suites.gauge.dial_geometry import find_dial as _find_dial
-from alpha_matrix.core.suites.gauge.dial_pointers import (
+from alpha_matrix.core.suites.gauge.dial.geometry import Dial, dial_from_ticks, find_dial, recentred
+from alpha_matrix.core.suites.gauge.dial.numerals import read_labels, scale_from_labels
+from alpha_matrix.core.suites.gauge.dial.pointers import (
     MIN_RAY,
     TIP_RUN,
     beside,
@@ -99,8 +96,7 @@ from alpha_matrix.core.suites.gauge.dial_pointers import (
     thin,
     value_pointer,
 )
-from alpha_matrix.core.suites.gauge.dial_scale import TickScale, arc, covers, ring_centre, tick_lengths, zone
-from alpha_matrix.core.suites.gauge.numerals import read_labels, scale_from_labels
+from alpha_matrix.core.suites.gauge.dial.scale import TickScale, arc, covers, ring_centre, tick_lengths, zone
 
 WORK_PX = 640  # the image is reduced to at most this many px on its long side
 BLADE_MEDIAN_PX = 75  # canonical px: the face's median around a pointer wider than the ink's window
@@ -168,7 +164,7 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     scale = min(1.0, WORK_PX / max(rgb.shape[:2]))
     if scale < 1.0:
         rgb = np.asarray(cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
-    dial = _find_dial(rgb)
+    dial = find_dial(rgb)
     first = abstain("no dial found") if dial is None else _read_about(rgb, dial, spec, ev, min_contrast, noise_k, scale)
     if first.value is not None or first.reason not in SCALE_REASONS:
         return first

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
-from alpha_matrix.core.suites.gauge.dial_common import N_ANG, angle_of_bin, chroma
+from alpha_matrix.core.suites.gauge.dial.common import N_ANG, angle_of_bin, chroma
 
 STANDARD_SWEEPS = (90.0, 180.0, 240.0, 270.0, 300.0)
 SWEEP_TOL = 5.0  # deg: a found arc within this (and 0.4 pitch) of a standard sweep is taken as that sweep

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from alpha_matrix.core.suites.gauge.dial_common import CANON, OUT
+from alpha_matrix.core.suites.gauge.dial.common import CANON, OUT
 
 HUB_DISC = 0.04  # radius (of R) of the filled disc looked for as the pointer's pivot
 HUB_WIDE = (0.035, 0.12)  # R: radii of the widest disc of ink taken for a hub cap on a second look

@@ -1,5 +1,5 @@
 """The canonical view's frame and the polar samples of it that the tick ring and the pointers
-are both read from: a module of its own so that ``dial_scale`` and ``dial_pointers`` share them
+are both read from: a module of its own so that ``dial.scale`` and ``dial.pointers`` share them
 without importing each other."""
 
 from __future__ import annotations

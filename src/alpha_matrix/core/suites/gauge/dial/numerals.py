@@ -2,9 +2,9 @@
 the stated range, or say why not.
 
 Two or more labels read at known angles give value = a + b * angle without knowing where the
-scale's ends are (glare, a red zone or a cover at an end leaves ``dial_scale.arc`` in doubt).
+scale's ends are (glare, a red zone or a cover at an end leaves ``dial.scale.arc`` in doubt).
 
-1. ``read_labels``: on a rectified dial (``dial_geometry.Dial.canon``: the dial a circle of radius
+1. ``read_labels``: on a rectified dial (``dial.geometry.Dial.canon``: the dial a circle of radius
    ``dial.CANON`` px about the image's centre), ink is every pixel far in RGB from the face's
    median around it (either polarity alike), closed by a px. Its connected components that touch
    neither the tick ring's band, nor the hub, nor the unseen part of the picture, and are no
@@ -29,12 +29,12 @@ scale's ends are (glare, a red zone or a cover at an end leaves ``dial_scale.arc
    not read a label's step or so past an end (a dial drawn 0-16 stated 0-10), and no as good
    map the other way round. Any doubt: a one-line reason (beginning "numerals:").
 
-Called in ``dial._read`` once the tick ring is known, when ``dial_scale.arc`` leaves the ends in
-doubt: ``scale_from_labels(read_labels(...), spec)`` gives (start, sweep) as ``dial_scale._ends``
+Called in ``dial.read._read`` once the tick ring is known, when ``dial.scale.arc`` leaves the ends in
+doubt: ``scale_from_labels(read_labels(...), spec)`` gives (start, sweep) as ``dial.scale._ends``
 does (the angle of ``spec.lo``, the sweep > 0; counter-clockwise from 3 o'clock, the value growing
 clockwise when ``spec.clockwise``), or a reason, and the ticks' reason stands. ``centre`` defaults
 to the image's centre ((w - 1) / 2, (h - 1) / 2), the dial's centre in ``Dial.canon``; ``local``
-(dial.py's median over 31 px) saves ~10 ms; ``px_scale`` is the (work) picture's px per canonical
+(dial/read.py's median over 31 px) saves ~10 ms; ``px_scale`` is the (work) picture's px per canonical
 px. This module imports nothing of the dial reader (it imports this one). Note: OpenCV 5 draws every Hershey face with one
 built-in font and one weight (putText's thickness has no effect), so the Hershey templates are
 three designs (SIMPLEX, PLAIN, DUPLEX = COMPLEX = TRIPLEX) at a few sizes.
@@ -59,7 +59,7 @@ MAX_FILL = 0.78  # share of a glyph's box inked, at most (more: a blob, its stro
 MIN_IMAGE_H = 9  # px: a digit's least height in the picture (fewer: too blurred to tell 6 from 0)
 RING_NEAR = 0.06  # R: a large blob's ink this near the tick ring's band is the ring's (ticks on an arc line)
 HUB_R, OUTER_R = 0.1, 1.45  # R: ink this close to the centre is the hub's; this far out, no label
-MEDIAN_PX = 31  # canonical px: the face's median window (dial.py's ``local``)
+MEDIAN_PX = 31  # canonical px: the face's median window (dial/read.py's ``local``)
 MAX_DIST = 0.22  # 1 - correlation of a glyph with its best template, at most
 MIN_MARGIN = 0.04  # the second class's distance minus the best's, at least
 MIN_SCORE = 0.0  # labels scored below this are dropped (score = the worst glyph's margin over MIN_MARGIN)
@@ -538,8 +538,8 @@ def _lattice(vals: np.ndarray, lo: float, hi: float) -> bool:
 
 
 def scale_from_labels(labels: Sequence[Label], spec: _Spec) -> tuple[float, float] | str:
-    """(angle of ``spec.lo``, sweep) in dial.py's convention (deg counter-clockwise from 3 o'clock,
-    sweep > 0 in the value's direction, as ``dial_scale._ends`` gives), from the labels; or why not."""
+    """(angle of ``spec.lo``, sweep) in dial/read.py's convention (deg counter-clockwise from 3 o'clock,
+    sweep > 0 in the value's direction, as ``dial.scale._ends`` gives), from the labels; or why not."""
     lo, hi = float(spec.lo), float(spec.hi)
     if hi <= lo:
         return "numerals: range not increasing"

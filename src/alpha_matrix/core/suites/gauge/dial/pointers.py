@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from alpha_matrix.core.suites.gauge.dial_common import (
+from alpha_matrix.core.suites.gauge.dial.common import (
     CANON,
     N_ANG,
     N_RAD,
@@ -20,7 +20,7 @@ from alpha_matrix.core.suites.gauge.dial_common import (
     polar,
     smooth_ang,
 )
-from alpha_matrix.core.suites.gauge.dial_geometry import HUB_DISC, Dial, disc, widest_disc
+from alpha_matrix.core.suites.gauge.dial.geometry import HUB_DISC, Dial, disc, widest_disc
 
 MIN_RAY = 0.1  # share of hub-to-ticks a ray of ink must cover to count as a pointer (a broken one too)
 NEUTRAL_MAX, COLOURED_MIN = 0.22, 0.35  # (max - min) / (max + 10) of a pointer's pixels: black/white vs red
