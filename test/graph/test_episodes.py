@@ -58,8 +58,17 @@ def test_same_seeds_give_identical_records(tmp_path):
     assert len({json.dumps(x["initial_positions"]) for x in a}) == 5  # seeds really differ
 
 
-def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
-    """A gating consumer's stop decided at step 300 applies at 324 in every run."""
+@pytest.mark.parametrize(
+    ("decision", "run_ids"),
+    [(300, ("a", "b")), (305, ("a",))],
+    ids=["stop-mid-batch", "stop-after-full-batch"],
+)
+def test_protective_stop_lands_at_a_deterministic_step(tmp_path, decision, run_ids):
+    """A gating consumer's stop decided at step 300 applies at 324 in every run. Decided at 305,
+    it applies at 329, right after a full batch (313..328): the stop's step is a batch of its own,
+    and episode/end names it, so the safety monitor's account ends there whichever of the two
+    reaches it first (test/unit/safety/test_monitor_order.py plays both orders; one run here)."""
+    applied = decision + 24
     cfg = tmp_path / "config"
     shutil.copytree(CONFIG, cfg)
     graph = yaml.safe_load((cfg / "graph.yaml").read_text())
@@ -67,19 +76,25 @@ def test_protective_stop_lands_at_a_deterministic_step(tmp_path):
     (cfg / "graph.yaml").write_text(yaml.safe_dump(graph))
     params = yaml.safe_load((cfg / "params.yaml").read_text())
     params["sim_bridge"]["ros__parameters"]["gating_consumers"] = ["step_consumer"]
-    params["step_consumer"] = {"ros__parameters": {"stop_at_step": 300}}
+    params["step_consumer"] = {"ros__parameters": {"stop_at_step": decision}}
     (cfg / "params.yaml").write_text(yaml.safe_dump(params))
-    for run_id in ("a", "b"):
+    for run_id in run_ids:
         r = run_cli(
             ["--config", str(cfg), "run", "--episodes", "2", "--runs-dir", str(tmp_path), "--run-id", run_id], tmp_path
         )
         assert r.returncode == 0, r.stdout + r.stderr
-    a, b = records(tmp_path / "a"), records(tmp_path / "b")
-    for rec in a:
+    runs = [records(tmp_path / run_id) for run_id in run_ids]
+    for rec in runs[0]:
         assert rec["abort_kind"] == "cancelled"
-        assert "protective stop at step 324 (step_consumer: scheduled test stop)" in rec["abort_reason"]
+        assert (
+            f"cancelled at step {applied}: protective stop at step {applied} (step_consumer: scheduled test stop)"
+            in (rec["abort_reason"])
+        )
         assert not rec["outcome"]["success"]
-    assert [deterministic(x) for x in a] == [deterministic(x) for x in b]
+        assert rec["outcome"]["steps_used"] == applied  # the world ran the stop's step
+        safety = rec["safety"]
+        assert (safety["first_step"], safety["last_step"], safety["steps_checked"]) == (1, applied, applied)
+    assert all([deterministic(x) for x in run] == [deterministic(x) for x in runs[0]] for run in runs)
 
 
 def test_screening_for_the_monitor_changes_no_record(tmp_path):

@@ -224,8 +224,8 @@ def judge(
         s = facts.stopped
         if s is None or s.state != "CANCELLED":
             problems.append("the running command was not cancelled by the stop")
-        elif s.end_step != want - 1:
-            problems.append(f"the stop cut the command after step {s.end_step}, expected {want - 1} (decision + L - 1)")
+        elif s.end_step != want:
+            problems.append(f"the stop cut the command at step {s.end_step}, expected {want} (decision + L)")
         row(f"stops land at decision + L (L = {latency})", problems, f"decided {facts.stop_decision}, applied {want}")
 
     problems = []

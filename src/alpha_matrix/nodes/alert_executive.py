@@ -67,7 +67,7 @@ class AlertExecutive(SuiteExecutive):
         until = min(sc.max_steps, last_event_step(sc) + p.reaction_latency_steps + 1)
         while step < until:  # every scheduled clear lands before the episode is judged
             last = self.robot.hold(until - step)
-            step = int(last.end_step) + (last.state == CommandStatus.CANCELLED)
+            step = int(last.end_step)
         guard = call_service(self.report_cli, Trigger.Request(), p.service_timeout_s, self.robot.progress)
         if not guard.success:
             raise AlphaMatrixError(f"alert_guard report: {guard.message}")

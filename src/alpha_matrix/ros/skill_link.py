@@ -128,4 +128,4 @@ class GraphSkillRobot:
         reply = self.robot.stop(end, self.requester, "task finished")
         after: CommandStatus = self.robot.hold(self.latency + 1)
         stopped = reply.accepted and after.state == CommandStatus.CANCELLED and "protective stop" in after.message
-        return state, after.end_step + 1 if stopped else after.end_step, stopped
+        return state, after.end_step, stopped

@@ -43,7 +43,8 @@ def test_stop_applies_at_decision_plus_latency_and_cancels_the_queue(world):
     assert core.protective_stop("e", True, 100, "monitor", "test").apply_step == 124
     events = run_until_idle(core)
     cancelled = [e for e in events if e.state == State.CANCELLED]
-    assert [(e.command_id, e.end_step) for e in cancelled] == [(move.command_id, 123), (queued.command_id, 123)]
+    assert [(e.command_id, e.end_step) for e in cancelled] == [(move.command_id, 124), (queued.command_id, 124)]
+    assert world.step_count == 124  # the world ran the stop's step: the cancelled commands end at it
     assert "protective stop at step 124 (monitor: test)" in cancelled[0].message
     assert core.stop_log == [(124, True, "monitor", "test")]
     assert not core.move_to((0.5, 0.0, 0.8), 10).accepted  # refused while stopped

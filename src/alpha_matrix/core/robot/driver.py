@@ -60,7 +60,7 @@ class DriverCore:
 
     # -- requests -----------------------------------------------------------------------
     def reset(self, episode_id: str, seed: int, settle_steps: int) -> tuple[Reply, list[CommandEvent]]:
-        events = self._cancel_all("reset")
+        events = self._cancel_all("reset", self.world.step_count)
         self._stops.clear()
         self._disturbances.clear()
         self.stop_log.clear()
@@ -154,7 +154,7 @@ class DriverCore:
             events.append(CommandEvent(self._active.command_id, State.DONE, self._active.start_step, sample.step))
             self._active = None
         if sample.step >= self.max_episode_steps:
-            events += self._cancel_all(f"episode step budget of {self.max_episode_steps} steps exhausted")
+            events += self._cancel_all(f"episode step budget of {self.max_episode_steps} steps exhausted", sample.step)
         return sample, events
 
     # -- internals ----------------------------------------------------------------------
@@ -187,7 +187,9 @@ class DriverCore:
         self.stop_log.append((step, req.engage, req.requester, req.reason))
         if req.engage:
             self._holds.add(req.requester)
-            events = self._cancel_all(f"protective stop at step {step} ({req.requester}: {req.reason})")
+            # The world runs this step stopped: the cut commands end at it, the last step of the
+            # episode's robot activity, whose observation their statuses carry (episode/end names it).
+            events = self._cancel_all(f"protective stop at step {step} ({req.requester}: {req.reason})", step)
             self.world.protective_stop()
             return events
         self._holds.discard(req.requester)
@@ -195,9 +197,9 @@ class DriverCore:
             self.world.resume()
         return []
 
-    def _cancel_all(self, why: str) -> list[CommandEvent]:
+    def _cancel_all(self, why: str, end: int) -> list[CommandEvent]:
+        """End every command CANCELLED at ``end``: the last step the world runs for them."""
         events = []
-        end = self.world.step_count
         if self._active is not None:
             events.append(CommandEvent(self._active.command_id, State.CANCELLED, self._active.start_step, end, why))
             self._active = None

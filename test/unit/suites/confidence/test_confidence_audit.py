@@ -79,7 +79,7 @@ class _RecordingRobot:
         state = self._run(lambda: self.world.start_hold(hold_steps))
         end = self.world.step_count
         # As the graph: the stop decided now lands L = 24 steps later, cancelling the next hold.
-        last = {**self.statuses[-1], "state": 3, "start_step": end + 1, "end_step": end + 23}
+        last = {**self.statuses[-1], "state": 3, "start_step": end + 1, "end_step": end + 24}
         self.statuses.append({**last, "message": f"protective stop at step {end + 24} (test: task finished)"})
         return state, end + 24, True
 

@@ -44,8 +44,8 @@ class FakeRobot:
     def wait(self, command_id: int) -> NS:
         cmd, start = self._queued.pop(command_id), self.step + 1
         end = start + cmd.steps - 1
-        if start <= self.stop[0] <= end:  # cut: the stop's step never runs
-            self.step = self.stop[0] - 1
+        if start <= self.stop[0] <= end:  # cut: the stop's step runs (stopped), the command ends at it
+            self.step = self.stop[0]
             return NS(state=State.CANCELLED, start_step=start, end_step=self.step)
         self.step = end
         return NS(state=State.DONE, start_step=start, end_step=end)
@@ -69,8 +69,8 @@ def test_a_cut_command_is_reissued_and_the_arm_holds_while_stopped() -> None:
     cmds = [Command("move", 100, target=(0.5, 0.0, 0.8))]
     robot, arm = FakeRobot(0, stop=(50, 100)), ArmAccount(plan_commands=1)
     work_until(200, cmds, arm, robot, 24, NS(state=State.DONE, end_step=0))
-    assert arm.commands[0] == (1, 49, "move", "CANCELLED") and next_step(NS(state=State.CANCELLED, end_step=49)) == 50
-    assert arm.refused_while_stopped == arm.holds_while_stopped == 3  # 50..73, 74..97, 98..99 (the rest left)
+    assert arm.commands[0] == (1, 50, "move", "CANCELLED") and next_step(NS(state=State.CANCELLED, end_step=50)) == 50
+    assert arm.refused_while_stopped == arm.holds_while_stopped == 3  # 51..74, 75..98, 99..122
     assert arm.commands[1][2:] == ("move", "DONE") and arm.plan_done == 1
 
 

@@ -19,6 +19,7 @@ are the agent's own view and are taken from the result.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,16 @@ class ConfidenceEpisode:
     decisions: list[Any] = field(default_factory=list)  # AgentDecision (an agent under test decided)
     statuses: list[Any] = field(default_factory=list)  # terminal CommandStatus
     result: Any = None
+
+
+_STOP_AT = re.compile(r"protective stop at step (\d+)")
+
+
+def _stop_step(stop: Any) -> int:
+    """The step the robot's stop applied at, the episode's last: the end step of the command it cut.
+    Older bags date that cut one step earlier (the stop's step after it); its message names the step."""
+    named = _STOP_AT.search(str(stop.message))
+    return max(int(stop.end_step), int(named.group(1)) if named else 0)
 
 
 def _episode_of(topic: str, msg: Any) -> str | None:
@@ -284,7 +295,7 @@ def replay_confidence(ep: ConfidenceEpisode, suite: SkillsSuite) -> tuple[dict[s
         problems.append("rule broken: no protective stop of the robot recorded at the end")
     else:
         ledger.record_stop()
-    steps = int(stop.end_step) + 1 if stop is not None else int(statuses[-1].end_step) if statuses else 0
+    steps = _stop_step(stop) if stop is not None else int(statuses[-1].end_step) if statuses else 0
     achieved = {}
     if final is not None:
         end = _status_state(final, geo)

@@ -34,8 +34,8 @@ class ArmRobot(Protocol):
 
 
 def next_step(status: Any) -> int:
-    """The first step not yet run after ``status``: a cancelled command's end step never ran."""
-    return int(status.end_step) + (status.state == State.CANCELLED)
+    """The last step run for ``status``'s command: its end step, a stop's step for one a stop cut."""
+    return int(status.end_step)
 
 
 def work_until(end_step: int, cmds: list[Command], arm: ArmAccount, robot: ArmRobot, hold_steps: int, last: Any) -> Any:
