@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,14 @@ FAMILY_B_ACCURACY_MIN = 0.95  # the issue's acceptance for the reader on a famil
 FAMILY_B_HALLUCINATION_MAX = 0.01
 
 
+def _off_line(rows: Iterable[Scored]) -> str:
+    """The readable items given a value more than 2 % of span off (a wrong value, worse than an
+    abstention), with their errors."""
+    off = [100.0 * (r.value - r.truth) / r.span for r in rows if r.readable and r.value is not None and not r.accurate]
+    errs = f" ({', '.join(f'{e:+.1f}' for e in off)} % of span)" if off else ""
+    return f"readable given a value more than 2 % of span off: {len(off)}{errs}"
+
+
 def _family_b_table(title: str, rows: list[tuple[str, Scored, float]]) -> None:
     """Per group: readable read within 2 % of span (k/n), unreadable given a value (k/n), median ms."""
     groups: dict[str, list[tuple[Scored, float]]] = {}
@@ -115,6 +123,7 @@ def _main_family_b(seed: int, count: int) -> int:
         f"reader time per image: mean {ms_all.mean():.1f} ms, median {np.median(ms_all):.1f} ms, "
         f"p95 {np.quantile(ms_all, 0.95):.1f} ms"
     )
+    print(_off_line(s for _, s, _ in done))
     _family_b_table("degradation", [(it.degradation, s, m) for it, s, m in done])
     _family_b_table("style", [(it.style, s, m) for it, s, m in done])
     ok = (total.accuracy or 0.0) >= FAMILY_B_ACCURACY_MIN and (
@@ -164,6 +173,7 @@ def main() -> int:
     print(f"reader: accuracy {_pct(total.accuracy)} % of {total.readable} readable (within 2 % of span), "
           f"hallucination {_pct(total.hallucination)} % of {total.unreadable} unreadable, "
           f"MAE {'n/a' if total.mae_pct is None else f'{total.mae_pct:.2f}'} % of span")  # fmt: skip
+    print(_off_line(rows))
     print(
         f"reader time per image: mean {ms.mean():.1f} ms, median {np.median(ms):.1f} ms, p95 {np.quantile(ms, 0.95):.1f} ms"
     )

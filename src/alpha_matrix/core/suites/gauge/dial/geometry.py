@@ -27,6 +27,12 @@ VOTE_STRAIGHT = 0.12  # ... or one on no straight run of edge this long (of the 
 VOTE_MAX_PX = 6000  # at most this many of them (a random sample)
 VOTE_CELL = 2  # px: the vote's grid
 VOTE_MIN_PX = 4  # px: an edge votes along its line from this far (its own neighbourhood is no centre)
+ELL_SECTORS = 72  # sectors of angle about the pivot in which the ticks' outer ends are taken
+ELL_MIN_SECTORS = 24  # sectors with a tick, at least, for the ticks' ellipse
+ELL_MIN_RATIO = 0.5  # its minor axis over its major, at least
+ELL_ROUND = 0.8  # ... and below this (a view turned about 37 deg and more), or the circle is kept
+ELL_CENTRE_OFF = 0.15  # its centre this far (of its radius) from the pivot, at most
+RADIAL_EDGE = 0.9  # |cos| of an edge's direction to the radius: an edge along it (a tick's side)
 VOTE_SECTORS = 8  # directions a vote comes from: a centre met from many is a ring's, not a line's
 
 Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
@@ -172,9 +178,50 @@ def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
         proj = np.eye(2)[None] - t2[:, :, None] * t2[:, None, :]
         pts = np.stack([xs[on], ys[on]], axis=1).astype(float)
         cx, cy = (float(v) for v in np.linalg.solve(proj.sum(axis=0), np.einsum("nij,nj->i", proj, pts)))
-    ell: Ellipse = ((cx, cy), (2 * rad, 2 * rad), 0.0)
+    ell: Ellipse = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad) or ((cx, cy), (2 * rad, 2 * rad), 0.0)
     g = _to_canon(ell, np.array([cx, cy]))
     return _make_dial(rgb, ell, g, _warp(rgb, g), False)
+
+
+def _ticks_ellipse(
+    xs: np.ndarray, ys: np.ndarray, tx: np.ndarray, ty: np.ndarray, centre: tuple[float, float], rad: float
+) -> Ellipse | None:
+    """The ellipse through the ticks' outer ends (a circle of ticks seen at an angle): per sector of
+    angle about the pivot, the farthest edge lying along a radius (a tick's side); sectors with none
+    near the ring (the scale's gap, a label there) left out, the fit's outliers dropped once. None
+    when too few sectors hold a tick or the fit is no dial's (far off the pivot, too flat, too far
+    from the ring's radius)."""
+    dx, dy = xs - centre[0], ys - centre[1]
+    dist = np.hypot(dx, dy) + 1e-6
+    along = np.abs(tx * dx + ty * dy) / dist >= RADIAL_EDGE  # the edge runs along the radius
+    on = along & (dist > 0.4 * rad) & (dist < 1.3 * rad)
+    sector = (np.floor((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * ELL_SECTORS).astype(int)) % ELL_SECTORS
+    outer = []
+    for k in range(ELL_SECTORS):
+        m = on & (sector == k)
+        if m.sum() >= 2:
+            i = int(np.argmax(np.where(m, dist, -1.0)))
+            outer.append((dist[i], xs[i], ys[i]))
+    if len(outer) < ELL_MIN_SECTORS:
+        return None
+    d = np.array([o[0] for o in outer])
+    pts = np.array([[o[1], o[2]] for o in outer], np.float32)[d >= 0.8 * np.median(d)]
+    if len(pts) < ELL_MIN_SECTORS:
+        return None
+    ell = cv2.fitEllipse(pts)
+    res = _ell_residual(pts.astype(float), ell)
+    keep = res <= max(2.0, 3.0 * float(np.median(res)))
+    if keep.sum() < ELL_MIN_SECTORS:
+        return None
+    (ex, ey), (a0, a1), ang = cv2.fitEllipse(pts[keep])
+    mean_r = (a0 + a1) / 4.0
+    if min(a0, a1) < ELL_MIN_RATIO * max(a0, a1) or not 0.6 * rad <= mean_r <= 1.4 * rad:
+        return None
+    if min(a0, a1) >= ELL_ROUND * max(a0, a1):  # near enough a circle: the circle found is the dial
+        return None
+    if math.hypot(ex - centre[0], ey - centre[1]) > ELL_CENTRE_OFF * mean_r:
+        return None
+    return (float(ex), float(ey)), (float(a0), float(a1)), float(ang)
 
 
 def _make_dial(rgb: np.ndarray, ell: Ellipse, g: np.ndarray, canon: np.ndarray, hub: bool) -> Dial:
