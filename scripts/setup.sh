@@ -177,4 +177,12 @@ SITE=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['pur
 cat > "$SITE/alpha_matrix_ament.pth" <<'PTH'
 import os, sys; _p = [x for x in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if x]; sys.prefix in _p or os.environ.__setitem__("AMENT_PREFIX_PATH", os.pathsep.join([sys.prefix, *_p]))
 PTH
+# The package's bytecode (src/**/__pycache__, git-ignored), written here once. A graph starts
+# every node as its own Python process; where nothing writes bytecode (PYTHONDONTWRITEBYTECODE=1 in
+# the environment, as on the 2-core machine make test is timed on) each process compiled every
+# alpha_matrix module it imports at every start (measured: 0.1 s of CPU for the CLI, 0.2 s for the
+# 8 nodes of a run). Files already compiled are skipped; a file edited later is compiled in memory
+# as before, until the next setup.
+"$VENV/bin/python" -m compileall -q -j 0 src >/dev/null \
+  || say "could not write the bytecode of src/ (every process compiles what it imports)"
 say "environment ready: $VENV"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,6 @@ import yaml
 
 from alpha_matrix.core.errors import AlphaMatrixError, ConfigError
 from alpha_matrix.core.graph import SHARED, Graph
-from alpha_matrix.core.planning.llm_planner import concrete_backend
 from alpha_matrix.core.planning.params import LLMPlannerParams
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.resolve import resolve_graph
@@ -117,6 +118,8 @@ def _auto_backend(args: argparse.Namespace, graph: Graph) -> dict[str, dict[str,
     if not planners:
         refuse_unservable_models(graph)
         return {}
+    from alpha_matrix.core.planning.llm_planner import concrete_backend  # here: it brings in the HTTP clients
+
     values: dict[str, dict[str, Any]] = {}
     for node in planners:
         chosen = getattr(args, "_auto_backend", None) or concrete_backend(LLMPlannerParams(**node.parameters))
@@ -173,14 +176,15 @@ def preflight_planner(graph: Graph) -> None:
     """The llm arm's Ollama daemon answers and has every model the arms ask for: checked once,
     before anything starts, one ConfigError line naming the arm (the planner node would otherwise
     fail seconds into the run, once per attempt). Other backends are checked by their node."""
-    from alpha_matrix.core.backends.errors import BackendError
-    from alpha_matrix.core.backends.ollama import OllamaBackend
-    from alpha_matrix.core.matrix.cells import arm_family, arm_model
-
     for node in (n for n in graph.nodes if n.executable == "llm_planner" and not n.external):
         params = LLMPlannerParams(**node.parameters)
         if params.backend != "ollama":
             continue
+        # Here, not above: the HTTP client is imported only when there is a daemon to ask.
+        from alpha_matrix.core.backends.errors import BackendError
+        from alpha_matrix.core.backends.ollama import OllamaBackend
+        from alpha_matrix.core.matrix.cells import arm_family, arm_model
+
         arms = [str(a) for n in graph.nodes if n.executable == "episode_runner" for a in n.parameters["arms"]]
         models: dict[str, str] = {}  # model -> the first arm that asks for it
         for a in arms:
@@ -257,6 +261,40 @@ def config_dir_problem(config: Path) -> str | None:
     if config.is_dir():
         return None
     return "not a directory" if config.exists() else "no such directory"
+
+
+# What a command's summary and report import once its graph has stopped: Wilson intervals and
+# McNemar (statsmodels, which brings pandas, and scipy.stats) and the PNG plots (matplotlib's
+# Figure and Agg canvas). About a second of CPU, in that order, after the graph. The commands
+# that start a graph import them behind the domain probe instead (``import_behind``): the probe
+# waits out $ALPHA_MATRIX_DOMAIN_PROBE_S (3 s by default) with the CPU idle.
+REPORT_MODULES = (
+    "statsmodels.stats.proportion",
+    "statsmodels.stats.contingency_tables",
+    "scipy.stats",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+)
+
+
+def import_behind(modules: Iterable[str] = REPORT_MODULES) -> threading.Thread:
+    """Import ``modules`` on a daemon thread while this one goes on (the domain probe, the graph).
+
+    Only a head start: the code that uses a module imports it where it always did, and waits for
+    this thread's import of it if that is still running (Python's module lock), so nothing it
+    reads changes. A module that fails to import here is left alone: its own import fails the
+    same way where it is used, and says so there."""
+
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S112 - reported by the import where the module is used
+                continue
+
+    thread = threading.Thread(target=load, name="import_behind", daemon=True)
+    thread.start()
+    return thread
 
 
 def first_domain(args: argparse.Namespace) -> int | None:

@@ -14,6 +14,7 @@ from alpha_matrix.cli.common import (
     check_environment,
     first_domain,
     graph_for,
+    import_behind,
     preflight_planner,
     recorded_already,
     shards_on_ray,
@@ -78,13 +79,16 @@ def run_config_hash(graph: Graph) -> str:
 
 def _finished(graph: Graph, graphs: list[Graph], run_dir: Path) -> bool:
     """Every planned episode is recorded under this config: the run only reports (nothing starts)."""
-    from alpha_matrix.core.matrix.report import write_report
-    from alpha_matrix.core.matrix.summary import summarize
     from alpha_matrix.core.records import EpisodeRecord
 
     ids = planned_episodes(graphs)
     if not recorded_already(graph, run_dir, run_config_hash(graph), ids, EpisodeRecord, "run"):
         return False
+    # Only now: the report brings in matplotlib, which a run that starts its graph imports
+    # behind the domain probe (import_behind) and needs only after the graph.
+    from alpha_matrix.core.matrix.report import write_report
+    from alpha_matrix.core.matrix.summary import summarize
+
     records = RunStore.read_only(run_dir)
     print(f"run {graph.run_id}: all {len(ids)} episodes already recorded, nothing to start", file=sys.stderr)
     print(f"\nrun {graph.run_id} -> {run_dir / 'episodes.jsonl'}\n" + summarize([records[e] for e in ids]))
@@ -109,6 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.ray is not None:
         return _run_on_ray(args, graph, request)
     made = unmade_dirs(graph)
+    import_behind()  # the report's modules, while the probe below waits
     # Nothing starts (and nothing is written) while another live run holds runs/<id> or
     # bags/<id>, or a domain, or while a graph is already up on one of our domains.
     with guarded(graph, args.workers, first_domain(args)) as domains:

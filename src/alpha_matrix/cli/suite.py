@@ -28,6 +28,7 @@ from alpha_matrix.cli.common import (
     driver_of,
     external_nodes,
     first_domain,
+    import_behind,
     parse_sets,
     recorded_already,
     shards_on_ray,
@@ -96,7 +97,6 @@ def _agent_overrides(args: argparse.Namespace, overrides: dict[str, dict[str, An
 
 def preflight_agent(graph: Graph) -> None:
     """A served model that cannot be reached or is not pulled: one line, before anything starts."""
-    from alpha_matrix.core.agent.agent import ready_backend
     from alpha_matrix.core.agent.params import AgentParams
     from alpha_matrix.core.agent.spec import parse_agent_spec
     from alpha_matrix.core.backends.errors import BackendError
@@ -111,6 +111,8 @@ def preflight_agent(graph: Graph) -> None:
         raise ConfigError(f"--agent {spec.label}: no bag {Path(params.bags_dir) / spec.model} to replay")
     if spec.backend != "ollama":
         return
+    from alpha_matrix.core.agent.agent import ready_backend  # here: it brings in the HTTP clients
+
     try:
         ready_backend(spec, params, registry.suite, registry.agent_baselines())
     except BackendError as err:  # InfrastructureAbort, ModelNotFoundError, ServerAnswerError among them
@@ -338,6 +340,7 @@ def _one_run(args: argparse.Namespace) -> tuple[int, Path]:
         return code, run_dir
     # Refused before anything starts: runs/<id> or bags/<id> held by a live run, or a graph up on the domain.
     made = unmade_dirs(graph)
+    import_behind()  # the summary's and the report's modules, while the probe below waits
     with guarded(graph, 1, first_domain(args), what="suite") as domains:
         record_request(run_dir, *request)  # the run's size, known from its first moment (alpha-matrix runs)
         code = run_graph(graph, graph_env(domains[0]))

@@ -14,6 +14,7 @@ from alpha_matrix.ros.stop import STOP, STOP_POLL_S
 
 SERVER_CHECK_S = 1.0  # how often a waiting call looks whether its server is still there
 SERVER_GONE_S = 3.0  # gone this long: its reply will not come
+SERVICE_POLL_S = 0.02  # how often a wait for a service looks whether it is up
 
 
 def _stopping(client: Any) -> bool:
@@ -21,9 +22,23 @@ def _stopping(client: Any) -> bool:
     return STOP.signal is not None or not client.context.ok()
 
 
+def service_ready(client: Any, timeout_s: float) -> bool:
+    """``client.wait_for_service(timeout_s)`` looking every SERVICE_POLL_S rather than rclpy's
+    every 0.25 s: a graph's nodes wait on each other's services as they start, and each wait
+    ended up to 0.25 s after its server came up. The same condition, the same timeout (from
+    now, on the monotonic clock); it stops early, like rclpy's, when the context shuts down."""
+    deadline = time.monotonic() + timeout_s
+    while client.context.ok() and not client.service_is_ready():
+        left = deadline - time.monotonic()
+        if left <= 0.0:
+            break
+        time.sleep(min(SERVICE_POLL_S, left))
+    return bool(client.service_is_ready())
+
+
 def await_service(client: Any, timeout_s: float, hint: str = "") -> None:
     """The client's service is available, or AlphaMatrixError saying what this participant sees of it."""
-    if not client.wait_for_service(timeout_sec=timeout_s):
+    if not service_ready(client, timeout_s):
         raise AlphaMatrixError(
             f"service {client.srv_name} not available after {timeout_s:.0f} s{hint}; {service_view(client)}"
         )

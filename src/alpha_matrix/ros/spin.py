@@ -60,12 +60,29 @@ def spin_behind(
         # The spin thread leaves its wait set before the executor goes away (shutting an
         # executor down under a thread waiting in it crashed rclpy: a segfault).
         done.set()
-        with contextlib.suppress(Exception):  # a context already shut down by a signal
-            executor.wake()
+        waker = _wake(executor, node)
         thread.join(timeout=5)
+        if waker is not None:
+            with contextlib.suppress(Exception):
+                node.destroy_timer(waker)
         executor.shutdown()
     if STOP.failure is not None:  # the work ended (non-interruptible) because the thread died
         raise ExecutorFailed(STOP.failure)
+
+
+def _wake(executor: Executor, node: Node) -> Any:
+    """End the spin thread's ``spin_once`` now, not at its SPIN_POLL_S timeout: the work is done.
+
+    The EventsExecutor's ``wake()`` does not end a ``spin_once`` that is waiting (measured: the
+    join waited out the rest of the 0.5 s, at the end of every job) and it takes no guard
+    condition; a timer due at once is an event it serves. Returns the timer, or None when the
+    node's context is already shut down (a signal: the spin thread ends at its next look, as before)."""
+    with contextlib.suppress(Exception):  # a context already shut down by a signal
+        executor.wake()
+    try:
+        return node.create_timer(0.0, lambda: None)
+    except Exception:  # noqa: BLE001 - the node or its context is gone: nothing left to wake
+        return None
 
 
 def describe(err: BaseException) -> str:
