@@ -14,7 +14,7 @@ import psutil
 import pytest
 from test_suites_confidence_alerts import ALERTS
 
-from alpha_matrix.core.records import RunStore, deterministic_view
+from alpha_matrix.core.records import RunStore, seeded_view
 from conftest import next_domain_id, run_cli, wait_until
 
 ray_cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -27,7 +27,7 @@ def records(cwd: Path) -> dict[str, str]:
     lines = (run_dir / "episodes.jsonl").read_text().splitlines()
     recs = RunStore.read_only(run_dir)
     assert len(lines) == len(recs)  # no episode twice
-    return {rid: json.dumps(deterministic_view(rec), sort_keys=True) for rid, rec in recs.items()}
+    return {rid: json.dumps(seeded_view(rec), sort_keys=True) for rid, rec in recs.items()}
 
 
 def shard_processes(index: int) -> list[psutil.Process]:

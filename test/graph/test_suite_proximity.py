@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.core.records import seeded_view
 from alpha_matrix.core.suites.records import SuiteStore
 from conftest import run_cli, wait_until
 
@@ -37,7 +38,7 @@ approaches:
 
 def _deterministic(run_dir: Path) -> list[str]:
     recs = SuiteStore.read_only(run_dir)
-    return [json.dumps(r.model_dump(mode="json", exclude={"timing", "run_id"}), sort_keys=True) for r in recs]
+    return [json.dumps(seeded_view(r), sort_keys=True) for r in recs]
 
 
 def _suite(tmp_path: Path, text: str, run_id: str) -> tuple[Path, str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from alpha_matrix.core.records import seeded_view
 from alpha_matrix.core.sim.world import World
 from alpha_matrix.core.suites.alerts.guard import alert_from_result
 from alpha_matrix.core.suites.confidence.run import confidence_from_result, run_confidence_task
@@ -50,7 +51,7 @@ scenarios:
 def _deterministic(run_dir: Path) -> list[str]:
     """Records minus wall-clock fields and the run id (the only fields allowed to differ)."""
     recs = SuiteStore.read_only(run_dir)
-    return [json.dumps(r.model_dump(mode="json", exclude={"timing", "run_id"}), sort_keys=True) for r in recs]
+    return [json.dumps(seeded_view(r), sort_keys=True) for r in recs]
 
 
 def _suite(tmp_path: Path, suite: str, text: str, run_id: str) -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from alpha_matrix.core.domains import DomainLease, allocate
+from alpha_matrix.core.records import seeded_view
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_FILE = ROOT / "launch" / "alpha_matrix.launch.py"
@@ -41,11 +42,10 @@ def lease_domain() -> int:
 
 
 def deterministic_records(run_dir: Path) -> dict[str, str]:
-    """episode id -> the record without what differs between two runs of the same seeds."""
+    """episode id -> the record without what differs between two runs of the same seeds
+    (``records.seeded_view``: timing, run id, the checkout the run started from)."""
     out = {}
     for line in (run_dir / "episodes.jsonl").read_text().splitlines():
         rec = json.loads(line)
-        out[rec["episode_id"]] = json.dumps(
-            {k: v for k, v in rec.items() if k not in ("timing", "run_id")}, sort_keys=True
-        )
+        out[rec["episode_id"]] = json.dumps(seeded_view(rec), sort_keys=True)
     return out
