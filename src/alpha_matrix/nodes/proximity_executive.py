@@ -29,7 +29,6 @@ from alpha_matrix.core.suites.proximity.agent_score import agent_part, decision_
 from alpha_matrix.core.suites.proximity.arm_work import (
     estimate_rows,
     last_frame,
-    next_step,
     sort_until,
     truth_arrays,
     truth_reaches,
@@ -115,7 +114,7 @@ class ProximityExecutive(SuiteExecutive):
         cmds = plan_to_commands(oracle_plan(p.object, _pose(last, p.object), ZONE))
         arm = ArmAccount(plan_commands=len(cmds))
         last = work_until(sc.end_step, cmds, arm, self.robot, p.hold_steps, last)
-        last_step = next_step(last)
+        last_step = int(last.end_step)
         placed = evaluate_outcome(_pose(last, p.object), ZONE, last_step, last_step).success
         truth = self._wait(self.truth, req.episode_id, lambda m: truth_reaches(m, sc.end_step),
                            f"sim/proximity_truth up to step {sc.end_step}")  # fmt: skip
@@ -176,7 +175,7 @@ class ProximityExecutive(SuiteExecutive):
 
         arm = ArmAccount(plan_commands=len(cfg.blocks))
         last, samples = sort_until(sc.end_step, ctrl, arm, self.robot, p.hold_steps, last, _view, inputs)
-        last_step = next_step(last)
+        last_step = int(last.end_step)
         truth = self._wait(
             self.truth, ep, lambda m: truth_reaches(m, sc.end_step), f"sim/proximity_truth up to step {sc.end_step}"
         )

@@ -33,11 +33,6 @@ class ArmRobot(Protocol):
     def hold(self, steps: int) -> Any: ...  # the hold's terminal status
 
 
-def next_step(status: Any) -> int:
-    """The last step run for ``status``'s command: its end step, a stop's step for one a stop cut."""
-    return int(status.end_step)
-
-
 def work_until(end_step: int, cmds: list[Command], arm: ArmAccount, robot: ArmRobot, hold_steps: int, last: Any) -> Any:
     """The task, then shuttling, until ``end_step``; re-issue what a stop cut, hold while stopped.
     Returns the last command's status."""
@@ -58,7 +53,7 @@ def work_until(end_step: int, cmds: list[Command], arm: ArmAccount, robot: ArmRo
             if last.state == State.DONE and cmd.kind != "hold":
                 arm.plan_done += i < len(cmds)
                 i += 1  # a command cut by a stop is re-issued
-        step = next_step(last)
+        step = int(last.end_step)  # a command a stop cut ends at the stop's step
     return last
 
 
@@ -143,7 +138,7 @@ def sort_until(
         if last.state == State.DONE:
             v = view_of(last)
             samples.append(Sample(v.step, v.grasp, v.objects))
-        step = next_step(last)
+        step = int(last.end_step)
     arm.plan_commands = len(ctrl.cfg.blocks)
     arm.plan_done = len(ctrl.placed)
     return last, samples
