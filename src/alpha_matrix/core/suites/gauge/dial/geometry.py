@@ -27,13 +27,13 @@ VOTE_STRAIGHT = 0.12  # ... or one on no straight run of edge this long (of the 
 VOTE_MAX_PX = 6000  # at most this many of them (a random sample)
 VOTE_CELL = 2  # px: the vote's grid
 VOTE_MIN_PX = 4  # px: an edge votes along its line from this far (its own neighbourhood is no centre)
+VOTE_SECTORS = 8  # directions a vote comes from: a centre met from many is a ring's, not a line's
 ELL_SECTORS = 72  # sectors of angle about the pivot in which the ticks' outer ends are taken
 ELL_MIN_SECTORS = 24  # sectors with a tick, at least, for the ticks' ellipse
 ELL_MIN_RATIO = 0.5  # its minor axis over its major, at least
 ELL_ROUND = 0.8  # ... and below this (a view turned about 37 deg and more), or the circle is kept
 ELL_CENTRE_OFF = 0.15  # its centre this far (of its radius) from the pivot, at most
 RADIAL_EDGE = 0.9  # |cos| of an edge's direction to the radius: an edge along it (a tick's side)
-VOTE_SECTORS = 8  # directions a vote comes from: a centre met from many is a ring's, not a line's
 
 Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
 

@@ -12,7 +12,8 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    reading abstains for want of a scale (or of one clear pointer), the dial is found again from its
    ticks (``dial_from_ticks``): the lines of the short, radial edges (not long straight ones: a
    plate's, a pipe's, the needle's) meet at the pivot from most directions; the ring's radius is
-   where those edges are densest; that circle is read in turn (unless it is the ring already read,
+   where those edges are densest (seen at an angle, the ellipse of the ticks' outer ends); that
+   circle is read in turn (unless it is the ring already read,
    and not on a lone red pointer beside another ray from the hub: a needle whose blade is hidden).
 2. Ink (here), whatever the polarity: the face's colour around each point is its median over 0.15 R;
    ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for the
@@ -37,9 +38,9 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    at their angles and matched to the stated range on one linear map, or the abstention stands.
    The ring read first may be the numerals' (close inside a short scale's ticks their strokes are
    as "ticky"): when it gives no scale (too few ticks, irregular, its ends in doubt), the next ring
-   of marks outside it is read, and taken only with a value, a needle reaching that ring and
-   nothing covering it (a hand's fingers inside the scale, an object's edges over a ring, read as
-   ticks, gave values 45 % and 12 % of the span off).
+   of marks outside it is read, and taken only with a value, a needle reaching that ring, the ring
+   inside the dial's circle and less than half of it covered (a hand's fingers inside the scale, an
+   object's edges outside the rim, read as ticks, gave values 45 % and 12 % of the span off).
    Its ends in doubt, the ring under each pointer crossing it counts as covered (an end tick under
    a drag pointer left at the scale's end) and the arc is read again.
 4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's

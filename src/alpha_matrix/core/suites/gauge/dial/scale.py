@@ -184,9 +184,10 @@ def arc(
     hidden: np.ndarray | None = None,
     length: np.ndarray | None = None,
 ) -> tuple[float, float] | TickScale | str:
-    """The scale from the tick angles: the arc with the ticks to read between, (angle of lo, sweep)
-    from a stated arc, or why not. ``hidden``: per angle bin, whether the tick ring there is covered
-    by something that is not the face."""
+    """The scale from the tick angles: the arc with the ticks to read between; (angle of lo, sweep)
+    where no ticks span it (a stated arc, an end under a cover given by the other and a standard
+    sweep); or why not. ``hidden``: per angle bin, whether the tick ring there is covered by
+    something that is not the face."""
     if len(ang) < 6:
         return "fewer than 6 ticks visible"
     order = np.argsort(ang % 360.0)
