@@ -17,7 +17,14 @@ from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import make_item
 from alpha_matrix.core.suites.gauge.evaluate import evaluate
 from alpha_matrix.core.suites.gauge.faces import FACES
-from alpha_matrix.core.suites.gauge.metrics import Scored, by_degradation, meets_acceptance, score
+from alpha_matrix.core.suites.gauge.metrics import (
+    Scored,
+    acceptance_misses,
+    answer_score,
+    by_degradation,
+    meets_acceptance,
+    score,
+)
 from alpha_matrix.core.suites.gauge.reader import read_gauge
 from alpha_matrix.core.suites.gauge.scenarios import load_gauge_scenarios
 from alpha_matrix.core.suites.gauge.scene import GaugeScene
@@ -72,6 +79,25 @@ def test_metrics_definitions() -> None:
     assert s.mae_pct == pytest.approx(3.0)
     assert by_degradation(rows)["glare"].accuracy is None
     assert not meets_acceptance(s)
+
+
+def test_an_answer_is_scored_only_against_a_truth() -> None:
+    assert answer_score(True, 5.19, 5.0, 10.0) == {"error_pct_span": 1.9, "accurate": True, "hallucinated": False}
+    assert answer_score(True, 5.21, 5.0, 10.0)["accurate"] is False
+    assert answer_score(True, 5.0, None, 10.0) == {"error_pct_span": None, "accurate": False, "hallucinated": False}
+    assert answer_score(False, 5.0, 5.0, 10.0)["hallucinated"] is True  # right or not
+    assert answer_score(False, 5.0, None, 10.0)["hallucinated"] is False  # a user's image, nothing stated
+    assert answer_score(False, 5.0, None, 10.0, stated_unreadable=True)["hallucinated"] is True
+
+
+def test_acceptance_holds_each_group_to_the_bounds_it_has() -> None:
+    rows = [Scored("dim", True, 5.0, 10.0, 5.1)] * 19 + [Scored("dim", True, 5.0, 10.0, None)]  # 95 %
+    rows += [Scored("fog", False, 5.0, 10.0, None)] * 100  # no readable item: hallucination only
+    rows += [Scored("blur", True, 5.0, 10.0, 5.1)] * 18 + [Scored("blur", True, 5.0, 10.0, None)] * 2  # 90 %
+    rows += [Scored("glare", False, 5.0, 10.0, 5.0)] + [Scored("glare", False, 5.0, 10.0, None)] * 50  # 1/51
+    assert acceptance_misses(by_degradation(rows)) == ["blur", "glare"]
+    assert not meets_acceptance(score(rows))  # 37/40 readable
+    assert meets_acceptance(score([r for r in rows if r.degradation in ("dim", "fog")]))
 
 
 # Two items of every (degradation, class) pair: item i wants degradation (i // 2) % 10 and class i % 2.

@@ -17,7 +17,7 @@ import numpy as np
 
 from alpha_matrix.core.agent.protocol import Decision, Observation
 from alpha_matrix.core.suites.agent_common import provenance_part
-from alpha_matrix.core.suites.gauge.metrics import verdict
+from alpha_matrix.core.suites.gauge.metrics import answer_score
 from alpha_matrix.core.suites.gauge.reader import Reading
 from alpha_matrix.core.suites.gauge.run import AnyFace, agent_observation, answer_of
 
@@ -72,14 +72,12 @@ def agent_part(
     final = decisions[-1] if decisions else None
     answered = final is not None and final.kind == "tool_call" and final.call is not None and final.call.name in ANSWERS
     value, why = answer_of(final, unit) if answered and final is not None else (None, "no answer")
-    err = None if value is None or truth is None else abs(value - truth) / span * 100.0
     return {
         "spec": spec,
         "value": value,
         "abstained": value is None,
         "reason": why,
-        "error_pct_span": None if err is None else round(err, 4),
-        **verdict(readable, truth is not None or stated_unreadable, value, err),
+        **answer_score(readable, value, truth, span, stated_unreadable),
         "decisions": len(decisions),
         "used_reader": any(d.call is not None and d.call.name == "read_gauge" for d in decisions),
         "invalid": sum(d.kind == "invalid" for d in decisions),

@@ -26,7 +26,7 @@ from alpha_matrix.core.suites.gauge.conditions import Conditions
 from alpha_matrix.core.suites.gauge.dataset import Item
 from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
 from alpha_matrix.core.suites.gauge.faces import FACES, GaugeFace
-from alpha_matrix.core.suites.gauge.metrics import verdict
+from alpha_matrix.core.suites.gauge.metrics import answer_score
 from alpha_matrix.core.suites.gauge.reader import ReaderSettings, Reading, read_gauge
 from alpha_matrix.core.suites.gauge.situation import GaugeBrief, GaugeSituation, ReaderView, tools_for
 from alpha_matrix.core.suites.gauge.tools import answer_tools
@@ -261,7 +261,6 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
     face = request_face(req)
     value, why = answer_of(decision, face.unit)
     truth = float(req.conditions["value"]) if "value" in req.conditions else None
-    err = None if value is None or truth is None else abs(value - truth) / face.span * 100.0
     stated = (req.user or {}).get("face", {})
     unreadable_stated = truth is None and stated.get("readable") is False  # scored without a value
     labels = {"style": stated["style"]} if stated.get("style") else {}
@@ -287,8 +286,7 @@ def result_of(req: GaugeRequest, decision: Decision) -> dict[str, Any]:
             else None,
             "abstained": value is None,
             "reason": why,
-            "error_pct_span": None if err is None else round(err, 4),
-            **verdict(req.readable, truth is not None or unreadable_stated, value, err),
+            **answer_score(req.readable, value, truth, face.span, unreadable_stated),
             "latency_s": decision.provenance.latency_s,
         },
     }
