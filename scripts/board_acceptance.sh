@@ -30,6 +30,6 @@ run_suite injection 0/33
 run_suite refusal 0/64
 run_suite ambiguity 0/64
 run_suite proximity 0/42 --decide-every 10
-"$AM" suite gauge --agent reference --shard 0/40 --run-id board-gauge-min-ticks-3 --domain-id "$DOMAIN" \
-  --set gauge_reader.min_ticks=3
+"$AM" suite gauge --agent reference --shard 0/40 --run-id board-gauge-min-ticks-4 --domain-id "$DOMAIN" \
+  --set gauge_reader.min_ticks=4
 "$AM" board

@@ -2,13 +2,15 @@
 
 The panel is the large bright, colourless region against a darker background. Its outline is
 made convex (an occluder biting into an edge leaves a dent, not a corner) and reduced to four
-sides: the four longest edges of the simplified hull, intersected, so a corner hidden by a hand
-is still recovered from the two sides that meet there. The camera keeps the panel upright
+sides: the smallest quadrilateral on four of the simplified hull's edges, so a corner hidden by a
+hand is still recovered from the two sides that meet there (the hull's cut across the hand is
+left out, however long). The camera keeps the panel upright
 (roll 0, tilt <= 50 deg), so the corners are ordered by their bearing from the centroid.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -20,6 +22,7 @@ from alpha_matrix.core.suites.gauge.faces import TEXTURE_PX
 MIN_PANEL_PX = 300  # area: below this there is nothing to read
 MAX_CHROMA = 0.22  # (max - min) / max of a panel pixel: the panel is grey, hands and objects are not
 MIN_FILL = 0.6  # area inside the outline (dents and all) / quad area
+HOLD_PX = 1.0  # the hull's corners lie within this of the quadrilateral found on its sides
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,13 +87,32 @@ def mean_grey(rgb: np.ndarray) -> np.ndarray:
 
 
 def _quad(hull: np.ndarray) -> np.ndarray | None:
+    """The smallest quadrilateral on four of the simplified hull's sides (in hull order). Each
+    side's line bounds the hull, so every such quadrilateral holds it; a corner hidden by a hand
+    leaves a cut side across it, and leaving the cut out (the two sides meeting there extended)
+    gives the smallest: the panel's own. The four longest sides would keep a long cut."""
     perimeter = cv2.arcLength(hull, True)
     poly = cv2.approxPolyDP(hull, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
     if len(poly) < 4:
         return None
     edges = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
-    longest = sorted(range(len(edges)), key=lambda i: -np.hypot(*(edges[i][1] - edges[i][0])))[:4]
-    chosen = [edges[i] for i in sorted(longest)]  # keep hull order
+    best: tuple[float, np.ndarray] | None = None
+    for chosen in itertools.combinations(edges, 4):  # combinations keep hull order
+        quad = _corners(list(chosen))
+        if quad is None or not _holds(quad, poly):  # lines crossing behind the hull: no enclosing quad
+            continue
+        area = cv2.contourArea(quad.astype(np.float32))
+        if best is None or area < best[0]:
+            best = (area, quad)
+    return None if best is None else best[1]
+
+
+def _holds(quad: np.ndarray, pts: np.ndarray) -> bool:
+    q = quad.astype(np.float32).reshape(-1, 1, 2)
+    return all(cv2.pointPolygonTest(q, (float(x), float(y)), True) >= -HOLD_PX for x, y in pts)
+
+
+def _corners(chosen: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
     corners = []
     for k in range(4):
         pt = _intersect(chosen[k - 1], chosen[k])

@@ -17,7 +17,9 @@ class GaugeReaderParams(NodeParams):
 
     min_contrast: float = Field(20.0, gt=0.0, le=255.0, description="8-bit levels a mark must stand out by.")
     noise_k: float = Field(4.0, ge=0.0, description="... and at least this many times the measured noise.")
-    min_ticks: int = Field(2, ge=2, description="Labelled ticks found, for the calibration.")
+    min_ticks: int = Field(
+        3, ge=2, description="Labelled ticks found, for the calibration (two leave one misfound tick unchecked)."
+    )
     tip_share: float = Field(0.8, gt=0.0, le=1.0, description="Share of the needle tip region that must show it.")
     ambiguity: float = Field(0.6, gt=0.0, le=1.0, description="Second-best ray or step / best: above, abstain.")
     min_px_per_2pct: float = Field(1.0, gt=0.0, description="Image px the indicator moves for 2 % of span.")

@@ -8,12 +8,15 @@ inspection route knows: span, unit, where the ticks are), never the item, its la
 1. Panel and homography (``panel.py``); the face is rectified to texture coordinates.
 2. Calibration from the face's tick layout: every labelled tick is looked for near where the
    layout puts it; the ones found (a dark mark with paper either side) fix the small rotation
-   (dial) or the height-to-value line (sight glass) left by the homography. Fewer than two
-   found: abstain -- the reader could only trust the panel outline, and that is not a reading.
+   (dial) or the height-to-value line (sight glass) left by the homography. Fewer than
+   ``min_ticks`` (3) found: abstain -- the reader could only trust the panel outline, and that is
+   not a reading (with two, one tick misfound under blur goes unchecked).
 3. The indicator. Dial: the darkest ray of the needle's range between hub and labels, refined,
    then its tip region must show a thin dark mark with paper both sides (an occluder, glare, a
    shattered patch, fog or a broken needle leaves no such mark). Sight glass: the strongest
-   glass-to-liquid step along the tube, with liquid colour below it and visible panel beside it.
+   glass-to-liquid step along the tube, with liquid colour below it from wall to wall of the tube
+   and the panel seen beside it on both sides (an object as blue as the liquid, or its corner
+   over the glass, has an edge that looks like a surface).
 4. Resolution: 2 % of the span must move the indicator by a pixel of the image.
 
 Every threshold is relative to the noise the reader measures in the image itself.
@@ -30,6 +33,8 @@ import numpy as np
 from alpha_matrix.core.suites.gauge.faces import MAJOR_IN, TEXTURE_PX, TICK_OUT, TIP_REGION, GaugeFace
 from alpha_matrix.core.suites.gauge.panel import Panel, find_panel, mean_grey
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
+
+LEFT_PANEL = 0.4  # the panel strip left of the tube, under the surface, at least this bright over the clear glass
 
 
 @dataclass(frozen=True)
@@ -242,7 +247,18 @@ def _read_column(
     ev["liquid_blue"] = min((b_ - r_) / 0.48, (b_ - g_) / 0.38) / step_c[k]  # 1 = the liquid's own colour
     if ev["liquid_blue"] < 0.6:
         return _abstain(face, "no liquid below the level", ev)
+    # ... from wall to wall of the tube (an object's corner over the glass is narrower)
+    walls = _sample(grey, np.stack(np.meshgrid(np.array([x0 + 5.0, x1 - 5.0]), y + np.arange(4.0, 13.0)), axis=-1))
+    ev["wall_below"] = float(np.median(walls, axis=0).max())
+    if ev["wall_below"] - float(below[k]) > 0.5 * step_c[k]:
+        return _abstain(face, "no liquid below the level", ev)
+    # ... on both sides of the tube, under the surface too (an object as dark as the liquid over
+    # the tube and its left side has an edge that looks like a surface)
+    left = _sample(grey, np.stack(np.meshgrid(np.linspace(x0 - 11, x0 - 8, 3), y + np.arange(3.0, 15.0)), axis=-1))
+    ev["left_below"] = float(np.median(left))
     if ev["beside"] - float(below[k]) < bound or ev["beside"] < 0.8 * panel_ref:
+        return _abstain(face, "level surroundings hidden", ev)
+    if ev["left_below"] < LEFT_PANEL * ev["glass_ref"]:
         return _abstain(face, "level surroundings hidden", ev)
     q = panel.image_points(np.array([[x0, y], [x0, y + 0.02 * (face.y_hi - face.y_lo)]]))
     px = float(np.hypot(*(q[1] - q[0])))
