@@ -34,7 +34,9 @@ from alpha_matrix.core.suites.gauge.faces import MAJOR_IN, TEXTURE_PX, TICK_OUT,
 from alpha_matrix.core.suites.gauge.panel import Panel, find_panel, mean_grey
 from alpha_matrix.core.suites.gauge.settings import ReaderSettings
 
-LEFT_PANEL = 0.4  # the panel strip left of the tube, under the surface, at least this bright over the clear glass
+LEFT_PANEL = (
+    0.3  # the panel left of the tube (ticks and all), under the surface, at least this bright over the clear glass
+)
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,7 @@ def _read_column(
         return _abstain(face, "no liquid below the level", ev)
     # ... on both sides of the tube, under the surface too (an object as dark as the liquid over
     # the tube and its left side has an edge that looks like a surface)
-    left = _sample(grey, np.stack(np.meshgrid(np.linspace(x0 - 11, x0 - 8, 3), y + np.arange(3.0, 15.0)), axis=-1))
+    left = _sample(grey, np.stack(np.meshgrid(np.linspace(x0 - 48, x0 - 8, 9), y + np.arange(3.0, 15.0)), axis=-1))
     ev["left_below"] = float(np.median(left))
     if ev["beside"] - float(below[k]) < bound or ev["beside"] < 0.8 * panel_ref:
         return _abstain(face, "level surroundings hidden", ev)
