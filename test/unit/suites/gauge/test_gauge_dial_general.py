@@ -2,7 +2,7 @@
 size turned anywhere on the dial (its arc read from where the ticks stop), a coloured or red value
 needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle, a dial printed on
 a square plate with no circle of its own (found from its ticks), a 180 deg scale whose numerals
-sit close inside its ticks, an end tick under a drag pointer, a drag pointer washed out by fog, a lone stroke in the scale's gap; and the cases it must abstain on: the picture cut through the dial, an
+sit close inside its ticks, an end tick under a drag pointer (a turned scale's too, counted in ticks), a drag pointer washed out by fog, a lone stroke in the scale's gap; and the cases it must abstain on: the picture cut through the dial, an
 end of the scale lost, something lying over the needle or its tip, a needle short of the ticks, a
 plate with no needle or only a drag pointer."""
 
@@ -314,6 +314,24 @@ def test_an_end_tick_under_a_drag_pointer_still_ends_the_scale(d: Drawn) -> None
     covered, and the standard sweep the ticks seen fall one pitch short of is read."""
     r = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
     assert _within(r.value, d), (r.value, r.reason)
+
+
+@pytest.mark.parametrize("drag", [0.0, 10.0], ids=["at-the-low-end", "at-the-high-end"])
+def test_an_end_tick_under_a_drag_pointer_ends_a_turned_scale_counted_in_ticks(drag: float) -> None:
+    """A scale of no standard sweep, turned on its dial, a drag pointer left over one end tick:
+    the end seen is a major, the ticks seen fall one tick short of a whole number of majors and
+    that tick's place lies under the pointer, so the scale ends there (counted in ticks). The
+    same end tick lost with nothing over it is no end (abstain)."""
+    d = Drawn(value=6.6 if drag == 0.0 else 3.2, drag=drag, drag_len=0.9, drag_width=5, majors=5, sweep=250.0,
+              turn=20.0)  # fmt: skip
+    r = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert _within(r.value, d), (r.value, r.reason)
+    bare = Drawn(value=4.0, majors=5, sweep=250.0, turn=20.0)
+    img = draw(bare)
+    for t in np.linspace(angle(bare, drag) - 1.5, angle(bare, drag) + 1.5, 10):
+        cv2.line(img, _pt(bare, float(t), 0.75), _pt(bare, float(t), 0.99), bare.dial, 4)
+    value, reason = _read(bare, img)
+    assert value is None, (value, reason)
 
 
 def _fogged(img: np.ndarray, keep: float) -> np.ndarray:

@@ -42,7 +42,11 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    inside the dial's circle and less than half of it covered (a hand's fingers inside the scale, an
    object's edges outside the rim, read as ticks, gave values 45 % and 12 % of the span off).
    Its ends in doubt, the ring under each pointer crossing it counts as covered (an end tick under
-   a drag pointer left at the scale's end) and the arc is read again.
+   a drag pointer left at the scale's end) and the arc is read again: a standard sweep the ticks
+   fall short of into the cover, or (the view's degrees bent) the ticks counted: the end seen a
+   major with the face clear beyond it, the ticks short of a whole number of round majors by
+   fewer than a major interval's, their places under the cover. A stub barely out of the hub
+   (a needle's tail) hides no tick.
 4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's
    blob) inside the tick ring; a shorter ray of the same colour opposite or beside a longer one is
    its tail or its blade's edge, a stub barely out of the hub (unless red) is none. One needle
@@ -86,6 +90,7 @@ from alpha_matrix.core.suites.gauge.dial.geometry import Dial, dial_from_ticks, 
 from alpha_matrix.core.suites.gauge.dial.numerals import read_labels, scale_from_labels
 from alpha_matrix.core.suites.gauge.dial.pointers import (
     MIN_RAY,
+    STUB_RUN,
     TIP_RUN,
     beside,
     has_tail,
@@ -286,8 +291,10 @@ def _read(
     wide = smooth_ang(thin_ink, 3) > 0.3  # a pointer 1-2 bins wide
     run = run_from_hub(wide)  # (N_ANG,) fraction of [r0, r1] covered from r0 outward
     cand = [k for k in peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]  # every ray from the hub, short ones too
-    # a pointer crossing the ring is no tick (a tick under it is left out: a hidden tick is allowed)
-    ticks = [t for t in ticks if all(min(abs(t - k), N_ANG - abs(t - k)) > 4 for k in cand)]
+    # a pointer crossing the ring is no tick (a tick under it is left out: a hidden tick is allowed);
+    # a stub barely out of the hub (a needle's tail) is no pointer and crosses no tick
+    crossing = [k for k in cand if run[k] >= STUB_RUN]
+    ticks = [t for t in ticks if all(min(abs(t - k), N_ANG - abs(t - k)) > 4 for k in crossing)]
     # where the tick ring is covered by something that is not the face (an occluder, a shattered patch)
     ring_rgb = np.median(polar_rgb[:, lo_j : hi_j + 1], axis=1)
     hidden = np.sqrt(((ring_rgb - face_rgb) ** 2).sum(axis=1) / 3.0) > bound

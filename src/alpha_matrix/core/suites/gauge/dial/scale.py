@@ -1,6 +1,7 @@
 """The scale from the tick ring: the ticks' centre, lengths and pitch, the covers and coloured
 zones over the ring, and the arc (a standard sweep, or one read from where the ticks stop: major
-period, round steps), with the ticks to read between."""
+period, round steps; or one end seen and the other under a cover, counted in ticks), with the
+ticks to read between."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ ARC_MIN, ARC_MAX = 170.0, 315.0  # deg: sweeps an arc read from where its ticks 
 MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an arc read from its ticks
 END_MIN_LEN = 0.5  # an end tick of an arc read from its ticks is at least this share of the median tick long
 END_MAJOR = 0.8  # an end tick is at least this share of the median major's length
+END_PLACE = 0.25  # pitch: a tick's place this near a cover is under it (an end read under a cover)
 OFF_LATTICE = 0.3  # pitch: a mark this far off where its neighbours put it is no tick of the scale
 MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
@@ -301,9 +303,9 @@ def _arc_from_gap(
             bins = np.round(np.arange(gap0, gap1 + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
             if len(bins) and float(hidden[bins].mean()) >= 0.7:
                 fits.append((mid % 360.0, sweep))
-    if len(fits) != 1:
-        return "arc ends not clear"
-    return _ends(*fits[0], spec)
+    if len(fits) == 1:
+        return _ends(*fits[0], spec)
+    return _arc_end_covered(idx, w[order], b, fit_first, spec, hidden, ccw - (b * idx + c0))
 
 
 def _off12(deg: float) -> float:
@@ -365,6 +367,76 @@ def _arc_from_ends(
     return TickScale(start, sweep, first % 360.0, seen, idx / n)
 
 
+def _arc_end_covered(
+    idx: np.ndarray, w: np.ndarray, b: float, first: float, spec: _Spec, hidden: np.ndarray, res: np.ndarray
+) -> TickScale | str:
+    """The arc with one end seen and the other under a cover (an end tick under a pointer, a
+    glare, an object), counted in ticks, not degrees (a view not quite undone bends the degrees
+    but not the count): the end seen is a major tick with the face clear beyond it; the ticks seen
+    stop short of a whole number of major intervals by fewer ticks than a major interval holds,
+    and each place where those ticks belong (at the pitch of the last ticks seen) lies under the
+    cover, which does not reach a major interval farther (the count then in doubt); the range then
+    divides into a round value per major interval. The end under the cover is where its tick
+    belongs; the value is read between the ticks seen (an end tick lost with nothing over it, a
+    scale short of a standard sweep, stays unread)."""
+    keep = np.nonzero(w >= END_MIN_LEN * np.median(w))[0]  # a mark off the ring's middle: a numeral's stroke
+    if len(keep) < 6:
+        return "arc ends not clear"
+    seen = b * idx + res  # the ticks' angles, ccw from ``first``
+    first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
+    seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
+    good = _on_lattice(idx, seen, b)
+    idx, w, seen = idx[good].astype(int), w[good], seen[good]
+    n_seen = int(idx[-1])
+    found: list[TickScale] = []
+    for seen_lo in (True, False):  # the end seen: the counter-clockwise first tick, or the last
+        # ticks counted from the end seen, and their angles away from it
+        k_idx = idx if seen_lo else (n_seen - idx)[::-1]
+        k_w, k_at = (w, seen) if seen_lo else (w[::-1], (seen[-1] - seen)[::-1])
+        every = _major_period(k_idx, k_w, ends=(0,))
+        if every is None:
+            continue
+        missing = -n_seen % every
+        n = n_seen + missing
+        if not missing or not _round_step(abs(spec.span) / (n // every)):
+            continue
+        m = min(every, len(k_at) - 1)
+        pitch = float((k_at[-1] - k_at[-1 - m]) / (k_idx[-1] - k_idx[-1 - m]))
+        sweep = float(k_at[-1]) + missing * pitch
+        if not ARC_MIN <= sweep <= ARC_MAX or 360.0 - sweep < 2.0 * b:
+            continue
+        sign = 1.0 if seen_lo else -1.0  # ccw away from the end seen
+        end_seen = first if seen_lo else first + float(seen[-1])
+        places = end_seen + sign * (float(k_at[-1]) + pitch * np.arange(1, missing + every + 1))
+        near = np.arange(-END_PLACE * pitch, END_PLACE * pitch + 0.25, 0.5)
+        under = [bool(hidden[_bins(p + near)].any()) for p in places]
+        # the missing ticks' places under the cover; a cover over a major interval more leaves
+        # the count in doubt (the end may lie a major interval farther)
+        if not all(under[:missing]) or all(under):
+            continue
+        # the face clear beyond the end seen for a major interval (half the scale's gap at most:
+        # the other end's cover may reach across the rest)
+        clear = max(min(every * b, 0.5 * (360.0 - sweep)), MIN_CLEAR_DEG)
+        if hidden[_bins(end_seen - sign * np.arange(0.5 * b, clear + 0.25, 0.5))].any():
+            continue
+        # the end under the cover, as a tick where it belongs
+        if seen_lo:
+            at, share = np.append(seen, sweep), np.append(idx, n) / n
+            ccw_first = first
+        else:
+            at, share = np.concatenate([[0.0], seen + missing * pitch]), np.concatenate([[0], idx + missing]) / n
+            ccw_first = first - missing * pitch
+        start, _ = _ends((ccw_first + sweep / 2.0) % 360.0, sweep, spec)
+        found.append(TickScale(start, sweep, ccw_first % 360.0, at, share))
+    if len(found) != 1:
+        return "arc ends not clear"
+    return found[0]
+
+
+def _bins(deg: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(deg) * N_ANG / 360.0).astype(int) % N_ANG
+
+
 def _on_lattice(idx: np.ndarray, seen: np.ndarray, b: float) -> np.ndarray:
     """The marks on the lattice their neighbours set (the ends always): one off it by
     ``OFF_LATTICE`` pitch (a needle crossing the ring beside a tick it hides, a numeral's stroke)
@@ -376,23 +448,24 @@ def _on_lattice(idx: np.ndarray, seen: np.ndarray, b: float) -> np.ndarray:
     return good
 
 
-def _major_period(idx: np.ndarray, w: np.ndarray) -> int | None:
-    """Every how many ticks a major one, counted from the scale's first tick, both end ticks
-    major: the period whose inner marks nearly all stand out of the marks around them (their
-    length over the local median) while nearly no other mark does, and whose end ticks stand out
-    too or are as long as its other majors (a minor tick at an end: an end lost); None when none is."""
+def _major_period(idx: np.ndarray, w: np.ndarray, ends: tuple[int, ...] = (0, -1)) -> int | None:
+    """Every how many ticks a major one, counted from the scale's first tick, the end ticks
+    (``ends``: both, or the one seen) major: the period whose inner marks nearly all stand out of
+    the marks around them (their length over the local median) while nearly no other mark does,
+    and whose end ticks stand out too or are as long as its other majors (a minor tick at an end:
+    an end lost); None when none is."""
     local = np.array([np.median(w[max(0, i - LOCAL_TICKS) : i + LOCAL_TICKS + 1]) for i in range(len(w))])
     strong = w >= MAJOR_SEP * np.maximum(local, 1e-6)
     inner = np.ones(len(w), bool)
-    inner[[0, -1]] = False
+    inner[list(ends)] = False
     best: tuple[float, int] | None = None
     for every in range(2, MAX_MINORS + 1):
         on = idx % every == 0
         if (on & inner).sum() < 2 or on.all():
             continue
         hit, false = float(strong[on & inner].mean()), float(strong[~on].mean())
-        long_end = w[[0, -1]] >= END_MAJOR * float(np.median(w[on & inner]))
-        ends_major = bool((strong[[0, -1]] | long_end).all())
+        long_end = w[list(ends)] >= END_MAJOR * float(np.median(w[on & inner]))
+        ends_major = bool((strong[list(ends)] | long_end).all())
         if hit >= MAJOR_HIT and false <= MAJOR_FALSE and ends_major and (best is None or hit - false > best[0]):
             best = (hit - false, every)
     return None if best is None else best[1]
