@@ -360,3 +360,12 @@ def test_a_lone_mark_in_the_scales_gap_is_no_end_of_it(at: float) -> None:
     cv2.line(img, _pt(d, at, 0.8), _pt(d, at, 0.93), (25, 25, 25), 3)
     value, reason = _read(d, img)
     assert _within(value, d), (value, reason)
+
+
+def test_a_dial_without_a_rim_says_why_it_is_not_read() -> None:
+    """No rim found, the dial is found from its ticks: the reason is that look's (here no needle),
+    not "no dial found"."""
+    d = Drawn(plate=True, rim=False, main_needle=False)
+    r = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar"))
+    assert r.value is None and r.reason == "no pointer found"
+    assert read_dial(np.full((480, 640, 3), 90, np.uint8), DialSpec(0.0, 10.0, "bar")).reason == "no dial found"

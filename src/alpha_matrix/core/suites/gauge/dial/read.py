@@ -183,8 +183,10 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     got = _read_about(rgb, alt, spec, ev_alt, min_contrast, noise_k, scale)
     # on this second look a lone red pointer beside another ray (a needle's base, its blade hidden)
     # is not taken for the needle
-    if got.value is None or ev_alt.get("pointer_red", 0.0) >= 1.0:
+    if ev_alt.get("pointer_red", 0.0) >= 1.0:
         return first
+    if got.value is None:  # no rim found at all: the dial found from its ticks says why it is not read
+        return got if dial is None else first
     return got
 
 
