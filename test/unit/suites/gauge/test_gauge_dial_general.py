@@ -334,6 +334,33 @@ def test_an_end_tick_under_a_drag_pointer_ends_a_turned_scale_counted_in_ticks(d
     assert value is None, (value, reason)
 
 
+BLUE = (25, 35, 130)  # a navy needle: coloured, of a hue far from red's
+
+
+@pytest.mark.parametrize("d", [Drawn(value=3.0, drag=8.0, drag_len=0.9, needle=BLUE),
+                               Drawn(value=7.4, drag=4.0, drag_len=0.9, needle=BLUE, blade=7.0)])  # fmt: skip
+def test_a_blue_needle_beside_a_stated_red_drag_pointer_is_read(d: Drawn) -> None:
+    """The stated drag pointer seen, red: a navy needle (coloured, but of a hue no red takes) is
+    the needle, not a second drag pointer."""
+    got = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert _within(got.value, d), (got.value, got.reason)
+
+
+def test_a_blue_pointer_alone_on_a_gauge_stated_to_have_a_drag_pointer_is_no_reading() -> None:
+    """No red pointer seen: the one coloured pointer may be the stated drag or set pointer."""
+    d = Drawn(value=3.0, needle=BLUE)
+    got = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert got.value is None, (got.value, got.reason)
+
+
+def test_a_near_black_needle_beside_a_stated_drag_pointer_is_no_faded_red() -> None:
+    """A needle a shade warmer than black (20, 18, 18): its hue is noise's, not a washed-out red's;
+    beside the red drag pointer it is the needle."""
+    d = Drawn(value=3.0, drag=8.0, drag_len=0.9, needle=(20, 18, 18))
+    got = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar", drag_pointer=True))
+    assert _within(got.value, d), (got.value, got.reason)
+
+
 def _fogged(img: np.ndarray, keep: float) -> np.ndarray:
     """The picture behind fogged glass: ``keep`` of it, the rest a light grey haze."""
     return np.clip(keep * img.astype(np.float64) + (1.0 - keep) * 200.0, 0, 255).astype(np.uint8)

@@ -1,5 +1,5 @@
 """Finding the dial in the image and rectifying it: the rim's ellipse (Hough circles, elliptic
-edge contours), the hub, the homography that makes the dial a circle of ``CANON`` px (the
+edge contours), the hub (or, none seen, where the ticks' lines meet), the homography that makes the dial a circle of ``CANON`` px (the
 centre's polar as the vanishing line), the dial found again from its ticks' lines (no rim), and
 the dial rectified again about another centre."""
 
@@ -33,6 +33,8 @@ ELL_MIN_SECTORS = 24  # sectors with a tick, at least, for the ticks' ellipse
 ELL_MIN_RATIO = 0.5  # its minor axis over its major, at least
 ELL_ROUND = 0.8  # ... and below this (a view turned about 37 deg and more), or the circle is kept
 ELL_CENTRE_OFF = 0.15  # its centre this far (of its radius) from the pivot, at most
+PIVOT_TICKS_MIN, PIVOT_TICKS_OFF = 60, 0.2  # no hub seen: edges meeting at the pivot, its offset (R)
+PIVOT_TICKS_TOL = 0.02  # R: an edge's line passing this near a point meets there
 RADIAL_EDGE = 0.9  # |cos| of an edge's direction to the radius: an edge along it (a tick's side)
 
 Ellipse = tuple[Sequence[float], Sequence[float], float]  # cv2.fitEllipse: centre, axes, angle
@@ -97,14 +99,54 @@ def find_dial(rgb: np.ndarray) -> Dial | None:
         centre_img = _apply(np.linalg.inv(g_final), np.array([hub]))[0]
         g_final = _to_canon(ell, centre_img)
         canon = _warp(rgb, g_final)
+    else:
+        # no hub seen: the pivot is where the ticks' lines meet (their sides lie on radii, and a
+        # line stays a line in any view), not the ellipse's own centre
+        pivot = _ticks_pivot(rgb, ell)
+        if pivot is not None:
+            g_final = _to_canon(ell, np.array(pivot))
+            canon = _warp(rgb, g_final)
     return _make_dial(rgb, ell, g_final, canon, hub is not None)
 
 
-def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
-    """The dial as the circle of its ticks, for a dial with no rim of its own (printed on a plate):
-    the edges of a radial mark lie on lines through the pivot, so the pivot is where the short
-    edges' lines meet from most directions (long edges, a plate's, a pipe's or the needle's, do
-    not vote); the ring's radius is where those edges, radial about that point, are densest."""
+def _ticks_pivot(rgb: np.ndarray, ell: Ellipse) -> tuple[float, float] | None:
+    """Where the lines of the marks' edges inside the rim meet, when clearly: the point within
+    ``PIVOT_TICKS_OFF`` of its radius from the ellipse's centre that most of them pass (a vote, as
+    the ellipse's centre is off the pivot in a view at an angle), refined by least squares; met by
+    ``PIVOT_TICKS_MIN`` edges at least."""
+    got = _mark_edges(rgb)
+    if got is None:
+        return None
+    xs, ys, tx, ty = got
+    (ex, ey), (d0, d1), _ = ell
+    rad = max(d0, d1) / 2.0
+    dist = np.hypot(xs - ex, ys - ey)
+    ring = (dist > 0.4 * rad) & (dist < 1.1 * rad)
+    xs, ys, tx, ty = xs[ring], ys[ring], tx[ring], ty[ring]
+    if len(xs) < PIVOT_TICKS_MIN:
+        return None
+    step = max(1.0, 0.01 * rad)
+    grid = np.arange(-PIVOT_TICKS_OFF * rad, PIVOT_TICKS_OFF * rad + step, step)
+    mx, my = np.meshgrid(ex + grid, ey + grid)
+    gx, gy = mx.ravel(), my.ravel()
+    tol = max(1.5, PIVOT_TICKS_TOL * rad)
+    score = np.zeros(len(gx))
+    for i in range(0, len(gx), 256):
+        miss = np.abs((xs[None] - gx[i : i + 256, None]) * ty[None] - (ys[None] - gy[i : i + 256, None]) * tx[None])
+        score[i : i + 256] = (miss < tol).sum(axis=1)
+    best = int(np.argmax(score))
+    cx, cy, n = _lines_meet(xs, ys, tx, ty, float(gx[best]), float(gy[best]), rad, tols=(PIVOT_TICKS_TOL,))
+    # the most lines meet at the search's edge: the pivot may lie farther (the ellipse is not the
+    # dial's: a plate's edge, a printed arc), where it was not looked for
+    edge = max(abs(gx[best] - ex), abs(gy[best] - ey)) >= PIVOT_TICKS_OFF * rad - step
+    if n < PIVOT_TICKS_MIN or edge or math.hypot(cx - ex, cy - ey) > PIVOT_TICKS_OFF * rad:
+        return None
+    return cx, cy
+
+
+def _mark_edges(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The edge pixels of short marks (ticks, numerals' strokes), not of long straight runs (a
+    plate's, a pipe's, the needle's side): positions and unit directions along the edge."""
     grey = cv2.GaussianBlur(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), (0, 0), 1.0)
     h, w = grey.shape
     edges = cv2.Canny(grey, 40, 100)
@@ -135,6 +177,41 @@ def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
     if len(xs) > VOTE_MAX_PX:
         pick = np.random.default_rng(0).choice(len(xs), VOTE_MAX_PX, replace=False)
         ys, xs, tx, ty = ys[pick], xs[pick], tx[pick], ty[pick]
+    return xs, ys, tx, ty
+
+
+def _lines_meet(
+    xs: np.ndarray, ys: np.ndarray, tx: np.ndarray, ty: np.ndarray, cx: float, cy: float, rad: float,
+    tols: tuple[float, ...] = (0.1, 0.06, 0.04),
+) -> tuple[float, float, int]:  # fmt: skip
+    """The point nearest (least squares) to the lines of the marks' edges near ``(cx, cy)``, the
+    ring of radius ``rad`` about it, with how many edges agreed."""
+    n = 0
+    for tol in tols:
+        dx, dy = xs - cx, ys - cy
+        dist = np.hypot(dx, dy) + 1e-6
+        miss = np.abs(dx * ty - dy * tx)  # the edge's line passes this far from the centre
+        on = (miss < max(2.0, tol * rad)) & (dist > 0.4 * rad) & (dist < 1.2 * rad)
+        if on.sum() < 30:
+            break
+        n = int(on.sum())
+        t2 = np.stack([tx[on], ty[on]], axis=1)
+        proj = np.eye(2)[None] - t2[:, :, None] * t2[:, None, :]
+        pts = np.stack([xs[on], ys[on]], axis=1).astype(float)
+        cx, cy = (float(v) for v in np.linalg.solve(proj.sum(axis=0), np.einsum("nij,nj->i", proj, pts)))
+    return cx, cy, n
+
+
+def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
+    """The dial as the circle of its ticks, for a dial with no rim of its own (printed on a plate):
+    the edges of a radial mark lie on lines through the pivot, so the pivot is where the short
+    edges' lines meet from most directions (long edges, a plate's, a pipe's or the needle's, do
+    not vote); the ring's radius is where those edges, radial about that point, are densest."""
+    got = _mark_edges(rgb)
+    if got is None:
+        return None
+    xs, ys, tx, ty = got
+    h, w = rgb.shape[:2]
     q = VOTE_CELL
     hq, wq = h // q + 1, w // q + 1
     votes = []
@@ -167,17 +244,7 @@ def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
     if rad < 0.08 * min(h, w):
         return None
     # the centre refined: the point nearest (least squares) to the lines of the marks' edges near it
-    for tol in (0.1, 0.06, 0.04):
-        dx, dy = xs - cx, ys - cy
-        dist = np.hypot(dx, dy) + 1e-6
-        miss = np.abs(dx * ty - dy * tx)  # the edge's line passes this far from the centre
-        on = (miss < max(2.0, tol * rad)) & (dist > 0.4 * rad) & (dist < 1.2 * rad)
-        if on.sum() < 30:
-            break
-        t2 = np.stack([tx[on], ty[on]], axis=1)
-        proj = np.eye(2)[None] - t2[:, :, None] * t2[:, None, :]
-        pts = np.stack([xs[on], ys[on]], axis=1).astype(float)
-        cx, cy = (float(v) for v in np.linalg.solve(proj.sum(axis=0), np.einsum("nij,nj->i", proj, pts)))
+    cx, cy, _ = _lines_meet(xs, ys, tx, ty, cx, cy, rad)
     ell: Ellipse = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad) or ((cx, cy), (2 * rad, 2 * rad), 0.0)
     g = _to_canon(ell, np.array([cx, cy]))
     return _make_dial(rgb, ell, g, _warp(rgb, g), False)

@@ -28,12 +28,16 @@ DRAG_ONLY = "only the drag pointer seen, not the needle"
 # a stated drag pointer's red washed out (fog, blur, low resolution): some colour of red's hue, at
 # least this chroma and this many times the grey needle's, which has at most this
 FADED_RED_MIN, FADED_RATIO, FADED_GREY_MAX = 0.07, 3.0, 0.05
+FADED_SPREAD_MIN = 8.0  # grey levels between its median's channels, at least: a colour, not a black's noise
+RAY_MIDDLE_BINS = 3  # angle bins (1.5 deg) either side of a ray's bin where its middle is looked for
+RAY_ROOT_MIN = 3  # radial samples (0.03 R): a ray's first stretch of ink this long gives its colour
 SIDE_PX = 9.0  # canonical px beside a pointer where the face must show, both sides
 SIDE_PX_ALL = (SIDE_PX, 2 * SIDE_PX, 3.5 * SIDE_PX)  # ... or farther: a tapered blade is wide near its hub
 RED_HUE_DEG = 15.0  # hue within this of pure red: a drag pointer's red (orange is about 30)
 SAME_BLADE_BINS = 24  # angle bins (12 deg) beside or off straight opposite a longer ray: part of its needle
 TAIL_BINS = 70  # angle bins (35 deg) off straight opposite within which a shorter ray may be a (wide) tail
 SAME_HUE_DEG = 30.0  # hue difference within which two coloured rays are of one colour
+OTHER_HUE_DEG = 90.0  # hue at least this far from red: a colour no red drag pointer takes (blue, green)
 STUB_RUN = 0.25  # a ray from the hub shorter than this share of hub-to-ticks is no pointer
 SHORT_RUN = 0.5  # ... shorter than this, beside one not-red needle reaching the scale: a label's stroke
 TIP_RUN = 0.8  # ... this long: a pointer whose tip reaches the scale
@@ -79,19 +83,50 @@ def thin(inner: np.ndarray, rgb: np.ndarray, radii: np.ndarray, bound: float) ->
     return np.asarray(out.any(axis=0))
 
 
-def pointers(cand: list[int], run: np.ndarray, pixels: list[np.ndarray]) -> list[int]:
-    """The rays that may be pointers, with their pixels. A shorter ray of the same colour straight
-    opposite a longer one (its tail) or beside it (the edge of a blade wide at its hub) is part of
-    that needle; a stub barely out of the hub (a hub cap's rim, a label's stroke) is none, unless
-    red (a needle's or drag pointer's visible part); any other ray stays (a needle whose tip is
-    hidden)."""
+def ray_pixels(rgb: np.ndarray, inner: np.ndarray, k: int, bound: float, root: bool = False) -> np.ndarray:
+    """The pixels of the ray at angle bin ``k`` (its ink's, of ``rgb`` over the radii of ``inner``):
+    along the most coloured of the bins within ``RAY_MIDDLE_BINS`` of it that hold at least half
+    the most ink, the pointer's own (a ray's bin may lie at its edge, where a thin red line's
+    pixels are half face, or over a numeral it crosses: its colour would be lost). ``root``: only
+    its first stretch of ink from the hub (a tail's own colour, before a gap a label beyond it may
+    follow), when ``RAY_ROOT_MIN`` long."""
+    bins = np.arange(k - RAY_MIDDLE_BINS, k + RAY_MIDDLE_BINS + 1) % N_ANG
+    count = (inner[bins] > bound).sum(axis=1)
+    # of the bins with most of its ink, the most coloured: its edges' pixels are half face
+    full = [int(b) for b, c in zip(bins, count, strict=True) if c >= 0.5 * count.max() and c > 0]
+    best = max(full, key=lambda b: chroma(rgb[b][inner[b] > bound])) if full else k
+    on = inner[best] > bound
+    if root and on.any():
+        gaps = np.nonzero(~on)[0]
+        after = gaps[gaps > int(np.argmax(on))]
+        first = on.copy()
+        if len(after):
+            first[after[0] :] = False
+        if first.sum() >= RAY_ROOT_MIN:
+            on = first
+    return np.asarray(rgb[best][on])
+
+
+def pointers(
+    cand: list[int], run: np.ndarray, pixels: list[np.ndarray], roots: list[np.ndarray] | None = None
+) -> list[int]:
+    """The rays that may be pointers, with their pixels (and those of their roots, their first
+    stretch from the hub). A shorter ray of the same colour straight opposite a longer one (its
+    tail; or whose root is of the longer one's colour: a tail with a label beyond it) or beside
+    it (the edge of a blade wide at its hub) is part of that needle; a stub barely out of the hub (a
+    hub cap's rim, a label's stroke) is none, unless red (a needle's or drag pointer's visible
+    part); any other ray stays (a needle whose tip is hidden)."""
     out = []
     for i, k in enumerate(cand):
         part = False
         for j, o in enumerate(cand):
             d = (k - o) % N_ANG
-            near = min(d, N_ANG - d) <= SAME_BLADE_BINS or abs(d - N_ANG // 2) <= TAIL_BINS
-            part |= j != i and run[o] > run[k] and near and _same_colour(pixels[i], pixels[j])
+            tail = abs(d - N_ANG // 2) <= TAIL_BINS
+            near = min(d, N_ANG - d) <= SAME_BLADE_BINS or tail
+            alike = _same_colour(pixels[i], pixels[j]) or (
+                tail and roots is not None and _same_colour(roots[i], pixels[j])
+            )
+            part |= j != i and run[o] > run[k] and near and alike
         if not part and (run[k] >= STUB_RUN or is_red(pixels[i])):
             out.append(k)
     return out
@@ -126,8 +161,17 @@ def is_red(p: np.ndarray) -> bool:
 
 
 def _faded_red(p: np.ndarray) -> bool:
-    """The pointer's pixels are a washed-out red: some colour, of red's hue."""
-    return len(p) > 0 and chroma(p) >= FADED_RED_MIN and abs(_hue(p)) <= RED_HUE_DEG
+    """The pointer's pixels are a washed-out red: some colour, of red's hue (their median's channels
+    apart by more than noise: a black pointer's hue is noise's)."""
+    if not len(p) or chroma(p) < FADED_RED_MIN:
+        return False
+    med = np.median(p, axis=0)
+    return float(med.max() - med.min()) >= FADED_SPREAD_MIN and abs(_hue(p)) <= RED_HUE_DEG
+
+
+def _far_from_red(p: np.ndarray) -> bool:
+    """The pointer's pixels are of a colour whose hue is far from red's: no red washed out or shaded."""
+    return len(p) > 0 and chroma(p) >= COLOURED_MIN and abs(_hue(p)) >= OTHER_HUE_DEG
 
 
 def _hue(p: np.ndarray) -> float:
@@ -157,15 +201,32 @@ def value_pointer(
     dial's centre, or its own tail: a drag pointer is drawn from under the needle's hub).
     ``drag``: the gauge is stated to have a coloured drag or set pointer, so a coloured pointer is
     never the value (its needle hidden or broken, the drag pointer alone would be read), nor is
-    one washed out to a faint red (fog, blur): beside one grey pointer, that one is the needle."""
+    one washed out to a faint red (fog, blur): beside one grey pointer, that one is the needle.
+    With a red pointer seen (the stated one), a pointer of a hue far from red's is a needle too;
+    of several, one reaching the scale among short ones of its colour (its tail, its blade's
+    edge) is the needle."""
     if not cand:
         return "no pointer found"
     if drag:
-        plain = [k for k, p in zip(cand, pixels, strict=True) if chroma(p) < COLOURED_MIN and not is_red(p)]
+        # the drag pointer seen, red: a pointer of a hue far from red's (a blue, a green needle) is
+        # none of it; without a red one seen, any coloured pointer may be the stated one
+        red_seen = any(is_red(p) for p in pixels)
+        plain = [
+            k
+            for k, p in zip(cand, pixels, strict=True)
+            if not is_red(p) and (chroma(p) < COLOURED_MIN or (red_seen and _far_from_red(p)))
+        ]
         if not plain:
             return DRAG_ONLY
         if len(plain) == 1:  # unless it is a washed-out red: the drag pointer, the needle unseen
             return DRAG_ONLY if _faded_red(pixels[cand.index(plain[0])]) else plain[0]
+        # one of them reaching the scale, the others short of its colour: its blade's edge, its tail
+        at = {k: p for k, p in zip(cand, pixels, strict=True)}
+        reach = [k for k in plain if run[k] >= TIP_RUN]
+        if len(reach) == 1 and all(
+            run[k] < SHORT_RUN and _same_colour(at[k], at[reach[0]]) for k in plain if k != reach[0]
+        ):
+            return reach[0]
         # the drag pointer's red washed out (fog, blur, few px mixing it with the face) keeps its
         # hue: one grey pointer among long faded red ones is the needle
         chr_ = {k: chroma(p) for k, p in zip(cand, pixels, strict=True) if k in plain}
@@ -246,8 +307,9 @@ def off_pivot(
     inner = ink_ptr[:, j0:j1]
     run = run_from_hub(smooth_ang(thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound), 3) > 0.3)
     raw = [k for k in peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]
-    cand = pointers(raw, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in raw])
-    got_k = value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], True, drag)
+    raw_px = [ray_pixels(polar_rgb[:, j0:j1], inner, k, bound) for k in raw]
+    cand = pointers(raw, run, raw_px)
+    got_k = value_pointer(cand, run, [raw_px[raw.index(k)] for k in cand], True, drag)
     xy = (dx / CANON, -dy / CANON)
     if isinstance(got_k, str):
         return got_k, *xy

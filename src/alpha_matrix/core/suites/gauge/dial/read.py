@@ -5,7 +5,8 @@ direction, optionally the arc's end angles), never a drawing layout. The parts o
 in the module named with it; this one (``read_dial``, ``_read``) takes them in turn:
 
 1. The dial (``dial.geometry``): the largest well-supported ellipse (elliptic edge contours, Hough
-   circles), its pivot (a filled disc of ink near the middle) as the image of its centre; with both
+   circles), its pivot (a filled disc of ink near the middle; no disc seen, the point near the
+   ellipse's centre where the ticks' lines meet) as the image of its centre; with both
    the perspective is undone (the centre's polar is the vanishing line), the image's vertical kept
    vertical, and the dial is a circle of ``CANON`` px radius. No panel is needed.
    A dial with no rim of its own (printed on a plate), or whose rim is not its scale's: when the
@@ -48,16 +49,19 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    fewer than a major interval's, their places under the cover. A stub barely out of the hub
    (a needle's tail) hides no tick.
 4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's
-   blob) inside the tick ring; a shorter ray of the same colour opposite or beside a longer one is
-   its tail or its blade's edge, a stub barely out of the hub (unless red) is none. One needle
+   blob) inside the tick ring, each of the colour of its most coloured bin (not its edge's, half
+   face), none of the face's own colour; a shorter ray of the same colour opposite or beside a
+   longer one is its tail or its blade's edge (opposite, its root of the longer one's colour suffices:
+   a label may follow a short tail), a stub barely out of the hub (unless red) is none. One needle
    reaching the scale among short rays, not red: the value pointer. Several: the one neutral in
    colour when the others are long coloured ones, else the one not red when the others are long red
    ones (drag pointers); a lone red pointer only on a hub; otherwise abstain as ambiguous. A gauge
    stated to have a drag or set pointer (``DialSpec.drag_pointer``, a technician sees it): a
    coloured pointer is never the value, and with no other the reader abstains (a broken or hidden
    needle beside its drag pointer; unstated, a lone red pointer on a hub is read as the needle,
-   since red needles are common); a drag pointer's red washed out (fog, blur: a faint colour of
-   red's hue) is still the drag pointer, and the one grey pointer beside it the needle. Abstaining so, or finding no pointer, the pointers are looked for
+   since red needles are common), unless the drag pointer is seen, red, and the other pointer's
+   colour is far from red's (a blue needle); a drag pointer's red washed out (fog, blur: a faint
+   colour of red's hue, not a black's noise) is still the drag pointer, and the one grey pointer beside it the needle. Abstaining so, or finding no pointer, the pointers are looked for
    again about a hub (a filled disc of ink) off the scale's centre (a needle raised above the face,
    seen at an angle): the value is where the line of the needle found there meets the tick ring,
    what its tip points at.
@@ -97,6 +101,7 @@ from alpha_matrix.core.suites.gauge.dial.pointers import (
     is_red,
     off_pivot,
     pointers,
+    ray_pixels,
     refine,
     run_from_hub,
     thin,
@@ -335,8 +340,14 @@ def _read(
     start, sweep = (got_arc.start, got_arc.sweep) if isinstance(got_arc, TickScale) else got_arc
     # start: angle of lo; sweep: positive deg in the value's direction
     ev.update(arc_start_deg=start, sweep_deg=sweep, arc_from_ticks=float(table is not None))
-    raw, raw_px = cand, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand]
-    cand = pointers(raw, run, raw_px)
+    raw_px = [ray_pixels(polar_rgb[:, j0:j1], inner, k, bound) for k in cand]
+    # a ray whose pixels are the face's own colour is no mark on it (ink only against the wider
+    # median, which a large hub cap darkens about itself)
+    face_like = [len(p) > 0 and _dist(np.median(p, axis=0), face_rgb) <= bound for p in raw_px]
+    ev["face_rays"] = float(sum(face_like))
+    raw = [k for k, f in zip(cand, face_like, strict=True) if not f]
+    raw_px = [p for p, f in zip(raw_px, face_like, strict=True) if not f]
+    cand = pointers(raw, run, raw_px, [ray_pixels(polar_rgb[:, j0:j1], inner, k, bound, root=True) for k in raw])
     # a pointer on a pivot: a hub seen, a disc of ink at the (tick ring's) centre, or its own tail
     # past the centre (a drag pointer, a thin line from under the needle's hub, has none of them)
     pivoted = (
@@ -347,7 +358,7 @@ def _read(
     ev["pointers"] = float(len(cand))
     if len(cand) == 1 and is_red(raw_px[raw.index(cand[0])]):
         ev["pointer_red"] = 1.0 if beside(raw.index(cand[0]), raw, raw_px) else 0.5
-    got = value_pointer(cand, run, [polar_rgb[k, j0:j1][inner[k] > bound] for k in cand], pivoted, spec.drag_pointer)
+    got = value_pointer(cand, run, [raw_px[raw.index(k)] for k in cand], pivoted, spec.drag_pointer)
     first_why = ""
     if isinstance(got, str) and got in PIVOT_RETRY:
         # the needle on a pivot off the scale's centre (raised above the face, seen at an angle):
@@ -397,6 +408,11 @@ def _same_ring(dial: Dial, ev: dict[str, float], alt: Dial, scale: float) -> boo
     r_first = ev["tick_r_out"] * ev["radius_px"] * scale if "tick_r_out" in ev else max(dial.ell[1]) / 2.0
     off = math.hypot(dial.ell[0][0] - alt.ell[0][0], dial.ell[0][1] - alt.ell[0][1])
     return off <= SAME_RING * r_alt and abs(r_first - r_alt) <= SAME_RING * r_alt
+
+
+def _dist(a: np.ndarray, b: np.ndarray) -> float:
+    """RGB distance (per channel, root mean square) of two colours."""
+    return float(np.sqrt(((np.asarray(a, float) - np.asarray(b, float)) ** 2).sum() / 3.0))
 
 
 def _coarse_median(img: np.ndarray, k: int) -> np.ndarray:
