@@ -16,6 +16,8 @@ import pytest
 from dials_drawn_here import Drawn, angle, draw
 
 from alpha_matrix.core.suites.gauge.dial import DialSpec, read_dial
+from alpha_matrix.core.suites.gauge.dial.common import N_ANG
+from alpha_matrix.core.suites.gauge.dial.scale import TickScale, arc
 
 DARK = {"dial": (20, 20, 25), "ink": (235, 235, 235)}
 
@@ -396,3 +398,27 @@ def test_a_dial_without_a_rim_says_why_it_is_not_read() -> None:
     r = read_dial(draw(d), DialSpec(d.lo, d.hi, "bar"))
     assert r.value is None and r.reason == "no pointer found"
     assert read_dial(np.full((480, 640, 3), 90, np.uint8), DialSpec(0.0, 10.0, "bar")).reason == "no dial found"
+
+
+@pytest.mark.parametrize("minors", [5, 10])
+def test_dense_ticks_blurred_together_are_read_against_the_faces_wider_median(minors: int) -> None:
+    """Light ticks on a dark 180 deg face, blurred: over the ink's window the median is the ticks'
+    own colour and only their edges are ink; against the face's wider median they are ticks again."""
+    d = Drawn(lo=0.0, hi=600.0, value=470.0, sweep=180.0, majors=6, minors=minors, numerals_at=0.6,
+              dial=(25, 22, 22), ink=(230, 230, 225), needle=(230, 230, 225))  # fmt: skip
+    value, reason = _read(d, cv2.GaussianBlur(draw(d), (0, 0), 2.0))
+    assert _within(value, d), (value, reason)
+
+
+def test_a_needles_edge_between_the_ticks_it_hides_is_no_tick() -> None:
+    """Two ticks hidden under a needle and its edge seen as a mark between them, off the lattice
+    from both neighbours (1.4 pitches each side): without it the ticks either side are three pitches
+    apart, and the scale is read between the right ticks."""
+    pitch = 12.0
+    pos = sorted([float(i) for i in range(21) if i not in (17, 18)] + [17.42])
+    pos = [p - (0.15 if p >= 19 else 0.0) for p in pos]  # the view bends the pitch a little there
+    ang = np.array([210.0 - pitch * p for p in pos]) % 360.0
+    got = arc(ang, np.ones(len(ang)), DialSpec(0.0, 20.0, "bar"), np.zeros(N_ANG, bool), np.full(len(ang), 10.0))
+    assert isinstance(got, TickScale), got
+    for v in (17.0, 17.6, 18.0):
+        assert abs(20.0 * got.frac(210.0 - pitch * v, True) - v) <= 0.02 * 20.0, v

@@ -47,7 +47,11 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    fall short of into the cover, or (the view's degrees bent) the ticks counted: the end seen a
    major with the face clear beyond it, the ticks short of a whole number of round majors by
    fewer than a major interval's, their places under the cover. A stub barely out of the hub
-   (a needle's tail) hides no tick.
+   (a needle's tail) hides no tick. Still no scale: the ticks may be dense and blurred together,
+   so that over the ink's window their own colour is the median and only their edges are ink; the
+   dial is read again with the ring's ink taken against the face's median over the wider window
+   (0.37 R), and taken only with a value, a needle reaching that ring and the ticks' ends on a
+   circle (an object's edges over the ring are ink there too).
 4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's
    blob) inside the tick ring, each of the colour of its most coloured bin (not its edge's, half
    face), none of the face's own colour; a shorter ray of the same colour opposite or beside a
@@ -136,6 +140,7 @@ RAY_COVER = 12  # angle bins (6 deg) either side of a pointer crossing the ring 
 NEXT_TIP_RUN = 0.95  # share of hub-to-ticks the needle covers on the next ring read (its tip at the ticks)
 NEXT_RING_MAX = 1.0  # R: the next ring read lies inside the dial's circle (its rim, or its ticks' circle)
 NEXT_COVER_MAX = 180.0  # deg: ... and less than half of it is covered
+WIDE_RING_FIT = 0.05  # R: the ring read on the face's wider median: its ticks' ends this near a circle, at most
 
 
 @dataclass(frozen=True)
@@ -197,13 +202,14 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
 
 def _read_about(
     rgb: np.ndarray, dial: Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float,
-    scale: float,
+    scale: float, wide_ink: bool = False,
 ) -> DialReading:  # fmt: skip
-    got = _read(dial, spec, ev, min_contrast, noise_k, scale)
+    dial0 = dial
+    got = _read(dial, spec, ev, min_contrast, noise_k, scale, wide_ink=wide_ink)
     if isinstance(got, tuple):  # no hub seen: the tick ring's centre is the dial's, read again about it
         ev.update(recentred_x=got[0], recentred_y=got[1])
         dial = recentred(rgb, dial, got)
-        got = _read(dial, spec, ev, min_contrast, noise_k, scale, recentre=False)
+        got = _read(dial, spec, ev, min_contrast, noise_k, scale, recentre=False, wide_ink=wide_ink)
     if isinstance(got, tuple):
         return DialReading(None, None, spec.unit, "dial centre unclear", ev)
     if got.value is None and got.reason in RING_RETRY and "tick_r_in" in ev:
@@ -211,9 +217,8 @@ def _read_about(
         # ticks, printed inside them): the next ring of marks outside that one is read in turn; the
         # first reason stands unless it gives a value
         ev_next = dict(ev, next_ring=1.0)
-        nxt = _read(
-            dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, beyond=ev["tick_r_out"] + RING_SKIP
-        )
+        beyond = ev["tick_r_out"] + RING_SKIP
+        nxt = _read(dial, spec, ev_next, min_contrast, noise_k, scale, recentre=False, beyond=beyond, wide_ink=wide_ink)
         # its needle must reach that ring (a needle short of it reached the first ring only), the
         # ring must lie on the dial's face, inside its rim (beyond it: a bezel's or an object's edges,
         # read as ticks: a wrong value), and most of it must be seen
@@ -222,12 +227,26 @@ def _read_about(
         seen = ev_next.get("ring_covered_deg", 0.0) < NEXT_COVER_MAX
         if isinstance(nxt, DialReading) and nxt.value is not None and reached and on_face and seen:
             return nxt
+    if got.value is None and got.reason in RING_RETRY and "tick_r_in" in ev and not wide_ink:
+        # dense ticks blurred together fill most of the ink's window (0.15 R): its median is the
+        # ticks' own colour, and only their edges are ink; against the face's median over the wider
+        # window the ticks are ink again. That reading is taken only with a value, a needle reaching
+        # its ring, and the ticks' ends on a circle (an object's edges over the ring, or a view not
+        # undone, are ink there too, on no circle: a wrong value)
+        ev_w = {k: v for k, v in ev.items() if k == "from_ticks"} | {"wide_ring": 1.0}
+        alt = _read_about(rgb, dial0, spec, ev_w, min_contrast, noise_k, scale, wide_ink=True)
+        got_ev = alt.evidence
+        reached = got_ev.get("pointer_run", 0.0) >= NEXT_TIP_RUN
+        if alt.value is not None and reached and got_ev.get("ring_fit", 1.0) <= WIDE_RING_FIT:
+            ev.clear()
+            ev.update(got_ev)
+            return alt
     return got
 
 
 def _read(
     dial: Dial, spec: DialSpec, ev: dict[str, float], min_contrast: float, noise_k: float, scale: float,
-    recentre: bool = True, beyond: float | None = None,
+    recentre: bool = True, beyond: float | None = None, wide_ink: bool = False,
 ) -> DialReading | tuple[float, float]:  # fmt: skip
     """The reading of a found dial, or (no hub seen, ``recentre``) the tick ring's centre to read about."""
 
@@ -248,8 +267,16 @@ def _read(
     noise = _noise(dial.canon)
     bound = max(min_contrast, noise_k * noise)
     ev.update(noise=noise, bound=bound, face_grey=float(face_rgb.mean()))
+    # a blade wide at its hub is its own local median there: against the face's median over a
+    # wider window it is ink again
+    canon_u8 = np.clip(dial.canon, 0, 255).astype(np.uint8)
+    wide_canon = _coarse_median(canon_u8, BLADE_MEDIAN_PX)
+    wide_local = polar(wide_canon)
+    ink_wide = np.sqrt(((polar_rgb - wide_local) ** 2).sum(axis=2)) / math.sqrt(3.0)
+    ink_wide[unseen] = 0.0
     # --- tick ring
-    hp = ink - smooth_ang(ink, 31)  # narrow marks along the ring stand out of their surroundings
+    ring_ink = ink_wide if wide_ink else ink  # (dense ticks blurred together: see ``_read_about``)
+    hp = ring_ink - smooth_ang(ring_ink, 31)  # narrow marks along the ring stand out of their surroundings
     energy = np.clip(hp, 0, None)
     marked = (hp > bound).mean(axis=0)
     ring = energy.mean(axis=0) * (marked > 0.02)
@@ -285,13 +312,6 @@ def _read(
     # --- pointers: runs of ink from the hub outward, inside the tick ring
     r0, r1 = 0.18, max(0.35, r_in - 0.04)
     j0, j1 = int(r0 * 100), int(r1 * 100)
-    # a blade wide at its hub is its own local median there: against the face's median over a
-    # wider window it is ink again
-    canon_u8 = np.clip(dial.canon, 0, 255).astype(np.uint8)
-    wide_canon = _coarse_median(canon_u8, BLADE_MEDIAN_PX)
-    wide_local = polar(wide_canon)
-    ink_wide = np.sqrt(((polar_rgb - wide_local) ** 2).sum(axis=2)) / math.sqrt(3.0)
-    ink_wide[unseen] = 0.0
     ink_ptr = np.maximum(ink, ink_wide)
     inner = ink_ptr[:, j0:j1]
     thin_ink = thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound)  # ink with the face beside it

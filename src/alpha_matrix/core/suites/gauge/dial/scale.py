@@ -1,7 +1,8 @@
 """The scale from the tick ring: the ticks' centre, lengths and pitch, the covers and coloured
 zones over the ring, and the arc (a standard sweep, or one read from where the ticks stop: major
 period, round steps; or one end seen and the other under a cover, counted in ticks), with the
-ticks to read between."""
+ticks to read between. A lone mark off the ticks' lattice from both its neighbours, which are
+whole pitches apart without it (a needle's edge between the ticks it hides), is no tick."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an a
 END_MIN_LEN = 0.5  # an end tick of an arc read from its ticks is at least this share of the median tick long
 END_MAJOR = 0.8  # an end tick is at least this share of the median major's length
 END_PLACE = 0.25  # pitch: a tick's place this near a cover is under it (an end read under a cover)
+OFF_STEP = 0.3  # pitch: a step between neighbouring marks this far from a whole number of pitches is off the lattice
 OFF_LATTICE = 0.3  # pitch: a mark this far off where its neighbours put it is no tick of the scale
 MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
@@ -251,6 +253,18 @@ def _arc_from_gap(
     order = np.argsort((a - first) % 360.0)
     ccw = ((a - first) % 360.0)[order]
     steps = np.diff(ccw) / pitch  # consecutive ticks: whole pitches apart (a hidden tick: two)
+    # a lone mark off the lattice from both its neighbours, which are whole pitches apart (a needle's
+    # edge between two ticks, the tick under it hidden), is no tick: without it the count of
+    # pitches between them is right (a view not undone bends a run of steps: no lone mark)
+    off = np.abs(steps - np.round(steps)) >= OFF_STEP
+    if len(steps) >= 3:
+        joined = steps[:-1] + steps[1:]
+        ok_out = np.concatenate([[True], ~off[:-2]]) & np.concatenate([~off[2:], [True]])
+        stray = off[:-1] & off[1:] & (np.abs(joined - np.round(joined)) < OFF_STEP) & ok_out
+        if stray.any():
+            keep = np.concatenate([[True], ~stray, [True]])
+            order, ccw = order[keep], ccw[keep]
+            steps = np.diff(ccw) / pitch
     if np.mean(np.abs(steps - np.round(steps)) < 0.3) < 0.8 or (np.round(steps) < 1).any():
         return "ticks too irregular"
     idx = np.concatenate([[0.0], np.cumsum(np.round(steps))])
