@@ -3,11 +3,11 @@
 The reader's templates are OpenCV's Hershey SIMPLEX, PLAIN, DUPLEX, COMPLEX, TRIPLEX and Pillow's
 bundled font. The labels here are drawn in fonts that are none of them:
 
-- ``FONT_A`` = ``"dejavu"`` (DejaVu Sans) and ``FONT_B`` = ``"serif"`` (Liberation Serif), the
-  system's TrueType fonts drawn with Pillow. Where they are not installed the cases fall back
-  to ``"small"`` (FONT_HERSHEY_COMPLEX_SMALL) and ``"pil"`` (Pillow's font, bold): beware that
-  OpenCV 5 draws every Hershey face with its one built-in font (COMPLEX_SMALL correlates 0.98
-  with the templated DUPLEX; SIMPLEX | ITALIC is SIMPLEX itself), so the fallback is no unseen font.
+- ``FONT_A`` = ``"dejavu"`` (DejaVu Sans) and ``FONT_B`` = ``"serif"`` (DejaVu Serif), TrueType fonts drawn with Pillow, taken from the pinned matplotlib wheel so that every
+  machine draws the same (a system's fonts differ: one without Liberation fell back to Pillow's
+  own, a templated font). ``"small"`` (FONT_HERSHEY_COMPLEX_SMALL) and ``"pil"`` (Pillow's font,
+  bold) remain as cases: beware that OpenCV 5 draws every Hershey face with its one built-in font
+  (COMPLEX_SMALL correlates 0.98 with the templated DUPLEX; SIMPLEX | ITALIC is SIMPLEX itself).
 - ``"seg7"``: seven-segment digits drawn here as strokes (no font at all), far from every
   template: any label read must be right (most are left unread).
 
@@ -20,8 +20,10 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
+import matplotlib
 import numpy as np
 import pytest
 
@@ -36,15 +38,16 @@ SEG = {  # segments a b c d e f g of each character
 }  # fmt: skip
 
 
+MPL_FONTS = Path(matplotlib.get_data_path()) / "fonts" / "ttf"  # the pinned wheel's: the same on every machine
 TTF = {
-    "dejavu": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "serif": "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf",
-    "mono": "/usr/share/fonts/truetype/liberation/LiberationMono-Bold.ttf",
+    "dejavu": str(MPL_FONTS / "DejaVuSans.ttf"),
+    "serif": str(MPL_FONTS / "DejaVuSerif.ttf"),
+    "mono": str(MPL_FONTS / "DejaVuSansMono-Bold.ttf"),
 }
 
 
-FONT_A = "dejavu" if os.path.exists(TTF["dejavu"]) else "small"
-FONT_B = "serif" if os.path.exists(TTF["serif"]) else "pil"
+FONT_A = "dejavu"
+FONT_B = "serif"
 
 
 @dataclass(frozen=True)
