@@ -422,3 +422,13 @@ def test_a_needles_edge_between_the_ticks_it_hides_is_no_tick() -> None:
     assert isinstance(got, TickScale), got
     for v in (17.0, 17.6, 18.0):
         assert abs(20.0 * got.frac(210.0 - pitch * v, True) - v) <= 0.02 * 20.0, v
+
+
+@pytest.mark.parametrize("tip", [0.44, 0.5])
+@pytest.mark.parametrize("value", [4.0, 6.0])
+def test_a_broken_needle_short_of_a_numeral_in_its_path_is_not_read(value: float, tip: float) -> None:
+    """A needle broken off short of the numerals, one of them in its line (the value a labelled
+    one): bare face lies between its end and the numeral, so the numeral is no tip of it."""
+    d = Drawn(value=value, tip=tip, numerals_at=0.6)
+    value_read, reason = _read(d)
+    assert value_read is None and reason == "pointer tip not visible", (value_read, reason)

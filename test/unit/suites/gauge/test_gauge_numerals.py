@@ -18,7 +18,6 @@ Rectified dials (the dial a circle of R = 200 px about the centre of a 601 px sq
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -45,8 +45,13 @@ DRAG_RUN = 0.5  # ... this long, coloured, beside the needle: a drag pointer (sh
 PIVOT_OFF = (0.03, 0.2)  # R: a needle's hub this far off the scale's centre (a raised needle seen at an angle)
 
 
-def run_from_hub(wide: np.ndarray) -> np.ndarray:
-    """Per angle: the share of radii covered by one run of ink starting within the first tenth."""
+def run_from_hub(wide: np.ndarray, raw: np.ndarray | None = None) -> np.ndarray:
+    """Per angle: the share of radii covered by one run of ink starting within the first tenth.
+
+    ``raw``: ink of any shape at (angle, radius). A gap in a pointer's run is bridged only where
+    ink fills it (the pointer crossing a numeral or another pointer: no face beside it there, but
+    its own ink): a gap of bare face is its end, and a numeral beyond a short (broken) needle's
+    end is not its tip."""
     n = wide.shape[1]
     out = np.zeros(wide.shape[0])
     head = max(1, n // 10)
@@ -61,6 +66,9 @@ def run_from_hub(wide: np.ndarray) -> np.ndarray:
         end = n - s
         for h in holes:
             if not closed[h : h + 8].any():
+                end = int(h)
+                break
+            if raw is not None and not raw[i, s + h]:  # bare face: the run ends here
                 end = int(h)
                 break
         out[i] = end / n

@@ -316,7 +316,8 @@ def _read(
     inner = ink_ptr[:, j0:j1]
     thin_ink = thin(inner, polar_rgb[:, j0:j1], radii[j0:j1], bound)  # ink with the face beside it
     wide = smooth_ang(thin_ink, 3) > 0.3  # a pointer 1-2 bins wide
-    run = run_from_hub(wide)  # (N_ANG,) fraction of [r0, r1] covered from r0 outward
+    # (N_ANG,) fraction of [r0, r1] covered from r0 outward, its gaps bridged only over ink
+    run = run_from_hub(wide, smooth_ang((inner > bound).astype(np.float32), 3) > 0)
     cand = [k for k in peaks(run, MIN_RAY, 16) if run[k] >= MIN_RAY]  # every ray from the hub, short ones too
     # a pointer crossing the ring is no tick (a tick under it is left out: a hidden tick is allowed);
     # a stub barely out of the hub (a needle's tail) is no pointer and crosses no tick
