@@ -2,7 +2,9 @@
 size turned anywhere on the dial (its arc read from where the ticks stop), a coloured or red value
 needle on its hub, a blade wide at its hub, a drag pointer shorter than the needle, a dial printed on
 a square plate with no circle of its own (found from its ticks), a 180 deg scale whose numerals
-sit close inside its ticks, an end tick under a drag pointer (a turned scale's too, counted in ticks), a drag pointer washed out by fog, a lone stroke in the scale's gap; and the cases it must abstain on: the picture cut through the dial, an
+sit close inside its ticks, an end tick under a drag pointer (a turned scale's too, counted in ticks), a drag pointer washed out by fog, a lone stroke in the scale's gap, a short stroke just past an
+end, an end under a hand's fingers; and the cases it must abstain on: the picture cut through the dial, a
+hand over the end of a scale of no standard sweep, an
 end of the scale lost, something lying over the needle or its tip, a needle short of the ticks, a
 plate with no needle or only a drag pointer."""
 
@@ -74,7 +76,8 @@ def test_a_picture_cut_through_the_dial_is_no_reading() -> None:
 
 
 def _without_numerals(d: Drawn, img: np.ndarray) -> np.ndarray:
-    """The picture with the scale's numerals painted over in the face's colour."""
+    """The picture with the scale's numerals painted over in the face's colour (a needle near a
+    numeral is cut by the paint: the tests give values midway between them)."""
     for i in range(d.majors + 1):
         cv2.circle(img, _pt(d, angle(d, d.lo + (d.hi - d.lo) * i / d.majors), d.numerals_at), 16, d.dial, -1)
     return img
@@ -432,3 +435,72 @@ def test_a_broken_needle_short_of_a_numeral_in_its_path_is_not_read(value: float
     d = Drawn(value=value, tip=tip, numerals_at=0.6)
     value_read, reason = _read(d)
     assert value_read is None and reason == "pointer tip not visible", (value_read, reason)
+
+
+SKIN, FINGER_GAP = (205, 160, 130), (150, 105, 85)  # a hand's skin, and the shade between its fingers
+
+
+def _hand(d: Drawn, img: np.ndarray, a_from: float, a_to: float, fingers: int) -> np.ndarray:
+    """A hand's fingers over the ring between the angles: skin, with the darker gaps between the
+    fingers across it (radial strips: marks where the ticks are hidden)."""
+    arc_pts = np.linspace(a_from, a_to, 20)
+    poly = [_pt(d, float(a), 0.65) for a in arc_pts] + [_pt(d, float(a), 1.15) for a in arc_pts[::-1]]
+    cv2.fillPoly(img, [np.array(poly, np.int32)], SKIN)
+    for a in np.linspace(a_from, a_to, fingers + 1)[1:-1]:
+        cv2.line(img, _pt(d, float(a), 0.65), _pt(d, float(a), 1.15), FINGER_GAP, 3)
+    return img
+
+
+def _hand_over_end(d: Drawn, covered: tuple[float, float], past: float, fingers: int) -> np.ndarray:
+    """The dial, numerals painted over (the ticks alone state the scale), a hand from the value
+    ``covered[0]`` over the end ``covered[1]`` and ``past`` deg beyond it into the scale's gap."""
+    beyond = angle(d, covered[1]) + (past if covered[1] == d.lo else -past)
+    return _hand(d, _without_numerals(d, draw(d)), angle(d, covered[0]), beyond, fingers)
+
+
+@pytest.mark.parametrize(
+    ("value", "covered", "fingers"),
+    [(3.5, (8.8, 10.0), 4), (2.4, (8.5, 10.0), 3), (7.5, (8.5, 10.0), 5), (6.5, (1.2, 0.0), 4)],
+)
+def test_an_end_under_a_hands_fingers_is_read_from_the_end_seen(
+    value: float, covered: tuple[float, float], fingers: int
+) -> None:
+    """A hand over an end of a standard scale, the gaps between its fingers seen as a few marks
+    over the ticks it hides (far fewer than the scale's pitch puts there): that stretch is a cover
+    all the same, and the end seen with the standard sweep gives the arc."""
+    d = Drawn(value=value)
+    r = read_dial(_hand_over_end(d, covered, 25.0, fingers), DialSpec(d.lo, d.hi, "bar"))
+    assert _within(r.value, d) and r.evidence.get("sparse_cover") == 1.0, (r.value, r.reason)
+
+
+@pytest.mark.parametrize(("past", "fingers"), [(25.0, 1), (35.0, 1), (25.0, 3), (35.0, 4)])
+def test_a_cover_past_the_end_of_a_scale_of_no_standard_sweep_is_no_reading(past: float, fingers: int) -> None:
+    """A 250 deg scale turned 20 deg, a hand (plain, or its fingers seen) over its end and well past
+    it: a 300 deg sweep centred 5 deg off 12 o'clock would end where the face is seen bare beyond
+    the hand, so it is no reading of the ticks; nothing else establishes the arc: abstain."""
+    d = Drawn(value=2.4, sweep=250.0, turn=20.0)
+    got, reason = _read(d, _hand_over_end(d, (8.5, 10.0), past, fingers))
+    assert got is None, (got, reason)
+
+
+@pytest.mark.parametrize(
+    ("d", "end", "pitches"),
+    [
+        (Drawn(value=3.5), 10.0, 2.0),
+        (Drawn(value=3.5), 0.0, 1.6),
+        (Drawn(lo=0.0, hi=600.0, value=180.0, sweep=300.0, majors=6), 600.0, 2.5),
+        (Drawn(lo=0.0, hi=600.0, value=180.0, sweep=300.0, majors=6), 0.0, 2.0),
+    ],
+    ids=["270-hi-2", "270-lo-1.6", "300-hi-2.5", "300-lo-2"],
+)
+def test_a_short_mark_just_past_an_end_of_the_scale_is_no_end_of_it(d: Drawn, end: float, pitches: float) -> None:
+    """A stroke no longer than a minor tick in the scale's gap, a tick or more beyond its end (an
+    object's or a thumb's edge): too near to be a lone mark, it is no end of the scale (a scale ends
+    on a major tick); without it the ticks are a standard sweep seen whole (numerals painted over:
+    the ticks alone)."""
+    pitch = d.sweep / (d.majors * d.minors)
+    at = angle(d, end) + (-pitches * pitch if end == d.hi else pitches * pitch)
+    img = _without_numerals(d, draw(d))
+    cv2.line(img, _pt(d, at, 0.86), _pt(d, at, 0.95), d.ink, 2)
+    value, reason = _read(d, img)
+    assert _within(value, d), (value, reason)

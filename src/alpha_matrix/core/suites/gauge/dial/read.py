@@ -28,7 +28,9 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    again about it. The ticks' pitch (the largest spacing of which nearly every gap is a whole
    multiple) and a least-squares fit of tick index against angle give the arc (a lone mark with
    no other within three pitches, a label's or sticker's stroke in the scale's gap, left out when
-   the arc is not read with it): a standard sweep centred at 12 o'clock; else, any sweep turned
+   the arc is not read with it; a mark no longer than a minor tick a tick or more beyond an end, an
+   object's or a thumb's edge, is no end of the scale, which ends on a major: without it only a
+   standard sweep seen whole is read): a standard sweep centred at 12 o'clock; else, any sweep turned
    anywhere, from where the ticks stop, when both end
    ticks are majors (longer marks on a regular lattice), the face shows clear beyond both ends and
    the range divides into round majors (a standard sweep at 12 o'clock bent a few degrees by a view
@@ -46,7 +48,12 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    a drag pointer left at the scale's end) and the arc is read again: a standard sweep the ticks
    fall short of into the cover, or (the view's degrees bent) the ticks counted: the end seen a
    major with the face clear beyond it, the ticks short of a whole number of round majors by
-   fewer than a major interval's, their places under the cover. A stub barely out of the hub
+   fewer than a major interval's, their places under the cover. Still in doubt, a stretch of the
+   ring not the face's colour that shows far fewer marks than the ticks' pitch puts there is a
+   cover too (an occluder's own edges, a hand's fingers, are a few marks over the ticks it hides;
+   a shadow leaves its ticks seen) and the arc is read again. An end given by a standard sweep
+   the ticks fall short of into a cover lies under that cover (its place seen bare: the scale
+   ends short of that sweep). A stub barely out of the hub
    (a needle's tail) hides no tick. Still no scale: the ticks may be dense and blurred together,
    so that over the ink's window their own colour is the median and only their edges are ink; the
    dial is read again with the ring's ink taken against the face's median over the wider window
@@ -327,15 +334,23 @@ def _read(
     ring_rgb = np.median(polar_rgb[:, lo_j : hi_j + 1], axis=1)
     hidden = np.sqrt(((ring_rgb - face_rgb) ** 2).sum(axis=1) / 3.0) > bound
     hidden &= ~zone(polar_rgb[:, lo_j : hi_j + 1], face_rgb, bound)
-    hidden = covers(smooth_ang(hidden.astype(np.float32), 5) > 0.5, ticks) | unseen[:, lo_j : hi_j + 1].any(axis=1)
+    differs = smooth_ang(hidden.astype(np.float32), 5) > 0.5
+    out_of_view = unseen[:, lo_j : hi_j + 1].any(axis=1)
+    hidden = covers(differs, ticks) | out_of_view
     ev["ring_covered_deg"] = float(hidden.sum()) * 360.0 / N_ANG
-    # a mark at the edge of a covered stretch is that cover's edge, not a tick
-    near_cover = smooth_ang(hidden.astype(np.float32), 9) > 0
-    ticks = [t for t in ticks if not near_cover[t]]
-    ang = angle_of_bin(np.array(ticks, float))
-    strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
-    lengths = tick_lengths(hp, ticks, lo_j, hi_j, bound)
+    marks = ticks
+    ticks, ang, strength, lengths = _ticks_beside(marks, hidden, prof, hp, lo_j, hi_j, bound)
     got_arc = arc(ang, strength, spec, hidden, lengths)
+    if got_arc == "arc ends not clear" and spec.arc_start_deg is None:
+        # an occluder's own edges (a hand's fingers, a box's corners) are marks over the stretch it
+        # hides, a few where the scale's pitch puts many: that stretch is a cover too, read again
+        sparse = covers(differs, marks, sparse=True) | out_of_view
+        if (sparse != hidden).any():
+            seen_ticks = _ticks_beside(marks, sparse, prof, hp, lo_j, hi_j, bound)
+            again = arc(*seen_ticks[1:3], spec, sparse, seen_ticks[3])
+            if not isinstance(again, str):
+                ev.update(sparse_cover=1.0, ring_covered_deg=float(sparse.sum()) * 360.0 / N_ANG)
+                got_arc, hidden, (ticks, ang, strength, lengths) = again, sparse, seen_ticks
     long_rays = [k for k in cand if run[k] >= TIP_RUN]
     if got_arc == "arc ends not clear" and spec.arc_start_deg is None and long_rays:
         # an end tick under a pointer crossing the ring (a drag pointer left at the scale's end):
@@ -419,6 +434,18 @@ def _read(
     value = spec.lo + frac * spec.span
     sigma_deg = math.hypot(0.5, 0.5 * 0.02 * sweep / px, float(ev.get("tick_fit_deg", 0.3)))
     return DialReading(value, sigma_deg / sweep * abs(spec.span), spec.unit, "", ev)
+
+
+def _ticks_beside(
+    marks: list[int], hidden: np.ndarray, prof: np.ndarray, hp: np.ndarray, lo_j: int, hi_j: int, bound: float
+) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """The ticks clear of the covers (a mark at the edge of a covered stretch is that cover's edge,
+    not a tick), with their angles, strengths and lengths."""
+    near_cover = smooth_ang(hidden.astype(np.float32), 9) > 0
+    ticks = [t for t in marks if not near_cover[t]]
+    ang = angle_of_bin(np.array(ticks, float))
+    strength = prof[np.array(ticks, int)] if ticks else np.zeros(0)
+    return ticks, ang, strength, tick_lengths(hp, ticks, lo_j, hi_j, bound)
 
 
 def _same_ring(dial: Dial, ev: dict[str, float], alt: Dial, scale: float) -> bool:

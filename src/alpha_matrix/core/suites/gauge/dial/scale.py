@@ -2,7 +2,9 @@
 zones over the ring, and the arc (a standard sweep, or one read from where the ticks stop: major
 period, round steps; or one end seen and the other under a cover, counted in ticks), with the
 ticks to read between. A lone mark off the ticks' lattice from both its neighbours, which are
-whole pitches apart without it (a needle's edge between the ticks it hides), is no tick."""
+whole pitches apart without it (a needle's edge between the ticks it hides), is no tick; nor is a
+mark no longer than a minor tick just beyond an end of the scale with a tick missing between (an
+object's edge in the scale's gap)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ CENTRE_TOL = 6.0  # deg: the scale's middle off 12 o'clock (the image's vertical
 RECENTRE_TICKS = 10  # ticks needed to find the dial's centre from the tick ring
 RECENTRE_MARGIN = 12  # radial samples beyond the ring's band where a tick's end may lie
 ZONE_FACE_SHARE = 0.3  # quantile of the ring's radii, per angle, that must still show the face in a coloured zone
+SHADOW_TICKS = 0.5  # share of the ticks its width holds (at the ticks' median pitch) a hidden stretch
+# shows when it is a shadow or fog over them; fewer: a cover (an occluder's edges are a few marks)
 ZONE_CHROMA = 0.5  # a coloured zone's chroma, at least (a red band; skin and shadows are less)
 ARC_MIN, ARC_MAX = 170.0, 315.0  # deg: sweeps an arc read from where its ticks stop may have
 MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an arc read from its ticks
@@ -32,6 +36,7 @@ MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
 LOCAL_TICKS = 5  # marks either side that set that median
 MAJOR_HIT, MAJOR_FALSE = 0.7, 0.15  # share of a major period's marks that stand out; of the others
+STRAY_STEP = 1.25  # pitches: a short mark at an end of the scale this far from the next is off the scale
 LONE_GAP = 3.0  # pitches: a mark with no other this near on either side is no tick of the scale
 ROUND_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)  # mantissas of a scale's value per major interval
 
@@ -87,15 +92,20 @@ def zone(band: np.ndarray, face: np.ndarray, bound: float) -> np.ndarray:
     return out
 
 
-def covers(hidden: np.ndarray, ticks: list[int]) -> np.ndarray:
+def covers(hidden: np.ndarray, ticks: list[int], sparse: bool = False) -> np.ndarray:
     """The stretches of ``hidden`` (per angle bin) 6 deg and wider that show no ticks inside
-    (a shadow or fog over the ring leaves its ticks seen: no cover)."""
+    (a shadow or fog over the ring leaves its ticks seen: no cover); ``sparse``, also those that
+    show far fewer marks than the ticks' pitch puts there (an occluder hides the ticks, and its
+    own edges, a hand's fingers, a box's corners, are only a few marks)."""
     out = np.zeros_like(hidden)
     if hidden.all() or not hidden.any():
         return out
     shift = int(np.argmin(hidden))  # start the walk on a bin that is not hidden
     h = np.roll(hidden, -shift)
     t = np.array(sorted((k - shift) % N_ANG for k in ticks), int)
+    # the ticks' pitch (bins): the median step between neighbouring marks
+    pitch = float(np.median(np.diff(np.concatenate([t, t[:1] + N_ANG])))) if len(t) >= 2 else float(N_ANG)
+    few = SHADOW_TICKS / pitch if sparse else 0.0  # marks per bin a stretch must show to be no cover
     i = 0
     while i < N_ANG:
         if not h[i]:
@@ -105,7 +115,7 @@ def covers(hidden: np.ndarray, ticks: list[int]) -> np.ndarray:
         while j < N_ANG and h[j]:
             j += 1
         inside = int(((t > i + 4) & (t < j - 5)).sum())
-        if j - i >= 12 and inside < 2:
+        if j - i >= 12 and (inside < 2 or inside < few * (j - i - 9)):
             out[(np.arange(i, j) + shift) % N_ANG] = True
         i = j
     return out
@@ -235,7 +245,27 @@ def arc(
             got = arc(a[~lone], w[~lone], spec, hidden, ln[~lone])
             if not isinstance(got, str):
                 return got
+        # a mark no longer than a minor tick beyond an end of the scale, off its lattice or a tick
+        # missing between them (an object's or a thumb's edge in the scale's gap), is no end of it
+        # (a scale ends on a major tick): without it, read again, as a standard sweep seen whole only
+        # (no cover asked to hide an end: marks that may be no scale's read no further)
+        stray = _stray_ends(gaps, g_big, ln, pitch)
+        if stray.any() and len(a) - int(stray.sum()) >= 6:
+            got = arc(a[~stray], w[~stray], spec, None, ln[~stray])
+            if not isinstance(got, str):
+                return got
     return first_why
+
+
+def _stray_ends(gaps: np.ndarray, g: int, ln: np.ndarray, pitch: float) -> np.ndarray:
+    """The marks either side of the scale's gap ``g`` (after mark ``g``) that stand out of the
+    marks' median length no more than a major tick does (``MAJOR_SEP``) and lie more than
+    ``STRAY_STEP`` pitches from their neighbour on the scale's side."""
+    n = len(gaps)
+    out = np.zeros(n, bool)
+    for end, step in ((g, gaps[(g - 1) % n]), ((g + 1) % n, gaps[(g + 1) % n])):
+        out[end] = step >= STRAY_STEP * pitch and ln[end] < MAJOR_SEP * np.median(ln)
+    return out
 
 
 def _arc_from_gap(
@@ -315,7 +345,10 @@ def _arc_from_gap(
             gap0, gap1 = (fit_first + found + 0.5 * b, fit_first + sweep) if seen_lo else (
                 fit_first + found - sweep, fit_first - 0.5 * b)  # fmt: skip
             bins = np.round(np.arange(gap0, gap1 + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
-            if len(bins) and float(hidden[bins].mean()) >= 0.7:
+            # and that sweep's end lies under the cover (its place seen bare: the scale ends short of it)
+            end = gap1 if seen_lo else gap0
+            under = bool(hidden[_bins(end + np.arange(-END_PLACE * b, END_PLACE * b + 0.25, 0.5))].any())
+            if len(bins) and float(hidden[bins].mean()) >= 0.7 and under:
                 fits.append((mid % 360.0, sweep))
     if len(fits) == 1:
         return _ends(*fits[0], spec)
