@@ -60,7 +60,8 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    (0.37 R), and taken only with a value, a needle reaching that ring and the ticks' ends on a
    circle (an object's edges over the ring are ink there too).
 4. The pointers (``dial.pointers``): rays of ink from the hub outward (a radial run, not a numeral's
-   blob) inside the tick ring, each of the colour of its most coloured bin (not its edge's, half
+   blob; a gap in it bridged only where ink fills it, a numeral it crosses: bare face is its end,
+   and a numeral beyond a broken needle's end no tip of it) inside the tick ring, each of the colour of its most coloured bin (not its edge's, half
    face), none of the face's own colour; a shorter ray of the same colour opposite or beside a
    longer one is its tail or its blade's edge (opposite, its root of the longer one's colour suffices:
    a label may follow a short tail), a stub barely out of the hub (unless red) is none. One needle
