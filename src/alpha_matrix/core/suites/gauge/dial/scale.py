@@ -39,6 +39,7 @@ MAJOR_HIT, MAJOR_FALSE = 0.7, 0.15  # share of a major period's marks that stand
 STRAY_STEP = 1.25  # pitches: a short mark at an end of the scale this far from the next is off the scale
 LONE_GAP = 3.0  # pitches: a mark with no other this near on either side is no tick of the scale
 ROUND_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)  # mantissas of a scale's value per major interval
+STATED_ROLL_PITCH = 0.45  # pitch: a stated arc's end this far from the ticks' (or ``CENTRE_TOL`` deg) is theirs
 
 
 class _Spec(Protocol):
@@ -301,12 +302,8 @@ def _arc_from_gap(
     b, c0 = np.polyfit(idx, ccw, 1)
     fit_first = (first + c0) % 360.0
     found = float(idx.max() * b)
-    if spec.arc_start_deg is not None and spec.arc_end_deg is not None:
-        s, e = spec.arc_start_deg, spec.arc_end_deg
-        sweep = ((s - e) if spec.clockwise else (e - s)) % 360.0
-        if abs(found - sweep) > SWEEP_TOL:
-            return "ticks do not cover the stated arc"
-        return s % 360.0, sweep
+    if stated(spec) is not None:
+        return _arc_as_stated(idx, ccw, b, first, fit_first, found, spec)
     std = min(STANDARD_SWEEPS, key=lambda x: abs(x - found))
     # the scale's middle at 12 o'clock, within half a pitch and the view's lean
     centre = (fit_first + found / 2.0) % 360.0
@@ -353,6 +350,55 @@ def _arc_from_gap(
     if len(fits) == 1:
         return _ends(*fits[0], spec)
     return _arc_end_covered(idx, w[order], b, fit_first, spec, hidden, ccw - (b * idx + c0))
+
+
+def stated(spec: _Spec) -> tuple[float, float] | None:
+    """The stated arc, (angle of lo, sweep in the value's direction), or None when not stated."""
+    s, e = spec.arc_start_deg, spec.arc_end_deg
+    if s is None or e is None:
+        return None
+    return s % 360.0, ((s - e) if spec.clockwise else (e - s)) % 360.0
+
+
+def agrees(got: tuple[float, float] | TickScale, spec: _Spec) -> bool:
+    """The scale read (from the ticks, the numerals) is the stated arc: each of its ends within the
+    view's roll of the stated one (``CENTRE_TOL``, or ``STATED_ROLL_PITCH`` of a coarse scale: the
+    rectified dial keeps the image's vertical, which a photo's perspective may turn off the face's
+    by a few degrees, and a view not quite undone bends the ends' degrees as much; the standard
+    path allows as much about 12 o'clock). The statement only checks the scale: the value is read
+    between the ticks seen (the stated degrees are the face's, not the rectified image's: read
+    linearly from them a rolled view was off)."""
+    want = stated(spec)
+    if want is None:
+        return True
+    start, sweep = (got.start, got.sweep) if isinstance(got, TickScale) else got
+    pitch = float(np.min(np.diff(got.share))) * got.sweep if isinstance(got, TickScale) else 0.0
+    roll = max(CENTRE_TOL, STATED_ROLL_PITCH * pitch)
+    sign = -1.0 if spec.clockwise else 1.0  # the hi end from the lo end
+    return _angle_off(start, want[0]) <= roll and _angle_off(start + sign * sweep, want[0] + sign * want[1]) <= roll
+
+
+def _arc_as_stated(
+    idx: np.ndarray, ccw: np.ndarray, b: float, first: float, fit_first: float, found: float, spec: _Spec
+) -> TickScale | str:
+    """The ticks seen are the stated arc: their sweep within 0.4 pitch (and ``SWEEP_TOL``) of the
+    stated one and their lo end where stated, within the view's roll (see ``agrees``); the value
+    is then read between them, as on a standard sweep. Else the statement and the ticks disagree
+    (an end tick lost, a statement wrong): no scale."""
+    want = stated(spec)
+    assert want is not None
+    start, _ = _ends((fit_first + found / 2.0) % 360.0, found, spec)
+    if abs(found - want[1]) > min(SWEEP_TOL, 0.4 * b):
+        return "ticks do not cover the stated arc"
+    if _angle_off(start, want[0]) > max(CENTRE_TOL, STATED_ROLL_PITCH * b):
+        return "ticks do not cover the stated arc"
+    on = _on_lattice(idx, ccw, b)
+    return TickScale(start, want[1], first % 360.0, ccw[on] - ccw[0], idx[on] / idx.max())
+
+
+def _angle_off(a: float, b: float) -> float:
+    d = abs(a - b) % 360.0
+    return min(d, 360.0 - d)
 
 
 def _off12(deg: float) -> float:
