@@ -428,14 +428,10 @@ def _arc_from_ends(
     would leave 600/5 = 120 a major). The value is then read between the ticks seen either side
     of the pointer, as a technician does (a view not quite undone bends the pitch: the ends' fit
     alone would be off mid-scale)."""
-    keep = np.nonzero(w >= END_MIN_LEN * np.median(w))[0]  # a mark off the ring's middle: a numeral's stroke
-    if len(keep) < 6:
+    kept = _end_to_end(idx, w, b, first, res)
+    if kept is None:
         return "arc ends not clear"
-    seen = b * idx + res  # the ticks' angles, ccw from ``first``
-    first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
-    seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
-    good = _on_lattice(idx, seen, b)
-    idx, w, seen = idx[good], w[good], seen[good]
+    first, idx, w, seen = kept
     n = int(round(idx.max()))
     found = float(seen[-1])
     if std is None and (not ARC_MIN <= found <= ARC_MAX or 360.0 - found < 2.0 * b):
@@ -460,6 +456,22 @@ def _arc_from_ends(
     return TickScale(start, sweep, first % 360.0, seen, idx / n)
 
 
+def _end_to_end(
+    idx: np.ndarray, w: np.ndarray, b: float, first: float, res: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The ticks from the first to the last mark of a tick's length (a mark off the ring's middle
+    is a numeral's stroke), those on the lattice: the first one's angle, their indices counted from
+    it, lengths and angles ccw from it; None with fewer than 6 marks."""
+    keep = np.nonzero(w >= END_MIN_LEN * np.median(w))[0]
+    if len(keep) < 6:
+        return None
+    seen = b * idx + res  # the ticks' angles, ccw from ``first``
+    first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
+    seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
+    good = _on_lattice(idx, seen, b)
+    return first, idx[good], w[good], seen[good]
+
+
 def _arc_end_covered(
     idx: np.ndarray, w: np.ndarray, b: float, first: float, spec: _Spec, hidden: np.ndarray, res: np.ndarray
 ) -> TickScale | str:
@@ -472,14 +484,11 @@ def _arc_end_covered(
     divides into a round value per major interval. The end under the cover is where its tick
     belongs; the value is read between the ticks seen (an end tick lost with nothing over it, a
     scale short of a standard sweep, stays unread)."""
-    keep = np.nonzero(w >= END_MIN_LEN * np.median(w))[0]  # a mark off the ring's middle: a numeral's stroke
-    if len(keep) < 6:
+    kept = _end_to_end(idx, w, b, first, res)
+    if kept is None:
         return "arc ends not clear"
-    seen = b * idx + res  # the ticks' angles, ccw from ``first``
-    first, idx, w = first + seen[keep[0]], idx[keep[0] : keep[-1] + 1] - idx[keep[0]], w[keep[0] : keep[-1] + 1]
-    seen = seen[keep[0] : keep[-1] + 1] - seen[keep[0]]
-    good = _on_lattice(idx, seen, b)
-    idx, w, seen = idx[good].astype(int), w[good], seen[good]
+    first, idx, w, seen = kept
+    idx = idx.astype(int)
     n_seen = int(idx[-1])
     found: list[TickScale] = []
     for seen_lo in (True, False):  # the end seen: the counter-clockwise first tick, or the last
