@@ -67,6 +67,10 @@ def split_attempts(
     a step after the current attempt's result (except the stream's exact continuation: a last
     batch that reached the bag after the result). Other messages join the episode's latest
     attempt. Steps skipped within one attempt are recorded as gaps, not as a new attempt.
+
+    A start message after the result of an attempt that has neither a start nor steps is that
+    attempt's own start, logged late: a recorder that falls behind takes its topics in no fixed
+    order (a stepless suite's request was seen logged a millisecond after its dialogue and result).
     """
     out: dict[str, list[Attempt]] = {}
     for m in messages:
@@ -91,7 +95,10 @@ def split_attempts(
             if cur.first_step is None:
                 cur.first_step = first
             cur.last_step = max(last, cur.last_step or last)
-        elif start and (cur.started or cur.completed):
+        elif start and cur.started:
+            cur = Attempt(episode)
+            attempts.append(cur)
+        elif start and cur.completed and cur.first_step is not None:
             cur = Attempt(episode)
             attempts.append(cur)
         cur.started = cur.started or start

@@ -168,6 +168,26 @@ def test_split_attempts_cuts_at_a_restarted_stream_a_second_start_and_after_a_re
     assert len(starts["s"]) == 2
 
 
+def test_a_start_logged_after_its_own_result_is_that_attempts_start() -> None:
+    """A recorder behind its subscriptions logged a stepless episode's dialogue and result before
+    its request: one attempt, started and completed (the audit found 'no recorded suite/request'
+    and counted the request as an interrupted attempt). A second request after that is a re-run."""
+
+    def msg(topic: str, kind: str) -> tuple[str, int, Any]:
+        return (topic, 0, make(TOPICS[kind], episode_id="s"))
+
+    is_start = lambda t, _m: t == "/suite/request"  # noqa: E731
+    request, result, other = (
+        msg("/suite/request", "/episode/end"),
+        msg("/episode/result", "/episode/result"),
+        msg("/x", "/episode/end"),
+    )
+    late = split_attempts([other, other, result, request], is_start=is_start, result_topic="/episode/result")
+    assert [(a.started, a.completed, len(a.messages)) for a in late["s"]] == [(True, True, 4)]
+    rerun = split_attempts([other, result, request, request, result], is_start=is_start, result_topic="/episode/result")
+    assert [(a.started, a.completed) for a in rerun["s"]] == [(True, True), (True, True)]
+
+
 def _corrupt_bag(tmp_path: Path) -> tuple[Path, Path]:
     b = Bag(tmp_path / "r")
     for i in range(3):
