@@ -30,8 +30,8 @@ MIN_CLEAR_DEG = 12.0  # deg of face, clear of any cover, beyond each end of an a
 END_MIN_LEN = 0.5  # an end tick of an arc read from its ticks is at least this share of the median tick long
 END_MAJOR = 0.8  # an end tick is at least this share of the median major's length
 END_PLACE = 0.25  # pitch: a tick's place this near a cover is under it (an end read under a cover)
-OFF_STEP = 0.3  # pitch: a step between neighbouring marks this far from a whole number of pitches is off the lattice
-OFF_LATTICE = 0.3  # pitch: a mark this far off where its neighbours put it is no tick of the scale
+OFF_LATTICE = 0.3  # pitch: a mark this far off where its neighbours put it (a step between marks this far
+# from a whole number of pitches) is off the ticks' lattice
 MAX_MINORS = 10  # ticks per major interval, at most
 MAJOR_SEP = 1.15  # a major mark's length over the median of the marks around it
 LOCAL_TICKS = 5  # marks either side that set that median
@@ -287,16 +287,16 @@ def _arc_from_gap(
     # a lone mark off the lattice from both its neighbours, which are whole pitches apart (a needle's
     # edge between two ticks, the tick under it hidden), is no tick: without it the count of
     # pitches between them is right (a view not undone bends a run of steps: no lone mark)
-    off = np.abs(steps - np.round(steps)) >= OFF_STEP
+    off = np.abs(steps - np.round(steps)) >= OFF_LATTICE
     if len(steps) >= 3:
         joined = steps[:-1] + steps[1:]
         ok_out = np.concatenate([[True], ~off[:-2]]) & np.concatenate([~off[2:], [True]])
-        stray = off[:-1] & off[1:] & (np.abs(joined - np.round(joined)) < OFF_STEP) & ok_out
+        stray = off[:-1] & off[1:] & (np.abs(joined - np.round(joined)) < OFF_LATTICE) & ok_out
         if stray.any():
             keep = np.concatenate([[True], ~stray, [True]])
             order, ccw = order[keep], ccw[keep]
             steps = np.diff(ccw) / pitch
-    if np.mean(np.abs(steps - np.round(steps)) < 0.3) < 0.8 or (np.round(steps) < 1).any():
+    if np.mean(np.abs(steps - np.round(steps)) < OFF_LATTICE) < 0.8 or (np.round(steps) < 1).any():
         return "ticks too irregular"
     idx = np.concatenate([[0.0], np.cumsum(np.round(steps))])
     b, c0 = np.polyfit(idx, ccw, 1)
@@ -341,7 +341,7 @@ def _arc_from_gap(
                 continue
             gap0, gap1 = (fit_first + found + 0.5 * b, fit_first + sweep) if seen_lo else (
                 fit_first + found - sweep, fit_first - 0.5 * b)  # fmt: skip
-            bins = np.round(np.arange(gap0, gap1 + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
+            bins = _bins(np.arange(gap0, gap1 + 0.25, 0.5))
             # and that sweep's end lies under the cover (its place seen bare: the scale ends short of it)
             end = gap1 if seen_lo else gap0
             under = bool(hidden[_bins(end + np.arange(-END_PLACE * b, END_PLACE * b + 0.25, 0.5))].any())
@@ -449,7 +449,7 @@ def _arc_from_ends(
             return "arc ends not clear"
         clear = max(every * b, MIN_CLEAR_DEG)
         for lo_deg, hi_deg in ((first - clear, first - 0.5 * b), (first + found + 0.5 * b, first + found + clear)):
-            bins = np.round(np.arange(lo_deg, hi_deg + 0.25, 0.5) * N_ANG / 360.0).astype(int) % N_ANG
+            bins = _bins(np.arange(lo_deg, hi_deg + 0.25, 0.5))
             if hidden[bins].any():
                 return "arc ends not clear"
     start, sweep = _ends((first + found / 2.0) % 360.0, found, spec)
