@@ -22,8 +22,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-import yaml
-
 from alpha_matrix.console import FORMAT_ENV, NODE_FORMAT, Console, clean, progress
 from alpha_matrix.core.bag import holds_steps
 from alpha_matrix.core.domains import DomainLease, allocate, release
@@ -285,7 +283,7 @@ class Launcher:
         self._tails: dict[str, collections.deque[str]] = {}
         self._tmp = tempfile.TemporaryDirectory(prefix="alpha_matrix_")
         self.params_file = Path(self._tmp.name) / "params.yaml"
-        self.params_file.write_text(yaml.safe_dump(graph.ros_params(), sort_keys=True))
+        self.params_file.write_text(graph.params_yaml())
 
     def __enter__(self) -> Launcher:
         self.start()

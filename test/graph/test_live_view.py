@@ -24,7 +24,7 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import Image, JointState
 
 from alpha_matrix.core.viz.robot_shapes import default_mesh_root
-from conftest import start_cli, wait_until
+from conftest import run_cli, start_cli, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_DIR = ROOT / "build" / "foxglove-client"
@@ -58,10 +58,13 @@ def _free_port() -> int:
 def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_path: Path) -> None:
     port = _free_port()
     (tmp_path / "s.yaml").write_text(ONE_APPROACH)
+    watched = ["/joint_states", "/robot/step_batch", "/camera/depth/image_raw"]
+    # The run is held until the client watches every watched topic (--live-wait): a short run is not
+    # over before a slow client has subscribed.
     args = ["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "live", "--live", "--live-port", str(port)]
+    args += ["--live-wait", "60", "--set", f"foxglove_live.wait_for=[{','.join(watched)}]"]
     run = start_cli(args, tmp_path, tmp_path / "run.log")
     try:
-        watched = ["/joint_states", "/robot/step_batch", "/camera/depth/image_raw"]
         expected = ["/camera/color/image_raw", "/proximity/estimate", "/suite/request", "/suite/result"]
         assets = [MESH, "package://meshes/../../../../../../etc/hostname.obj", "package://panda.urdf"]
         client = subprocess.run(
@@ -108,4 +111,18 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
     assert seen["assets"][MESH] == {"status": "ok", "size": len(mesh), "sha256": hashlib.sha256(mesh).hexdigest()}
     assert [seen["assets"][a]["status"] for a in assets[1:]] == ["error", "error"], seen["assets"]
     assert f"[foxglove_live] live view on ws://127.0.0.1:{port}" in log
+    assert "live view: a viewer watches; the run starts" in log, log[-3000:]
     assert not [ln for ln in log.splitlines() if ln.startswith("[foxglove_live]") and "rror" in ln]
+
+
+def test_a_run_held_for_a_viewer_who_never_comes_runs_after_its_wait(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(ONE_APPROACH)
+    args = ["suite", "proximity", "--scenarios", "s.yaml", "--run-id", "alone", "--live", "--live-port"]
+    done = run_cli([*args, str(_free_port()), "--live-wait", "2"], tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    waited = [i for i, ln in enumerate(lines) if "live view: waiting up to 2 s for a viewer to watch a topic" in ln]
+    alone = [i for i, ln in enumerate(lines) if "live view: no viewer within 2 s; the run starts without one" in ln]
+    first = [i for i, ln in enumerate(lines) if "[1/1] s01-1m:" in ln]
+    assert waited and alone and first and waited[0] < alone[0] < first[0], done.stdout[-3000:]
+    assert (tmp_path / "runs" / "alone" / "episodes.jsonl").is_file()

@@ -20,7 +20,9 @@ from alpha_matrix.core.live import (
     plumbing,
     schema_text,
     served_topics,
+    viewer_ready,
     wanted,
+    watched_text,
 )
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.run_plan import config_view
@@ -100,6 +102,29 @@ def test_the_live_node_is_in_the_graph_only_when_asked_and_changes_nothing_of_th
     assert [n.parameters for n in others] == [n.parameters for n in plain.nodes]
 
 
+def test_a_run_held_for_its_viewer_runs_the_same_and_its_job_knows_what_to_wait_for() -> None:
+    plain = resolve_graph(CONFIG)
+    wait = {"wait_s": 30.0, "wait_for": ["/joint_states", "/camera/*"]}
+    held = resolve_graph(CONFIG, {"foxglove_live": {"enabled": True, **wait}})
+    assert (held.config_hash, held.run_id, config_view(held)) == (plain.config_hash, plain.run_id, config_view(plain))
+    job = held.node("episode_runner").parameters
+    assert (job["live_wait_s"], job["live_wait_for"]) == (30.0, ["/joint_states", "/camera/*"])
+    assert plain.node("episode_runner").parameters["live_wait_s"] == 0.0  # no live view: never held
+    suite = resolve_graph(
+        CONFIG, {"foxglove_live": {"enabled": True, "wait_s": 5.0}}, graph_file="graph_proximity.yaml"
+    )
+    assert suite.node("suite_runner").parameters["live_wait_s"] == 5.0
+
+
+def test_what_a_held_run_waits_for() -> None:
+    assert watched_text(["/b", "/a", "/b"]) == "/a\n/b"
+    assert not viewer_ready("", []) and viewer_ready("/joint_states", [])
+    both = ["/joint_states", "/camera/*"]
+    assert not viewer_ready(watched_text(["/joint_states"]), both)
+    assert viewer_ready(watched_text(["/joint_states", "/camera/depth/image_raw", "/tf"]), both)
+    assert not viewer_ready(watched_text(["/joint_states", "/camera"]), both)  # /camera is not under /camera/*
+
+
 @pytest.mark.parametrize("graph_file", sorted(p.name for p in CONFIG.glob("graph*.yaml")))
 def test_every_graph_file_has_the_live_entry(graph_file: str) -> None:
     text = (CONFIG / graph_file).read_text()
@@ -114,11 +139,16 @@ def test_launch_arguments() -> None:
         ({"live_port": "9000"}, "give live:=true"),
         ({"live": "true", "live_port": "0"}, "live_port:=0: a port from 1 to 65535"),
         ({"live": "true", "live_port": "http"}, "a port from 1 to 65535"),
+        ({"live_wait": "30"}, "give live:=true"),
+        ({"live": "true", "live_wait": "0"}, "live_wait:=0: seconds, more than 0"),
+        ({"live": "true", "live_wait": "nan"}, "live_wait:=nan: seconds"),
+        ({"live": "true", "live_wait": "soon"}, "live_wait:=soon: seconds"),
     ):
         with pytest.raises(ConfigError, match=needle):
             live_launch_sets(values)
-    graph = run_launch_graph({"live": "true", "live_port": "9001"})
+    graph = run_launch_graph({"live": "true", "live_port": "9001", "live_wait": "12.5"})
     assert graph.node("foxglove_live").parameters["port"] == 9001
+    assert graph.node("episode_runner").parameters["live_wait_s"] == 12.5
 
 
 @pytest.mark.parametrize(
@@ -127,6 +157,9 @@ def test_launch_arguments() -> None:
         (["launch", "--live", "--live-port", "0"], "--live-port 0: a port from 1 to 65535"),
         (["run", "--live-port", "9000"], "give --live too"),
         (["run", "--live", "--workers", "2"], "does not go with --workers"),
+        (["suite", "proximity", "--live-wait", "30"], "--live-wait holds the run for a viewer"),
+        (["run", "--live", "--live-wait", "-1"], "--live-wait -1: seconds, more than 0"),
+        (["launch", "--live", "--live-wait", "inf"], "--live-wait inf: seconds"),
     ],
 )
 def test_bad_live_options_are_one_line_exit_2(argv: list[str], needle: str, capsys: pytest.CaptureFixture) -> None:
@@ -156,3 +189,17 @@ def test_an_asset_request_is_answered_with_the_robot_s_mesh_and_nothing_else(tmp
     assert asset("package://../outside.obj", tmp_path) is None  # above the root
     assert asset("file:///etc/hostname.obj", tmp_path) is None  # only package:// URIs
     assert asset("https://example.com/x.obj", tmp_path) is None
+
+
+def test_a_list_two_nodes_share_is_written_out_for_rcl(tmp_path: Path) -> None:
+    """wait_for reaches the job as the same list: rcl refuses the YAML anchor PyYAML would write."""
+    import rclpy
+    from rclpy.context import Context
+
+    graph = resolve_graph(CONFIG, {"foxglove_live": {"enabled": True, "wait_s": 5.0, "wait_for": ["/joint_states"]}})
+    params = tmp_path / "params.yaml"
+    params.write_text(graph.params_yaml())
+    assert "&" not in params.read_text()
+    context = Context()
+    rclpy.init(args=["--ros-args", "--params-file", str(params)], context=context)  # raises on a file rcl refuses
+    context.try_shutdown()

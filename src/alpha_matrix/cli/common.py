@@ -209,22 +209,34 @@ def add_live(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--live-port", type=int, default=None, metavar="PORT", help="the live view's port (default 8765)"
     )
+    parser.add_argument(
+        "--live-wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="hold the first episode until a viewer watches the live view, up to SECONDS (then run anyway)",
+    )
 
 
 def live_options(args: argparse.Namespace) -> list[str]:
-    """--live [--live-port N] as --set items for the graph's foxglove_live entry (none without --live)."""
-    from alpha_matrix.core.live import live_sets
+    """--live [--live-port N] [--live-wait S] as --set items for the graph's foxglove_live entry (none
+    without --live)."""
+    from alpha_matrix.core.live import MAX_WAIT_S, live_sets
 
-    live, port = getattr(args, "live", False), getattr(args, "live_port", None)
+    live, port, wait = getattr(args, "live", False), getattr(args, "live_port", None), getattr(args, "live_wait", None)
     if port is not None and not live:
         raise ConfigError("--live-port is the live view's port: give --live too")
+    if wait is not None and not live:
+        raise ConfigError("--live-wait holds the run for a viewer of the live view: give --live too")
+    if wait is not None and not 0 < wait <= MAX_WAIT_S:
+        raise ConfigError(f"--live-wait {wait:g}: seconds, more than 0 and at most {MAX_WAIT_S:g}")
     if not live:
         return []
     if getattr(args, "workers", 1) > 1:
         raise ConfigError("--live watches one graph: it does not go with --workers (or --ray)")
     if port is not None and not 1 <= port <= 65535:
         raise ConfigError(f"--live-port {port}: a port from 1 to 65535")
-    return live_sets(port)
+    return live_sets(port, wait_s=wait)
 
 
 def add_external(parser: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from alpha_matrix.cli.common import check_set_names, parse_sets
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir
-from alpha_matrix.core.live import live_sets
+from alpha_matrix.core.live import MAX_WAIT_S, live_sets
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.core.resolve import resolve_graph
 
@@ -40,21 +40,36 @@ ARM_ARGUMENTS = {
 LIVE_ARGUMENTS = {
     "live": "true: serve the graph's topics over the Foxglove WebSocket protocol (ws://127.0.0.1:8765)",
     "live_port": "the live view's port (default 8765)",
+    "live_wait": "seconds: hold the first episode until a viewer watches the live view (then run anyway)",
 }
 
 
 def live_launch_sets(values: dict[str, str]) -> list[str]:
-    """``live:=true [live_port:=N]`` as --set items for the foxglove_live entry, as --live gives them."""
+    """``live:=true [live_port:=N] [live_wait:=S]`` as --set items for the foxglove_live entry, as
+    --live gives them."""
     live, port = values.get("live", "").strip().lower(), values.get("live_port", "").strip()
+    wait = values.get("live_wait", "").strip()
     if live not in ("", "true", "false"):
         raise ConfigError(f"live:={live}: true or false")
     if port and live != "true":
         raise ConfigError("live_port:= is the live view's port: give live:=true too")
+    if wait and live != "true":
+        raise ConfigError("live_wait:= holds the run for a viewer of the live view: give live:=true too")
     if live != "true":
         return []
     if port and not (port.isdigit() and 1 <= int(port) <= 65535):
         raise ConfigError(f"live_port:={port}: a port from 1 to 65535")
-    return live_sets(int(port) if port else None)
+    return live_sets(int(port) if port else None, wait_s=_wait_seconds(wait) if wait else None)
+
+
+def _wait_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= MAX_WAIT_S:  # also nan
+        raise ConfigError(f"live_wait:={text}: seconds, more than 0 and at most {MAX_WAIT_S:g}")
+    return seconds
 
 
 def launch_sets(text: str) -> list[str]:

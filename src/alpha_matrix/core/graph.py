@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from alpha_matrix.core.errors import ConfigError
@@ -27,13 +28,25 @@ NOT_HASHED = {
         "recorder",
         "step_budget",  # derived from the driver's parameters, which are hashed
         "driver",
+        "live_wait_s",  # a viewer changes no record
+        "live_wait_for",
     },
     "chaos": set(),
     "recorder": {"run_id", "bags_dir", "graph_nodes", "ack_every_steps"},
     # The template's location is not its meaning: its content hash (prompt_sha256) is hashed instead.
     "llm_planner": {"prompt"},
     # The scenario file's content is hashed (scenarios_sha256), not where it lies.
-    "suite_runner": {"run_id", "runs_dir", "scenarios", "config_hash", "shard_count", "shard_index", "driver"},
+    "suite_runner": {
+        "run_id",
+        "runs_dir",
+        "scenarios",
+        "config_hash",
+        "shard_count",
+        "shard_index",
+        "driver",
+        "live_wait_s",
+        "live_wait_for",
+    },
 }
 
 # Nodes that only draw for a viewer (docs/foxglove.md): the recorder waits for them (their topics
@@ -122,6 +135,16 @@ class Graph:
     def ros_params(self) -> dict[str, Any]:
         """All parameters in the --params-file layout."""
         return {n.name: {"ros__parameters": n.parameters} for n in self.nodes}
+
+    def params_yaml(self) -> str:
+        """ros_params() as a --params-file: every value written out (rcl's parser refuses YAML
+        anchors, which PyYAML writes for a list two nodes share)."""
+        return yaml.dump(self.ros_params(), Dumper=_PlainDumper, sort_keys=True)
+
+
+class _PlainDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def default_config_dir() -> Path:

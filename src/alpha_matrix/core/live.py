@@ -8,6 +8,11 @@ back), and forwards each message as the CDR bytes ROS sent, with the message def
 ``ros2msg`` schema. It answers a viewer's asset requests for the URDF's ``package://`` meshes, so
 a web viewer draws the robot's own meshes live. What is served, each schema, the assets and the
 port check are here; the node is thin.
+
+A run can wait for its viewer (--live-wait S, ``live_wait:=S``): the node publishes which topics a
+viewer watches on WATCHED_TOPIC (latched), and the run's job holds its first episode until a viewer
+watches (every topic of ``wait_for``, or any one), for S seconds at most: a short run is not over
+before Foxglove has connected.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ DEFAULT_PORT = 8765
 MESSAGE_ENCODING = "cdr"  # ROS 2's own serialization, forwarded as received
 SCHEMA_ENCODING = "ros2msg"  # the .msg text with its dependencies, as in an MCAP file
 # ROS 2's plumbing and the graph's flow control: never served unless named in ``topics``.
-PLUMBING = frozenset({"/rosout", "/parameter_events", "/robot/step_ack"})
+WATCHED_TOPIC = "/live/watched"  # std_msgs/String: the topics a viewer watches, one per line (latched)
+PLUMBING = frozenset({"/rosout", "/parameter_events", "/robot/step_ack", WATCHED_TOPIC})
+MAX_WAIT_S = 3600.0
 PLUMBING_SUFFIXES = ("/commits", "/_action/status", "/_action/feedback")
 
 
@@ -46,19 +53,40 @@ class LiveParams(NodeParams):
         "but ROS 2's plumbing.",
     )
     discover_every_s: float = Field(1.0, gt=0.0, le=60.0, description="How often new topics are looked for.")
+    wait_s: float = Field(
+        0.0,
+        ge=0.0,
+        le=MAX_WAIT_S,
+        description="Hold the run's first episode until a viewer watches (--live-wait): up to this long, then the "
+        "run goes on; 0: never hold.",
+    )
+    wait_for: list[str] = Field(
+        default_factory=list,
+        description="With wait_s: the topics a viewer must watch before the run goes on (names, or PREFIX/*); "
+        "empty: any one topic.",
+    )
     mesh_root: str = Field(
         "",
         description="Where the robot's meshes are: a viewer's package:// asset requests are answered from under it "
         "(the URDF's meshes; nothing above it, only mesh and texture files). Empty: the simulated Panda's folder.",
     )
 
-    @field_validator("topics")
+    @field_validator("topics", "wait_for")
     @classmethod
     def _absolute(cls, value: list[str]) -> list[str]:
         for t in value:
             if not t.startswith("/") or t.strip() != t or len(t) < 2:
                 raise ValueError(f"{t!r}: a topic is an absolute name (/joint_states) or a prefix (/camera/*)")
         return value
+
+
+class LiveWaitParams(NodeParams):
+    """A run's job held for its viewer: both fields set from the graph's foxglove_live entry."""
+
+    live_wait_s: float = Field(
+        0.0, ge=0.0, le=MAX_WAIT_S, description="Set from the graph: foxglove_live's wait_s (--live-wait); 0 = none."
+    )
+    live_wait_for: list[str] = Field(default_factory=list, description="Set from the graph: foxglove_live's wait_for.")
 
 
 ASSET_SUFFIXES = (".obj", ".mtl", ".stl", ".dae", ".png", ".jpg", ".jpeg")  # a mesh and its materials
@@ -96,6 +124,18 @@ def served_topics(discovered: Iterable[tuple[str, Sequence[str]]], topics: Seque
         if len(set(types)) == 1 and wanted(topic, topics):
             out[topic] = next(iter(types))
     return dict(sorted(out.items()))
+
+
+def watched_text(topics: Iterable[str]) -> str:
+    """The watched topics as WATCHED_TOPIC carries them: sorted, one per line."""
+    return "\n".join(sorted(set(topics)))
+
+
+def viewer_ready(text: str, wait_for: Sequence[str]) -> bool:
+    """Whether a viewer watches what a held run waits for (WATCHED_TOPIC's ``text``): every topic
+    of ``wait_for`` (a name, or PREFIX/*: one under it), or, with it empty, any one."""
+    watched = [t for t in text.splitlines() if t]
+    return all(any(wanted(w, [t]) for w in watched) for t in wait_for) if wait_for else bool(watched)
 
 
 def latched(publishers: Iterable[tuple[bool, int]]) -> bool:
@@ -144,9 +184,11 @@ def check_graph_ports(graph: Any) -> None:
             check_port(str(node.parameters["host"]), int(node.parameters["port"]))
 
 
-def live_sets(port: int | None, host: str | None = None) -> list[str]:
-    """--live [--live-port N] as --set items for the foxglove_live entry."""
+def live_sets(port: int | None, host: str | None = None, wait_s: float | None = None) -> list[str]:
+    """--live [--live-port N] [--live-wait S] as --set items for the foxglove_live entry."""
     out = [f"{NODE}.enabled=true"]
+    if wait_s is not None:
+        out.append(f"{NODE}.wait_s={wait_s}")
     if port is not None:
         out.append(f"{NODE}.port={port}")
     if host:

@@ -31,6 +31,7 @@ from alpha_matrix.core.graph import (
     NodeSpec,
     default_config_dir,
 )
+from alpha_matrix.core.live import NODE as LIVE_NODE
 from alpha_matrix.core.matrix.cells import default_run_id
 from alpha_matrix.core.matrix.graph import f1_possible, resolve_prompt, runner_arms
 from alpha_matrix.core.node_params import PARAM_MODELS, validate_params
@@ -415,6 +416,7 @@ def _complete(specs: list[NodeSpec], config_dir: Path, name_run: Callable[[str],
             else default_run_id(runners[0].parameters["arms"] if runners else ["graph"], digest)
         )
     recorder = next((s.name for s in specs if s.executable == "recorder"), "")
+    live = next((s.parameters for s in specs if s.executable == LIVE_NODE), None)
     specs = [_bridge_in_graph(s, specs) for s in specs]  # first: the consumers' acks follow from the bridges'
     waits = _agent_waits(specs)
     final = []
@@ -428,6 +430,8 @@ def _complete(specs: list[NodeSpec], config_dir: Path, name_run: Callable[[str],
             extra["step_budget"] = step_budget(specs)
         if "driver" in s.parameters and s.role == "job":  # every record names its driver path
             extra["driver"] = _driver_path(specs)
+        if "live_wait_s" in s.parameters and s.role == "job" and live is not None:  # held for its viewer
+            extra |= {"live_wait_s": live.get("wait_s", 0.0), "live_wait_for": list(live.get("wait_for", []))}
         if "run_id" in s.parameters and not s.parameters["run_id"]:
             extra["run_id"] = run_id
         if s.executable == "recorder":  # its ready check waits for every node it must hear from

@@ -29,6 +29,7 @@ from alpha_matrix.ros.convert import episode_result, point, poses_of
 from alpha_matrix.ros.episode_robot import EpisodeRobot
 from alpha_matrix.ros.executive_link import ExecutiveLink
 from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.live_link import LiveLink
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.planner_link import PlannerLink
 from alpha_matrix.ros.qos import EVENTS
@@ -49,6 +50,7 @@ class EpisodeRunner(Node):
         self.chaos = ChaosLink(self, p.chaos, p.service_timeout_s)
         self.safety = SafetyLink(self, p.safety_monitor, p.service_timeout_s)
         self.recorder = RecorderLink(self, p.recorder, p.service_timeout_s)
+        self.live = LiveLink(self, p.live_wait_s, p.live_wait_for)
         self.result_pub = self.create_publisher(EpisodeResult, "episode/result", EVENTS)
 
     def wait_for_graph(self, arms: list[str] | None = None) -> None:
@@ -110,6 +112,7 @@ class EpisodeRunner(Node):
         arms, run_id = batch.batch_arms(p)
         self.wait_for_graph(arms)  # first: a graph that never came up leaves no run directory behind
         self.recorder.wait_ready()
+        self.live.wait_viewer()
         store = RunStore(Path(p.runs_dir) / run_id, batch.config_hash(p))
         prov = provenance(batch.config_hash(p), p.driver)
         cells, every = batch.batch_cells(p, arms)

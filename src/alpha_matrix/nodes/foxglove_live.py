@@ -3,7 +3,8 @@
 An observer (core/live.py): every topic of the graph is advertised as a channel with its message
 definition (``ros2msg``); the ROS topic is subscribed only while a Foxglove client subscribes to
 its channel, best effort, and each message's CDR bytes are forwarded as ROS sent them. A
-viewer's request for the URDF's ``package://`` meshes is answered from ``mesh_root``.
+viewer's request for the URDF's ``package://`` meshes is answered from ``mesh_root``. Which topics
+a viewer watches is published on /live/watched (latched): a run held for its viewer reads it.
 """
 
 from __future__ import annotations
@@ -16,18 +17,21 @@ import foxglove
 from foxglove.websocket import ServerListener
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
 
 from alpha_matrix.core.bag import make_typestore
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.live import (
     MESSAGE_ENCODING,
     SCHEMA_ENCODING,
+    WATCHED_TOPIC,
     LiveParams,
     asset,
     latched,
     live_url,
     schema_text,
     served_topics,
+    watched_text,
 )
 from alpha_matrix.core.viz.robot_shapes import mesh_root_of
 from alpha_matrix.ros.lifecycle import run_node
@@ -91,6 +95,8 @@ class FoxgloveLive(Node):
         self.watching: dict[str, int] = {}  # topic -> clients subscribed
         self.subs: dict[str, Any] = {}
         self.skipped: set[str] = set()
+        self.watched_pub = self.create_publisher(String, WATCHED_TOPIC, LATCHED)
+        self.watched_pub.publish(String(data=""))
         self.create_timer(p.discover_every_s, self._discover)
         self.create_timer(0.1, self._apply)
         self.get_logger().info(f"live view on {live_url(p.host, self.server.port)} (Foxglove WebSocket)")
@@ -110,11 +116,13 @@ class FoxgloveLive(Node):
 
     def _apply(self) -> None:
         """Subscribe while a client watches a channel, unsubscribe when the last one leaves."""
+        changed = False
         while True:
             try:
                 topic, delta = self.watchers.changes.get_nowait()
             except queue.Empty:
-                return
+                break
+            changed = True
             self.watching[topic] = max(0, self.watching.get(topic, 0) + delta)
             if self.watching[topic] and topic not in self.subs and topic in self.channels:
                 channel, msgtype = self.channels[topic]
@@ -123,6 +131,8 @@ class FoxgloveLive(Node):
                 )
             elif not self.watching[topic] and topic in self.subs:
                 self.destroy_subscription(self.subs.pop(topic))
+        if changed:  # what a held run waits for: the topics a viewer watches now
+            self.watched_pub.publish(String(data=watched_text(t for t in self.subs)))
 
     def _qos(self, topic: str) -> QoSProfile:
         pubs = [

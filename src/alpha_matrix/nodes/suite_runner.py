@@ -37,6 +37,7 @@ from alpha_matrix.core.suites.records import SuiteRecord, SuiteStore, SuiteTimin
 from alpha_matrix.core.suites.registry import parse_context
 from alpha_matrix.ros.agent_progress import AgentProgress
 from alpha_matrix.ros.lifecycle import run_node
+from alpha_matrix.ros.live_link import LiveLink
 from alpha_matrix.ros.params import declare_params
 from alpha_matrix.ros.qos import EVENTS
 from alpha_matrix.ros.recorder_link import RecorderLink
@@ -62,6 +63,7 @@ class SuiteRunner(Node):
         self.create_subscription(SuiteResult, "suite/result", self.results.put, EVENTS)
         self.recorder = RecorderLink(self, self.params.recorder, self.params.scenario_timeout_s)
         self.progress = AgentProgress(self, self.params.agent_wait_s)
+        self.live = LiveLink(self, self.params.live_wait_s, self.params.live_wait_for)
 
     def _wait_result(self, eid: str) -> SuiteResult:
         """The scenario's result; given up after scenario_timeout_s without it (counted from the
@@ -84,6 +86,7 @@ class SuiteRunner(Node):
         p, total = self.params, len(self.scenarios)
         # The executive subscribes late at start-up; transient-local requests still reach it.
         self.recorder.wait_ready()
+        self.live.wait_viewer()
         held: list[str] = []  # infrastructure aborts
         not_run: list[str] = []  # the graph gave no result (an executive's error)
         for index, (name, seed, scenario_json) in enumerate(self.scenarios):

@@ -9,6 +9,7 @@ from alpha_matrix.core.config import (
     PLAN_WAIT_S,
     NodeParams,
 )
+from alpha_matrix.core.live import LiveWaitParams
 from alpha_matrix.core.names import run_id_param
 
 
@@ -24,7 +25,7 @@ class ExecutiveParams(NodeParams):
     service_timeout_s: float = Field(30.0, gt=0.0)
 
 
-class EpisodeRunnerParams(NodeParams):
+class EpisodeRunnerParams(LiveWaitParams):
     run_id: str = Field("", description="Run directory name under runs_dir; empty = derived from config.")
     runs_dir: str = Field("runs", description="Where run directories (JSONL records) are written.")
     arms: list[str] = Field(

@@ -6,9 +6,9 @@ from pydantic import Field, field_validator, model_validator
 
 from alpha_matrix.core.config import (
     MAX_SHARDS,
-    NodeParams,
     agent_wait,
 )
+from alpha_matrix.core.live import LiveWaitParams
 from alpha_matrix.core.names import run_id_param
 from alpha_matrix.core.robot.params import SimBridgeParams
 from alpha_matrix.core.suites.registry import SUITE_NAMES
@@ -23,7 +23,7 @@ class SuiteBridgeParams(SimBridgeParams):
     skills_file: str = Field("", description="skills.yaml; empty = the package's config/skills.yaml.")
 
 
-class SuiteRunnerParams(NodeParams):
+class SuiteRunnerParams(LiveWaitParams):
     suite: str = Field("confidence", pattern=f"^({'|'.join(SUITE_NAMES)})$")  # each has config/graph_<name>.yaml
     scenarios: str = Field("", description="Scenario file; empty = the package's config/scenarios/<suite>.yaml.")
     scenarios_sha256: str = Field("", description="Set by the CLI: content hash of the scenario file (hashed).")
