@@ -112,6 +112,7 @@ function connect() {
         readers.set(id, new MessageReader(parse(c.schema, { ros2: true })));
       }
     }
+    if (complete()) finish("complete"); // the last expected channel may come after the last message
   });
   client.on("message", ({ subscriptionId, data }) => {
     const topic = subscriptions.get(subscriptionId);

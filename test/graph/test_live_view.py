@@ -87,7 +87,10 @@ def test_a_foxglove_client_watches_a_proximity_run(foxglove_client: Path, tmp_pa
             run.kill()
     log = (tmp_path / "run.log").read_text()
     assert run.returncode == 0, log[-3000:]
-    assert seen["connected"] and seen["reason"] == "complete", (seen["reason"], log[-2000:])
+    counts = {t: r["count"] for t, r in seen["received"].items()}
+    live_lines = [ln for ln in log.splitlines() if "live" in ln or "viewer" in ln]
+    why = (seen["reason"], counts, sorted(c["topic"] for c in seen["channels"]), sorted(seen["assets"]), live_lines)
+    assert seen["connected"] and seen["reason"] == "complete", why
     channels = {c["topic"]: c for c in seen["channels"]}
     # The graph's topics: joint states, the step stream, the camera, the events; never its plumbing.
     for topic in (*watched, *expected):

@@ -23,6 +23,7 @@ from alpha_matrix.core.live import (
     viewer_ready,
     wanted,
     watched_text,
+    watching_line,
 )
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.core.run_plan import config_view
@@ -123,6 +124,9 @@ def test_what_a_held_run_waits_for() -> None:
     assert not viewer_ready(watched_text(["/joint_states"]), both)
     assert viewer_ready(watched_text(["/joint_states", "/camera/depth/image_raw", "/tf"]), both)
     assert not viewer_ready(watched_text(["/joint_states", "/camera"]), both)  # /camera is not under /camera/*
+    assert watching_line([]) == "no viewer watches a topic"
+    assert watching_line(["/tf"]) == "viewers watch 1 topic: /tf"
+    assert watching_line([f"/t{i}" for i in range(8)], shown=2) == "viewers watch 8 topics: /t0, /t1 and 6 more"
 
 
 @pytest.mark.parametrize("graph_file", sorted(p.name for p in CONFIG.glob("graph*.yaml")))

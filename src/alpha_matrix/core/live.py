@@ -131,6 +131,15 @@ def watched_text(topics: Iterable[str]) -> str:
     return "\n".join(sorted(set(topics)))
 
 
+def watching_line(topics: Iterable[str], shown: int = 6) -> str:
+    """The node's log line when what viewers watch changes: the first ``shown`` topics, then a count."""
+    names = sorted(set(topics))
+    if not names:
+        return "no viewer watches a topic"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"viewers watch {len(names)} topic{'s' if len(names) > 1 else ''}: {', '.join(names[:shown])}{more}"
+
+
 def viewer_ready(text: str, wait_for: Sequence[str]) -> bool:
     """Whether a viewer watches what a held run waits for (WATCHED_TOPIC's ``text``): every topic
     of ``wait_for`` (a name, or PREFIX/*: one under it), or, with it empty, any one."""

@@ -32,6 +32,7 @@ from alpha_matrix.core.live import (
     schema_text,
     served_topics,
     watched_text,
+    watching_line,
 )
 from alpha_matrix.core.viz.robot_shapes import mesh_root_of
 from alpha_matrix.ros.lifecycle import run_node
@@ -132,7 +133,8 @@ class FoxgloveLive(Node):
             elif not self.watching[topic] and topic in self.subs:
                 self.destroy_subscription(self.subs.pop(topic))
         if changed:  # what a held run waits for: the topics a viewer watches now
-            self.watched_pub.publish(String(data=watched_text(t for t in self.subs)))
+            self.watched_pub.publish(String(data=watched_text(self.subs)))
+            self.get_logger().info(watching_line(self.subs))
 
     def _qos(self, topic: str) -> QoSProfile:
         pubs = [
