@@ -109,6 +109,20 @@ def test_a_scale_whose_last_major_interval_is_lost_is_read_from_its_numerals_onl
     assert value is None, (value, reason)
 
 
+@pytest.mark.parametrize(("end", "value"), [(0.0, 119.4), (160.0, 119.4), (160.0, 40.0)])
+def test_a_scale_of_majors_only_with_an_end_tick_lost_is_not_read_as_a_shorter_sweep(end: float, value: float) -> None:
+    """0-160 over 270 deg in eight majors, no minor ticks, one end tick lost and the dial turned so
+    the seven intervals left (236 deg) sit centred at 12 o'clock, 4 deg from a 240 deg sweep: seven
+    intervals divide 0-160 into no round steps, eight would, and 270 deg is nearer with the eighth.
+    An end is lost, not a 240 deg scale seen whole (read as one, 3-11 % off): never a wrong value."""
+    d = Drawn(lo=0.0, hi=160.0, majors=8, minors=1, value=value, turn=12.0 if end == 0.0 else -12.0)
+    img = draw(d)
+    for t in np.linspace(angle(d, end) - 3.0, angle(d, end) + 3.0, 13):
+        cv2.line(img, _pt(d, float(t), 0.75), _pt(d, float(t), 0.99), d.dial, 4)
+    got, reason = _read(d, img)
+    assert got is None or _within(got, d), (got, reason)
+
+
 @pytest.mark.parametrize("colour", [(200, 160, 130), (200, 30, 30)], ids=["skin", "red"])
 def test_an_end_of_a_turned_scale_under_a_cover_is_read_from_its_numerals_only(colour: tuple[int, int, int]) -> None:
     """A cover over the whole ring at an end (a red one too: a red zone leaves the face showing

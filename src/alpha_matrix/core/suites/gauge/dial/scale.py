@@ -308,9 +308,19 @@ def _arc_from_gap(
     # the scale's middle at 12 o'clock, within half a pitch and the view's lean
     centre = (fit_first + found / 2.0) % 360.0
     tol_c = max(CENTRE_TOL, 0.45 * b)
-    if abs(std - found) <= min(SWEEP_TOL, 0.4 * b) and _off12(centre) <= tol_c:
+    n_seen, longer = int(round(idx.max())), found + b
+    lost_end = (
+        not _round_scale(n_seen, abs(spec.span))
+        and _round_scale(n_seen + 1, abs(spec.span))
+        and min(abs(x - longer) for x in STANDARD_SWEEPS) < abs(std - found)
+    )
+    if abs(std - found) <= min(SWEEP_TOL, 0.4 * b) and _off12(centre) <= tol_c and not lost_end:
         # the ticks seen are the whole scale: read between them (a view not quite undone, a print
-        # not quite even, bends the angles by a degree or more mid-scale; the ticks bend with them)
+        # not quite even, bends the angles by a degree or more mid-scale; the ticks bend with them).
+        # Not when their count divides the span into no round steps, one more would, and one pitch
+        # more is nearer a standard sweep: an end tick is lost (seven intervals of a 0-160 scale's
+        # eight majors: 235 deg, 5 from 240 but 1.4 from 270 with the eighth). A count one over is
+        # a mark inside the scale (a needle's edge), which moves no end.
         on = _on_lattice(idx, ccw, b)
         start, sweep = _ends(centre, std, spec)
         return TickScale(start, sweep, first % 360.0, ccw[on] - ccw[0], idx[on] / idx.max())
@@ -571,6 +581,12 @@ def _major_period(idx: np.ndarray, w: np.ndarray, ends: tuple[int, ...] = (0, -1
         if hit >= MAJOR_HIT and false <= MAJOR_FALSE and ends_major and (best is None or hit - false > best[0]):
             best = (hit - false, every)
     return None if best is None else best[1]
+
+
+def _round_scale(n: int, span: float) -> bool:
+    """Whether ``n`` tick intervals can be a scale of ``span``: some count of major intervals
+    divides them, at most ``MAX_MINORS`` ticks to each, with a round value per major interval."""
+    return any(n % m == 0 and n // m <= MAX_MINORS and _round_step(span / m) for m in range(1, n + 1))
 
 
 def _round_step(step: float) -> bool:
