@@ -109,7 +109,23 @@ def test_a_scale_whose_last_major_interval_is_lost_is_read_from_its_numerals_onl
     assert value is None, (value, reason)
 
 
-@pytest.mark.parametrize(("end", "value"), [(0.0, 119.4), (160.0, 119.4), (160.0, 40.0)])
+@pytest.mark.parametrize(
+    ("end", "value"),
+    [
+        (0.0, 119.4),
+        (160.0, 119.4),
+        (160.0, 40.0),
+        pytest.param(
+            0.0,
+            40.0,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known: the numerals' strokes read as a ring of ticks, the '0' dropped as a stray end, "
+                "seven intervals taken for 240 deg (22.4 for 40)",
+            ),
+        ),
+    ],
+)
 def test_a_scale_of_majors_only_with_an_end_tick_lost_is_not_read_as_a_shorter_sweep(end: float, value: float) -> None:
     """0-160 over 270 deg in eight majors, no minor ticks, one end tick lost and the dial turned so
     the seven intervals left (236 deg) sit centred at 12 o'clock, 4 deg from a 240 deg sweep: seven
