@@ -95,10 +95,7 @@ def split_attempts(
             if cur.first_step is None:
                 cur.first_step = first
             cur.last_step = max(last, cur.last_step or last)
-        elif start and cur.started:
-            cur = Attempt(episode)
-            attempts.append(cur)
-        elif start and cur.completed and cur.first_step is not None:
+        elif start and (cur.started or (cur.completed and cur.first_step is not None)):
             cur = Attempt(episode)
             attempts.append(cur)
         cur.started = cur.started or start
