@@ -221,15 +221,15 @@ def add_live(parser: argparse.ArgumentParser) -> None:
 def live_options(args: argparse.Namespace) -> list[str]:
     """--live [--live-port N] [--live-wait S] as --set items for the graph's foxglove_live entry (none
     without --live)."""
-    from alpha_matrix.core.live import MAX_WAIT_S, live_sets
+    from alpha_matrix.core.live import live_sets, wait_seconds
 
     live, port, wait = getattr(args, "live", False), getattr(args, "live_port", None), getattr(args, "live_wait", None)
     if port is not None and not live:
         raise ConfigError("--live-port is the live view's port: give --live too")
     if wait is not None and not live:
         raise ConfigError("--live-wait holds the run for a viewer of the live view: give --live too")
-    if wait is not None and not 0 < wait <= MAX_WAIT_S:
-        raise ConfigError(f"--live-wait {wait:g}: seconds, more than 0 and at most {MAX_WAIT_S:g}")
+    if wait is not None:
+        wait_seconds(wait, f"--live-wait {wait:g}")
     if not live:
         return []
     if getattr(args, "workers", 1) > 1:

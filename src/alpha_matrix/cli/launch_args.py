@@ -6,12 +6,13 @@ comes from here, by the same resolver and checks as `alpha-matrix run` and `suit
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from alpha_matrix.cli.common import check_set_names, parse_sets
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.graph import Graph, default_config_dir
-from alpha_matrix.core.live import MAX_WAIT_S, live_sets
+from alpha_matrix.core.live import live_sets, wait_seconds
 from alpha_matrix.core.matrix.run_options import RunOptions, run_overrides
 from alpha_matrix.core.resolve import resolve_graph
 
@@ -59,17 +60,15 @@ def live_launch_sets(values: dict[str, str]) -> list[str]:
         return []
     if port and not (port.isdigit() and 1 <= int(port) <= 65535):
         raise ConfigError(f"live_port:={port}: a port from 1 to 65535")
-    return live_sets(int(port) if port else None, wait_s=_wait_seconds(wait) if wait else None)
+    return live_sets(int(port) if port else None, wait_s=_wait_given(wait) if wait else None)
 
 
-def _wait_seconds(text: str) -> float:
+def _wait_given(text: str) -> float:
     try:
         seconds = float(text)
     except ValueError:
-        seconds = -1.0
-    if not 0 < seconds <= MAX_WAIT_S:  # also nan
-        raise ConfigError(f"live_wait:={text}: seconds, more than 0 and at most {MAX_WAIT_S:g}")
-    return seconds
+        seconds = math.nan  # not a number: refused as one that is out of range
+    return wait_seconds(seconds, f"live_wait:={text}")
 
 
 def launch_sets(text: str) -> list[str]:

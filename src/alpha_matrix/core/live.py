@@ -193,6 +193,14 @@ def check_graph_ports(graph: Any) -> None:
             check_port(str(node.parameters["host"]), int(node.parameters["port"]))
 
 
+def wait_seconds(seconds: float, given: str) -> float:
+    """A run's wait for its viewer (--live-wait, ``live_wait:=``): more than 0 and at most
+    ``MAX_WAIT_S`` seconds (nan is neither), or one line naming how it was ``given``."""
+    if not 0 < seconds <= MAX_WAIT_S:
+        raise ConfigError(f"{given}: seconds, more than 0 and at most {MAX_WAIT_S:g}")
+    return seconds
+
+
 def live_sets(port: int | None, host: str | None = None, wait_s: float | None = None) -> list[str]:
     """--live [--live-port N] [--live-wait S] as --set items for the foxglove_live entry."""
     out = [f"{NODE}.enabled=true"]
