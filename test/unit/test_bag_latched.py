@@ -8,7 +8,7 @@ from pathlib import Path
 from mcap.reader import make_reader
 from rosbags.typesys import Stores, get_typestore
 
-from alpha_matrix.core.bag import SplitBagWriter
+from alpha_matrix.core.bag import SplitBagWriter, latched_missing
 
 
 def _counts(path: Path) -> dict[str, int]:
@@ -49,3 +49,27 @@ def test_a_bag_of_latched_messages_alone_is_no_bag(tmp_path: Path) -> None:
     bag.write("/robot_description", 1, raw)
     bag.close()
     assert not (tmp_path / "bags").exists()
+
+
+def test_the_latched_messages_still_on_their_way_are_named() -> None:
+    """The recorder waits for these before it says ready or closes a split by time: a split closed
+    first would lack the message for good, since it is sent once."""
+    sources = {"/scene/robot": "/robot_description"}
+    published = {"/robot_description", "/tf_static", "/scene/robot"}
+    assert latched_missing(published, set(), sources) == ["/robot_description", "/tf_static"]
+    assert latched_missing(published, {"/robot_description", "/tf_static"}, sources) == ["/scene/robot"]
+    assert latched_missing(published, published, sources) == []
+    # no publisher: nothing to wait for; the robot's markers without a robot description: none either
+    assert latched_missing({"/scene/robot"}, set(), sources) == []
+
+
+def test_the_writer_says_which_latched_messages_it_holds(tmp_path: Path) -> None:
+    store = get_typestore(Stores.ROS2_KILTED)
+    raw = bytes(store.serialize_cdr(store.types["std_msgs/msg/String"](data="<robot/>"), "std_msgs/msg/String"))
+    topics = {"/robot_description": "std_msgs/msg/String", "/chatter": "std_msgs/msg/String"}
+    bag = SplitBagWriter(tmp_path / "b", topics, latched={"/robot_description"})
+    bag.write("/chatter", 1, raw)
+    assert bag.held == frozenset()
+    bag.write("/robot_description", 2, raw)  # into the open split, and kept for the next
+    assert bag.held == {"/robot_description"}
+    bag.close()

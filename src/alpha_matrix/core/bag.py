@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -190,6 +190,11 @@ class SplitBagWriter:
             self._last[topic] = data
         self._split.writer.write(self._split.connections[topic], timestamp_ns, data)
         self._split.messages += 1
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The latched topics whose message this writer holds (and so opens every split with)."""
+        return frozenset(self._last)
 
     @property
     def pending(self) -> int:
@@ -454,3 +459,14 @@ def episode_attempts(
         if msgs or len(attempts) > 1:  # not only step batches (a stream of no suite episode)
             out[ep_id] = (chosen.messages if steps else msgs, len(attempts) - 1)
     return out
+
+
+def latched_missing(published: Iterable[str], held: Iterable[str], sources: Mapping[str, str]) -> list[str]:
+    """The latched topics that have a publisher but whose message has not arrived yet.
+
+    A split closed before one arrives lacks it for good (it is sent once), so the recorder waits
+    for these before it says ready or closes a split by time. A topic made from another one
+    (``sources``: /scene/robot is drawn from /robot_description) is expected only once its
+    source is held: without a robot description there is no robot to draw."""
+    have = set(held)
+    return sorted(t for t in set(published) - have if t not in sources or sources[t] in have)

@@ -19,7 +19,7 @@ from rclpy.node import Node
 from rclpy.serialization import deserialize_message
 from std_srvs.srv import Trigger
 
-from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter
+from alpha_matrix.core.bag import RUN_ID_KEY, SplitBagWriter, latched_missing
 from alpha_matrix.core.errors import ConfigError
 from alpha_matrix.core.evidence import EVENTS_TOPIC, SUITE_RESULT_TOPIC, SUMMARY_TOPIC, TRACKED, EvidenceGate
 from alpha_matrix.core.recorder_params import RecorderParams
@@ -34,6 +34,7 @@ from alpha_matrix.ros.qos import (
     IMAGE_TOPICS,
     IMAGES,
     LATCHED,
+    LATCHED_SOURCES,
     LATCHED_TOPICS,
     READY_SERVICE,
     STEP_STREAM,
@@ -87,7 +88,7 @@ class Recorder(Node):
             for name, cls in self.classes.items()
         }
         self.create_service(Trigger, f"~/{READY_SERVICE}", self._on_ready)
-        self.create_timer(self.params.split_every_s, self.bag.rotate)
+        self.create_timer(self.params.split_every_s, self._on_split_timer)
         self.get_logger().info(f"recording {len(topics)} topics to {self.bag.bag_dir}")
 
     @staticmethod
@@ -127,17 +128,29 @@ class Recorder(Node):
             split = self.bag.rotate()
             self.commit_pub.publish(BagCommit(episode_id=episode, split=split or ""))
 
+    def _latched_missing(self) -> list[str]:
+        published = [t for t in LATCHED_TOPICS & set(self.subs) if self.count_publishers(t)]
+        return latched_missing(published, self.bag.held, LATCHED_SOURCES)
+
+    def _on_split_timer(self) -> None:
+        """Close the split by time, but not before it holds every latched message on its way
+        (scene_markers draws /scene/robot only once /robot_description reaches it)."""
+        if not self._latched_missing():
+            self.bag.rotate()
+
     def _on_ready(self, _req: Trigger.Request, res: Trigger.Response) -> Trigger.Response:
         """Ready once every node of the graph is discovered and every publisher on a recorded topic
         is matched with this recorder: what they publish from then on reaches the bag even if they
-        die right after. Matched against discovered publishers only, the check is vacuous for a
+        die right after; and every latched message on its way has arrived (each split holds it). Matched against discovered publishers only, the check is vacuous for a
         node not discovered yet, hence the graph's node list (graph_nodes, from the resolver)."""
         unseen = sorted(set(self.params.graph_nodes) - set(self.get_node_names()))
         waiting = [t for t, sub in self.subs.items() if sub.get_publisher_count() < self.count_publishers(t)]
-        res.success = not unseen and not waiting
+        latched = self._latched_missing()
+        res.success = not unseen and not waiting and not latched
         res.message = "; ".join(
             [f"nodes not discovered: {', '.join(unseen)}"] * bool(unseen)
             + [f"publishers not matched on: {', '.join(waiting)}"] * bool(waiting)
+            + [f"latched messages not received on: {', '.join(latched)}"] * bool(latched)
         )
         return res
 

@@ -74,7 +74,7 @@ class SceneMarkers(Node):
             shapes, skipped = link_shapes(msg.data, mesh_root_of(self.params.mesh_root))
         except ET.ParseError as err:
             self.get_logger().warning(f"/robot_description is not XML ({err}): no robot on scene/robot")
-            return
+            shapes, skipped = [], []  # an empty array says so: a recorder waiting for the robot's markers goes on
         for line in skipped:
             self.get_logger().warning(f"scene/robot leaves out {line}")
         self.robot.publish(marker_array(mk.robot(shapes), self.get_clock().now().to_msg()))

@@ -77,6 +77,8 @@ LATCHED = QoSProfile(
     history=HistoryPolicy.KEEP_LAST,
 )
 LATCHED_TOPICS = frozenset({"/robot_description", "/tf_static", "/scene/robot"})
+# A latched topic drawn from another: the recorder expects it only once it holds the source.
+LATCHED_SOURCES = {"/scene/robot": "/robot_description"}
 # An episode ends with one of these (the runner's result, a suite executive's result): the recorder
 # closes its split there and commits the episode (recorder/commits) before the record is written.
 END_TOPICS = frozenset({"/episode/result", "/suite/result"})

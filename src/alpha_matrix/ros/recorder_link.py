@@ -20,11 +20,12 @@ from alpha_matrix.ros.qos import COMMITS_TOPIC, EVENTS, READY_SERVICE
 from alpha_matrix.ros.services import handshake
 
 READY_POLL_S = 0.1
+SAY_WAIT_AFTER_S = 2.0  # a longer wait is said in the log, with what the recorder waits for
 
 
 class RecorderLink:
     def __init__(self, node: Node, recorder: str, timeout_s: float) -> None:
-        self.recorder, self.timeout_s = recorder, timeout_s
+        self.recorder, self.timeout_s, self.log = recorder, timeout_s, node.get_logger()
         self._commits: set[str] = set()
         self._cond = threading.Condition()
         if recorder:
@@ -40,10 +41,15 @@ class RecorderLink:
         """Call from the working thread, not the one spinning the node."""
         if not self.recorder:
             return
-        deadline = time.monotonic() + self.timeout_s
+        start = time.monotonic()
+        said = ""
         while not (reply := handshake(self._ready, Trigger.Request(), self.timeout_s)).success:
-            if time.monotonic() > deadline:
+            waited = time.monotonic() - start
+            if waited > self.timeout_s:
                 raise AlphaMatrixError(f"{self.recorder} is not ready: {reply.message}")
+            if waited > SAY_WAIT_AFTER_S and reply.message != said:
+                said = reply.message
+                self.log.info(f"waiting for {self.recorder}: {said}")
             time.sleep(READY_POLL_S)
 
     def committed(self, episode_id: str) -> None:
