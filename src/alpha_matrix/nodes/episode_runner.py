@@ -37,6 +37,7 @@ from alpha_matrix.ros.recorder_link import RecorderLink
 from alpha_matrix.ros.safety_link import SafetyLink
 from alpha_matrix.ros.services import handshake, wait_for_services
 from alpha_matrix.ros.spin import spin_behind
+from alpha_matrix.ros.stop import progress_info
 
 
 class EpisodeRunner(Node):
@@ -124,7 +125,7 @@ class EpisodeRunner(Node):
             self.result_pub.publish(episode_result(run_id, rec))
             self.recorder.committed(rec.episode_id)  # the bag holds the episode: now the record
             store.append(rec)
-            log.info(batch.progress_line(n, len(todo), rec, cells[index], time.perf_counter() - t_start))
+            progress_info(self, batch.progress_line(n, len(todo), rec, cells[index], time.perf_counter() - t_start))
         # The process exits next: let every reader (the recorder) have the last messages first.
         for pub in (self.result_pub, self.safety.end_pub, self.executive.pub):
             if not pub.wait_for_all_acked(Duration(seconds=5.0)):

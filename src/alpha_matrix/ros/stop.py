@@ -174,3 +174,14 @@ def quiet_at_stop(node: Node) -> None:
     for timer in node.timers:
         if timer.callback is not None:
             timer.callback = refuse("timer", timer.callback, service=False)
+
+
+def progress_info(node: Node, text: str) -> None:
+    """A job's progress line: on the node's logger (and /rosout) while it runs. Once a stop has
+    shut the context down (rclpy's handler runs before ours, so the main thread can still be at
+    work) on a console-only logger: on the dead context the rosout publish fails and rcl says
+    ``Failed to publish log message to rosout`` on the terminal, about nothing of the run."""
+    if STOP.stopping(node.context):
+        get_logger(node.get_name()).info(text)
+    else:
+        node.get_logger().info(text)
