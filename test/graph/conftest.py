@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,16 +11,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import psutil
 import pytest
 import rclpy
+import yaml
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.domains import DomainLease, allocate
-from alpha_matrix.core.graph import Graph
+from alpha_matrix.core.graph import Graph, default_config_dir
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import PROBE_ENV, Launcher, graph_env
 from alpha_matrix.ros.shm import clean_stale_shm
@@ -28,6 +31,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "config"
 STACKS_WAIT_S = 3.0  # a hung run's nodes print their stacks (faulthandler) within this
 STOP_WAIT_S = 20.0  # then it stops its graph on SIGINT within this, or is killed
 _leases: list[DomainLease] = []
+N = TypeVar("N", bound=Node)
 # One short alerts scenario (an e-stop pressed and released mid-task): the agent tests' smallest
 # whole episode, decided at every alert, clear and command.
 SHORT_ALERTS = """seed: 42
@@ -173,17 +177,60 @@ def proximity_a02(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def start_cli(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
-    """Start `alpha-matrix ARGS` in the background (own domain, in ``cwd``, output to ``log``: a
-    pipe nobody reads while the test waits could fill and stall the run); the caller waits."""
+def start_cli(
+    args: list[str], cwd: Path, log: Path, domain: int | None = None, probe_s: float | None = None
+) -> subprocess.Popen[bytes]:
+    """Start `alpha-matrix ARGS` in the background (on ``domain``, else one of its own; in ``cwd``,
+    output to ``log``: a pipe nobody reads while the test waits could fill and stall the run); the
+    caller waits. ``probe_s`` cuts the run's watch for a graph already up, as ``run_cli`` does."""
+    env = graph_env(next_domain_id() if domain is None else domain)
+    if probe_s is not None:
+        env[PROBE_ENV] = str(probe_s)
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "alpha_matrix.cli", *args],
-            env=graph_env(next_domain_id()),
-            cwd=cwd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "alpha_matrix.cli", *args], env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT
         )
+
+
+@contextlib.contextmanager
+def cli_beside(
+    make_node: Callable[[Context], N], args: list[str], cwd: Path, log: Path
+) -> Iterator[tuple[N, subprocess.Popen[bytes]]]:
+    """`alpha-matrix ARGS` started as ``start_cli`` does, on the domain of a node of this test
+    (``make_node(context)``, spun in a thread of its own): yields (node, process). At the end the
+    process is killed if still running and the node torn down."""
+    domain = next_domain_id()
+    context = Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = make_node(context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    try:
+        proc = start_cli(args, cwd, log, domain=domain, probe_s=1.0)
+        try:
+            yield node, proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        executor.shutdown()
+        spinner.join(timeout=10)
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+def remapped_config(dest: Path, graph_file: str, node: str, remappings: dict[str, str]) -> Path:
+    """A copy of the shipped config in ``dest`` whose ``node`` in ``graph_file`` has ``remappings``."""
+    shutil.copytree(default_config_dir(), dest)
+    path = dest / graph_file
+    graph = yaml.safe_load(path.read_text())
+    (spec,) = [n for n in graph["nodes"] if n["name"] == node]
+    spec["remappings"] = remappings
+    path.write_text(yaml.safe_dump(graph, sort_keys=False))
+    return dest
 
 
 def run_cli(args: list[str], cwd: Path, timeout: float = 300, probe_s: float = 1.0) -> subprocess.CompletedProcess[str]:

@@ -9,24 +9,16 @@ says it waits for it. The recorder neither says ready nor closes a split before 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
-import rclpy
-import yaml
 from mcap.reader import make_reader
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from visualization_msgs.msg import MarkerArray
 
-from alpha_matrix.core.graph import default_config_dir
-from alpha_matrix.launcher import PROBE_ENV, graph_env
 from alpha_matrix.ros.qos import LATCHED
-from conftest import next_domain_id, wait_until
+from conftest import cli_beside, remapped_config, wait_until
 
 HELD = "held/scene/robot"
 WAITS = "latched messages not received on: /scene/robot"  # the runner's log line (ros/recorder_link.py)
@@ -66,48 +58,18 @@ def _counts(split: Path) -> dict[str, int]:
 
 
 def test_a_late_latched_message_is_in_every_split(tmp_path: Path) -> None:
-    cfg = tmp_path / "config"
-    shutil.copytree(default_config_dir(), cfg)
-    graph_file = cfg / "graph.yaml"
-    graph = yaml.safe_load(graph_file.read_text())
-    (markers,) = [n for n in graph["nodes"] if n["name"] == "scene_markers"]
-    markers["remappings"] = {"scene/robot": HELD}
-    graph_file.write_text(yaml.safe_dump(graph, sort_keys=False))
-
-    domain = next_domain_id()
-    context = Context()
-    rclpy.init(context=context, domain_id=domain)
-    relay = HoldingRelay(context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(relay)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
+    cfg = remapped_config(tmp_path / "config", "graph.yaml", "scene_markers", {"scene/robot": HELD})
     log = tmp_path / "run.log"
-    try:
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "alpha_matrix.cli", "--config", str(cfg), "run", "--episodes", "2",
-                 "--run-id", "late"],
-                env={**graph_env(domain), PROBE_ENV: "1.0"}, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        try:
-            wait_until(
-                lambda: proc.poll() is not None or WAITS in log.read_text(errors="replace"),
-                180,
-                "the run to wait for /scene/robot, or to end",
-            )
-            assert relay.held is not None, "scene_markers drew no robot"
-            relay.release()
-            assert proc.wait(timeout=180) == 0, log.read_text()[-3000:]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    finally:
-        executor.shutdown()
-        spinner.join(timeout=10)
-        relay.destroy_node()
-        rclpy.shutdown(context=context)
+    args = ["--config", str(cfg), "run", "--episodes", "2", "--run-id", "late"]
+    with cli_beside(HoldingRelay, args, tmp_path, log) as (relay, proc):
+        wait_until(
+            lambda: proc.poll() is not None or WAITS in log.read_text(errors="replace"),
+            180,
+            "the run to wait for /scene/robot, or to end",
+        )
+        assert relay.held is not None, "scene_markers drew no robot"
+        relay.release()
+        assert proc.wait(timeout=180) == 0, log.read_text()[-3000:]
 
     splits = sorted((tmp_path / "bags" / "late").glob("*.mcap"))
     assert splits

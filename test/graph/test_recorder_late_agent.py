@@ -10,28 +10,20 @@ The ambiguity suite's agent sees a name that hides the item: its decisions carry
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import rclpy
-import yaml
 from alpha_matrix_interfaces.msg import AgentDecision, AgentObservation
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 from alpha_matrix.core.bag import read_bag
-from alpha_matrix.core.graph import default_config_dir
 from alpha_matrix.core.suites.records import SuiteStore
-from alpha_matrix.launcher import PROBE_ENV, graph_env
 from alpha_matrix.ros.qos import EVENTS
-from conftest import next_domain_id, run_cli, wait_until
+from conftest import cli_beside, remapped_config, run_cli, wait_until
 
 TASK = """seed: 42
 tasks:
@@ -84,49 +76,19 @@ class HoldingRelay(Node):
 @pytest.mark.parametrize("suite", list(SUITES))
 def test_decisions_reaching_the_recorder_after_the_result_are_in_the_bag(suite: str, tmp_path: Path) -> None:
     scenarios, extra, decisions_of = SUITES[suite]
-    cfg = tmp_path / "config"
-    shutil.copytree(default_config_dir(), cfg)
-    graph_file = cfg / f"graph_{suite}.yaml"
-    graph = yaml.safe_load(graph_file.read_text())
-    (agent,) = [n for n in graph["nodes"] if n["name"] == "agent"]
-    agent["remappings"] = {topic: HELD + topic for topic in TOPICS}
-    graph_file.write_text(yaml.safe_dump(graph, sort_keys=False))
+    cfg = remapped_config(tmp_path / "config", f"graph_{suite}.yaml", "agent", {t: HELD + t for t in TOPICS})
     (tmp_path / "t.yaml").write_text(scenarios)
-
-    domain = next_domain_id()
-    context = Context()
-    rclpy.init(context=context, domain_id=domain)
-    relay = HoldingRelay(context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(relay)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
     log = tmp_path / "run.log"
-    try:
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "alpha_matrix.cli", "--config", str(cfg), "suite", suite,
-                 "--scenarios", "t.yaml", "--run-id", "late", *extra,
-                 "--set", "suite_runner.scenario_timeout_s=120"],
-                env={**graph_env(domain), PROBE_ENV: "1.0"}, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        try:
-            wait_until(
-                lambda: proc.poll() is not None or WAITS in log.read_text(errors="replace"),
-                300,
-                "the recorder to wait for the held decisions, or the run to end",
-            )
-            relay.release()
-            assert proc.wait(timeout=300) == 0, log.read_text()[-3000:]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    finally:
-        executor.shutdown()
-        spinner.join(timeout=10)
-        relay.destroy_node()
-        rclpy.shutdown(context=context)
+    args = ["--config", str(cfg), "suite", suite, "--scenarios", "t.yaml", "--run-id", "late", *extra,
+            "--set", "suite_runner.scenario_timeout_s=120"]  # fmt: skip
+    with cli_beside(HoldingRelay, args, tmp_path, log) as (relay, proc):
+        wait_until(
+            lambda: proc.poll() is not None or WAITS in log.read_text(errors="replace"),
+            300,
+            "the recorder to wait for the held decisions, or the run to end",
+        )
+        relay.release()
+        assert proc.wait(timeout=300) == 0, log.read_text()[-3000:]
 
     (rec,) = SuiteStore.read_only(tmp_path / "runs" / "late")
     decisions = decisions_of(rec.result)
