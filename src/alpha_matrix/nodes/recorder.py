@@ -139,10 +139,11 @@ class Recorder(Node):
             self.bag.rotate()
 
     def _on_ready(self, _req: Trigger.Request, res: Trigger.Response) -> Trigger.Response:
-        """Ready once every node of the graph is discovered and every publisher on a recorded topic
-        is matched with this recorder: what they publish from then on reaches the bag even if they
-        die right after; and every latched message on its way has arrived (each split holds it). Matched against discovered publishers only, the check is vacuous for a
-        node not discovered yet, hence the graph's node list (graph_nodes, from the resolver)."""
+        """Ready once every node of the graph is discovered, every publisher on a recorded topic
+        is matched with this recorder (what they publish from then on reaches the bag even if they
+        die right after), and every latched message on its way has arrived (each split holds it).
+        Matched against discovered publishers only, the check is vacuous for a node not
+        discovered yet, hence the graph's node list (graph_nodes, from the resolver)."""
         unseen = sorted(set(self.params.graph_nodes) - set(self.get_node_names()))
         waiting = [t for t, sub in self.subs.items() if sub.get_publisher_count() < self.count_publishers(t)]
         latched = self._latched_missing()
