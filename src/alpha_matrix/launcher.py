@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from alpha_matrix import ctrl_c
 from alpha_matrix.console import FORMAT_ENV, NODE_FORMAT, Console, clean, progress
 from alpha_matrix.core.bag import holds_steps
 from alpha_matrix.core.domains import DomainLease, allocate, release
@@ -44,6 +45,7 @@ EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it need
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
 # Overrides PROBE_S: the graph tests, whose domains are leased one per graph, watch 1 s.
 PROBE_ENV = "ALPHA_MATRIX_DOMAIN_PROBE_S"
+CTRL_C_POLL_S = 0.2  # how often a running graph's wait looks for a Ctrl-C that Python swallowed
 
 
 def probe_seconds() -> float:
@@ -109,6 +111,7 @@ def visible_nodes(domains: Iterable[int], names: Iterable[str], timeout_s: float
             )
         deadline = time.monotonic() + timeout_s
         while True:
+            ctrl_c.check()
             for domain_id, node in probes.items():
                 found = wanted & set(node.get_node_names())
                 if found:
@@ -330,6 +333,7 @@ class Launcher:
         for spec in self.graph.nodes:
             if spec.external:  # brought up on its own: neither started nor stopped here
                 continue
+            ctrl_c.check()
             try:
                 with held_stop_signals(bool(spec.module)):
                     proc = subprocess.Popen(
@@ -341,10 +345,10 @@ class Launcher:
                         bufsize=1,
                         start_new_session=True,
                     )
+                    self.procs[spec.name] = proc  # in the block: a Ctrl-C held for its end still stops it
             except OSError as err:
                 self.stop()
                 raise GraphError(f"node '{spec.name}' failed to start: {err.strerror}") from None
-            self.procs[spec.name] = proc
             for target in (self._forward, self._watch):
                 t = threading.Thread(target=target, args=(spec.name, proc), daemon=True)
                 t.start()
@@ -458,6 +462,14 @@ class Launcher:
             self.console.close()
 
 
+def _next_code(codes: queue.Queue[int]) -> int:
+    """The next graph's exit code; a Ctrl-C that Python swallowed is raised here (ctrl_c.py)."""
+    while True:
+        ctrl_c.check()
+        with contextlib.suppress(queue.Empty):
+            return codes.get(timeout=CTRL_C_POLL_S)
+
+
 def run_graph(graph: Graph, env: dict[str, str] | None = None) -> int:
     """Start, supervise and stop a graph; SIGTERM behaves like Ctrl-C."""
     return run_graphs([(graph, env or graph_env(), "")])
@@ -473,10 +485,7 @@ def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
     launchers = [Launcher(g, env, tag=tag, console=console) for g, env, tag in runs]
     codes: queue.Queue[int] = queue.Queue()
 
-    def _term(_sig: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, _term)
+    previous = signal.signal(signal.SIGTERM, ctrl_c.on_signal)
     try:
         for launcher in launchers:
             launcher.start()
@@ -484,7 +493,7 @@ def run_graphs(runs: list[tuple[Graph, dict[str, str], str]]) -> int:
             threading.Thread(target=lambda lr=launcher: codes.put(lr.wait()), daemon=True).start()
         worst = 0
         for _ in launchers:
-            code = codes.get()
+            code = _next_code(codes)
             worst = max(worst, code)
             if code != 0:
                 for launcher in launchers:

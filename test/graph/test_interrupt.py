@@ -10,6 +10,7 @@ run or bag directory behind, and the same command resumes one that did.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -60,13 +61,29 @@ def _interrupt(args: list[str], cwd: Path, when: Callable[[subprocess.Popen[byte
         wait_until(lambda: when(cli, log) or cli.poll() is not None, 120, "the moment to interrupt")
         assert cli.poll() is None, log.read_text()[-3000:]
         os.killpg(cli.pid, signal.SIGINT)
-        code = cli.wait(timeout=60)
+        try:
+            code = cli.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(
+                f"still running 60 s after the SIGINT; its output, with its thread stacks:\n{_stacks(cli, log)}"
+            )
     finally:
         if cli.poll() is None:
-            cli.kill()
+            os.killpg(cli.pid, signal.SIGKILL)
     text = log.read_text()
     assert code == 130, text[-3000:]
     return text
+
+
+def _stacks(cli: subprocess.Popen[bytes], log: Path) -> str:
+    """The command's and its nodes' thread stacks (faulthandler on SIGUSR1), then its log's tail."""
+    for proc in [psutil.Process(cli.pid), *psutil.Process(cli.pid).children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            if "alpha_matrix" in " ".join(proc.cmdline()):
+                proc.send_signal(signal.SIGUSR1)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        cli.wait(timeout=3.0)  # the dumps' time: the stacks are written before the log is read
+    return "\n".join(log.read_text(errors="replace").splitlines()[-300:])
 
 
 def _check_quiet(text: str, planned: int) -> int:

@@ -24,9 +24,12 @@ traceback; 130 interrupted. Each subcommand module registers its own parser (``r
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import signal
 import sys
 from pathlib import Path
 
+from alpha_matrix import ctrl_c
 from alpha_matrix.cli import (
     audit,
     bag,
@@ -107,22 +110,31 @@ SIM_COMMANDS = ("suite", "audit", "calibrate", "compare")
 
 def main(argv: list[str] | None = None) -> int:
     die_with_parent_if_asked()
+    ctrl_c.forget()  # no stop signal from an earlier command run in this process
+    if argv is None:  # this process is the command (a caller passing argv keeps its own handlers)
+        faulthandler.register(signal.SIGUSR1, all_threads=True)  # a hung command: kill -USR1 prints its stacks
+        ctrl_c.install()  # a Ctrl-C that Python swallows (in an import's callback) still stops the command
     args = build_parser().parse_args(argv)
     if getattr(args, "window", None) == []:
         args.window = [1, 5, 10, 15, 30, 60]
-    if args.command in SIM_COMMANDS:
-        from alpha_matrix.console import import_pybullet_quietly  # here: the console brings in tqdm
-
-        import_pybullet_quietly()
     interrupted.forget()
     try:
+        if args.command in SIM_COMMANDS:
+            from alpha_matrix.console import import_pybullet_quietly  # here: the console brings in tqdm
+
+            import_pybullet_quietly()
         _graph_options(args)
         code = args.func(args)
-    except AlphaMatrixError as err:
-        print(f"alpha-matrix: error: {err}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         code = 130
+    except Exception as err:
+        if ctrl_c.received():  # raised because of the Ctrl-C (an import it broke): the interrupt
+            code = 130
+        elif isinstance(err, AlphaMatrixError):
+            print(f"alpha-matrix: error: {err}", file=sys.stderr)
+            return 2
+        else:
+            raise
     if code == 130:  # Ctrl-C at any moment: how far the run got, in one line (cli/interrupted.py)
         try:
             if (line := interrupted.interrupted_line()) is not None:
