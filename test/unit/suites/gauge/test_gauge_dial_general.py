@@ -225,6 +225,19 @@ def test_a_plate_seen_at_an_angle_is_read_about_the_ellipse_of_its_ticks(d: Draw
 
 @pytest.mark.parametrize(
     "d",
+    [Drawn(value=4.4, plate=True, sweep=240.0), Drawn(value=1.7, plate=True, sweep=250.0, turn=20.0)],
+    ids=["240", "250-turned"],
+)
+def test_a_plate_turned_a_little_is_read_about_the_nearly_round_ellipse_of_its_ticks(d: Drawn) -> None:
+    """The panel turned a little: its ticks' ellipse is nearly round (kept a circle on the first
+    look), which bends their gaps so that the arc's ends were in doubt (it abstained); the second
+    look reads about that ellipse."""
+    value, reason = _read(d, _turned_away(draw(d), 0.25))
+    assert _within(value, d), (value, reason, d.value)
+
+
+@pytest.mark.parametrize(
+    "d",
     [Drawn(value=5.0, plate=True, main_needle=False), Drawn(value=5.0, plate=True, drag=8.0, main_needle=False)],
     ids=["no-needle", "drag-pointer-only"],
 )

@@ -32,6 +32,8 @@ ELL_SECTORS = 72  # sectors of angle about the pivot in which the ticks' outer e
 ELL_MIN_SECTORS = 24  # sectors with a tick, at least, for the ticks' ellipse
 ELL_MIN_RATIO = 0.5  # its minor axis over its major, at least
 ELL_ROUND = 0.8  # ... and below this (a view turned about 37 deg and more), or the circle is kept
+ELL_ROUND_AGAIN = 0.97  # ... below this on a second look, when the circle gave no scale (a plate turned
+# 15-35 deg: its ticks' gaps swing 8-10 deg about a 9 deg pitch on the circle, too irregular to read)
 ELL_CENTRE_OFF = 0.15  # its centre this far (of its radius) from the pivot, at most
 PIVOT_TICKS_MIN, PIVOT_TICKS_OFF = 60, 0.2  # no hub seen: edges meeting at the pivot, its offset (R)
 PIVOT_TICKS_TOL = 0.02  # R: an edge's line passing this near a point meets there
@@ -202,7 +204,7 @@ def _lines_meet(
     return cx, cy, n
 
 
-def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
+def dial_from_ticks(rgb: np.ndarray, round_max: float = ELL_ROUND) -> Dial | None:
     """The dial as the circle of its ticks, for a dial with no rim of its own (printed on a plate):
     the edges of a radial mark lie on lines through the pivot, so the pivot is where the short
     edges' lines meet from most directions (long edges, a plate's, a pipe's or the needle's, do
@@ -245,13 +247,22 @@ def dial_from_ticks(rgb: np.ndarray) -> Dial | None:
         return None
     # the centre refined: the point nearest (least squares) to the lines of the marks' edges near it
     cx, cy, _ = _lines_meet(xs, ys, tx, ty, cx, cy, rad)
-    ell: Ellipse = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad) or ((cx, cy), (2 * rad, 2 * rad), 0.0)
+    flat = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad, round_max)
+    if flat is None and round_max != ELL_ROUND:
+        return None  # the second look is the ellipse's: none, nothing new to read
+    ell: Ellipse = flat or ((cx, cy), (2 * rad, 2 * rad), 0.0)
     g = _to_canon(ell, np.array([cx, cy]))
     return _make_dial(rgb, ell, g, _warp(rgb, g), False)
 
 
 def _ticks_ellipse(
-    xs: np.ndarray, ys: np.ndarray, tx: np.ndarray, ty: np.ndarray, centre: tuple[float, float], rad: float
+    xs: np.ndarray,
+    ys: np.ndarray,
+    tx: np.ndarray,
+    ty: np.ndarray,
+    centre: tuple[float, float],
+    rad: float,
+    round_max: float = ELL_ROUND,
 ) -> Ellipse | None:
     """The ellipse through the ticks' outer ends (a circle of ticks seen at an angle): per sector of
     angle about the pivot, the farthest edge lying along a radius (a tick's side); sectors with none
@@ -284,7 +295,7 @@ def _ticks_ellipse(
     mean_r = (a0 + a1) / 4.0
     if min(a0, a1) < ELL_MIN_RATIO * max(a0, a1) or not 0.6 * rad <= mean_r <= 1.4 * rad:
         return None
-    if min(a0, a1) >= ELL_ROUND * max(a0, a1):  # near enough a circle: the circle found is the dial
+    if min(a0, a1) >= round_max * max(a0, a1):  # near enough a circle: the circle found is the dial
         return None
     if math.hypot(ex - centre[0], ey - centre[1]) > ELL_CENTRE_OFF * mean_r:
         return None

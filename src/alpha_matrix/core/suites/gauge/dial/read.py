@@ -16,6 +16,10 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    where those edges are densest (seen at an angle, the ellipse of the ticks' outer ends); that
    circle is read in turn (unless it is the ring already read,
    and not on a lone red pointer beside another ray from the hub: a needle whose blade is hidden).
+   The ticks' ellipse is taken for the dial's circle seen at an angle when it is clearly flat; when
+   it is nearly round (a plate turned 15-35 deg) the circle is read first, and if that gives no
+   scale (the view bends the ticks' gaps, 8 to 10 deg about a pitch of 9) the dial is read again
+   about the ellipse.
 2. Ink (here), whatever the polarity: the face's colour around each point is its median over 0.15 R;
    ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for the
    pointers also far from the median over 0.37 R (a blade wide at its hub is its own local median).
@@ -110,7 +114,7 @@ from alpha_matrix.core.suites.gauge.dial.common import (
     polar,
     smooth_ang,
 )
-from alpha_matrix.core.suites.gauge.dial.geometry import Dial, dial_from_ticks, find_dial, recentred
+from alpha_matrix.core.suites.gauge.dial.geometry import ELL_ROUND_AGAIN, Dial, dial_from_ticks, find_dial, recentred
 from alpha_matrix.core.suites.gauge.dial.numerals import read_labels, scale_from_labels
 from alpha_matrix.core.suites.gauge.dial.pointers import (
     MIN_RAY,
@@ -222,6 +226,13 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     # is not taken for the needle
     if ev_alt.get("pointer_red", 0.0) >= 1.0:
         return first
+    if got.value is None and got.reason in SCALE_REASONS and (flat := dial_from_ticks(rgb, ELL_ROUND_AGAIN)):
+        # the ticks read about their circle give no scale: a plate turned a little (its ticks'
+        # ellipse nearly round) bends their gaps; read again about that ellipse
+        ev_flat: dict[str, float] = {"from_ticks": 1.0, "ticks_ellipse": 1.0}
+        again = _read_about(rgb, flat, spec, ev_flat, min_contrast, noise_k, scale)
+        if again.value is not None and ev_flat.get("pointer_red", 0.0) < 1.0:
+            return again
     if got.value is None:  # no rim found at all: the dial found from its ticks says why it is not read
         return got if dial is None else first
     return got
