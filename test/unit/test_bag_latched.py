@@ -73,3 +73,41 @@ def test_the_writer_says_which_latched_messages_it_holds(tmp_path: Path) -> None
     bag.write("/robot_description", 2, raw)  # into the open split, and kept for the next
     assert bag.held == {"/robot_description"}
     bag.close()
+
+
+def test_static_frames_of_two_broadcasters_all_open_every_split(tmp_path: Path) -> None:
+    """A robot's and a camera's static broadcasters each send their /tf_static once: every later
+    split opens with both one's frames and the other's (the last message alone lost the robot's)."""
+    store = get_typestore(Stores.ROS2_KILTED)
+    T = store.types
+
+    def tf(*children: str) -> bytes:
+        stamp = T["builtin_interfaces/msg/Time"](sec=0, nanosec=0)
+        pose = T["geometry_msgs/msg/Transform"](
+            translation=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0),
+            rotation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0),
+        )
+        msgs = [
+            T["geometry_msgs/msg/TransformStamped"](
+                header=T["std_msgs/msg/Header"](stamp=stamp, frame_id="world"), child_frame_id=c, transform=pose
+            )
+            for c in children
+        ]
+        return bytes(store.serialize_cdr(T["tf2_msgs/msg/TFMessage"](transforms=msgs), "tf2_msgs/msg/TFMessage"))
+
+    topics = {"/tf_static": "tf2_msgs/msg/TFMessage", "/chatter": "std_msgs/msg/String"}
+    chatter = bytes(store.serialize_cdr(T["std_msgs/msg/String"](data="a"), "std_msgs/msg/String"))
+    bag = SplitBagWriter(tmp_path / "b", topics, latched={"/tf_static"})
+    bag.write("/tf_static", 1, tf("panda_link0", "panda_hand"))  # the robot's
+    bag.write("/chatter", 2, chatter)
+    bag.write("/tf_static", 3, tf("camera_link", "panda_hand"))  # the camera's (one frame again)
+    first = bag.rotate()
+    bag.write("/chatter", 4, chatter)
+    second = bag.rotate()
+    bag.close()
+    assert _counts(tmp_path / "b" / str(first)) == {"/tf_static": 2, "/chatter": 1}  # as they came
+    with (tmp_path / "b" / str(second)).open("rb") as f:
+        held = [m.data for _s, c, m in make_reader(f).iter_messages() if c.topic == "/tf_static"]
+    assert len(held) == 1
+    frames = [t.child_frame_id for t in store.deserialize_cdr(held[0], "tf2_msgs/msg/TFMessage").transforms]
+    assert sorted(frames) == ["camera_link", "panda_hand", "panda_link0"]

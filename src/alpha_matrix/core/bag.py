@@ -137,6 +137,9 @@ class _Split:
     messages: int
 
 
+TF_MESSAGE = "tf2_msgs/msg/TFMessage"  # a latched topic of this type is merged frame by frame
+
+
 class SplitBagWriter:
     """Appends raw CDR messages to ``bag_dir`` in closed MCAP splits.
 
@@ -176,7 +179,7 @@ class SplitBagWriter:
 
     def write(self, topic: str, timestamp_ns: int, data: bytes) -> None:
         if self._split is None and topic in self.latched:  # kept for the next split: sent once, it alone
-            self._last[topic] = data  # makes no bag (an idle launch leaves none)
+            self._hold(topic, data)  # makes no bag (an idle launch leaves none)
             return
         if self._split is None:
             self._open()
@@ -187,9 +190,23 @@ class SplitBagWriter:
                     self._split.messages += 1
         assert self._split is not None
         if topic in self.latched:
-            self._last[topic] = data
+            self._hold(topic, data)
         self._split.writer.write(self._split.connections[topic], timestamp_ns, data)
         self._split.messages += 1
+
+    def _hold(self, topic: str, data: bytes) -> None:
+        """Keep a latched message for the next splits. A TFMessage (/tf_static) is merged with the
+        one held, frame by frame: every static broadcaster (a robot's, a camera's) sends its own once,
+        and the last alone would lose the others' frames from every later split."""
+        held = self._last.get(topic)
+        if held is None or self.topics[topic] != TF_MESSAGE:
+            self._last[topic] = data
+            return
+        old = self.store.deserialize_cdr(held, TF_MESSAGE)
+        new = self.store.deserialize_cdr(data, TF_MESSAGE)
+        frames = {t.child_frame_id: t for t in old.transforms} | {t.child_frame_id: t for t in new.transforms}
+        merged = self.store.types[TF_MESSAGE](transforms=list(frames.values()))
+        self._last[topic] = bytes(self.store.serialize_cdr(merged, TF_MESSAGE))
 
     @property
     def held(self) -> frozenset[str]:
