@@ -5,9 +5,10 @@ weakref callback or a finalizer, the interpreter prints "Exception ignored in ..
 It happens: importlib's module-lock callback runs during every import, and a Ctrl-C in the domain
 probe's ``import rclpy`` was swallowed that way, so the whole run went on to its end (exit 0).
 A Ctrl-C inside a C extension's module init comes out as an ImportError instead (rclpy's, in the
-same probe). The handler here also remembers the signal; the launcher's waits and loops ``check``
-it, so a swallowed interrupt still stops the command, the "Exception ignored" traceback is not
-printed, and the command line takes an error that follows it for the interrupt it is.
+same probe). The handler here also remembers the signal; the launcher's waits and loops (and a Ray
+run's wait for its shards) ``check`` it, so a swallowed interrupt still stops the command, the
+"Exception ignored" traceback is not printed, and the command line takes an error that follows
+it for the interrupt it is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 from types import FrameType
 from typing import Any
 
+POLL_S = 0.2  # s: how often a command's long wait (a graph, Ray shards) looks for a swallowed Ctrl-C
 _received = threading.Event()
 _default_unraisable = sys.unraisablehook
 

@@ -45,7 +45,6 @@ EXTERNAL_S = 10.0  # how long a run waits to discover the external nodes it need
 PROBE_S = 3.0  # discovery of a running graph took over 1 s on a loaded 2-core machine (CI, load 10), over 2 s once
 # Overrides PROBE_S: the graph tests, whose domains are leased one per graph, watch 1 s.
 PROBE_ENV = "ALPHA_MATRIX_DOMAIN_PROBE_S"
-CTRL_C_POLL_S = 0.2  # how often a running graph's wait looks for a Ctrl-C that Python swallowed
 
 
 def probe_seconds() -> float:
@@ -467,7 +466,7 @@ def _next_code(codes: queue.Queue[int]) -> int:
     while True:
         ctrl_c.check()
         with contextlib.suppress(queue.Empty):
-            return codes.get(timeout=CTRL_C_POLL_S)
+            return codes.get(timeout=ctrl_c.POLL_S)
 
 
 def run_graph(graph: Graph, env: dict[str, str] | None = None) -> int:

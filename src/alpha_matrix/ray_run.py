@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from alpha_matrix import ctrl_c
 from alpha_matrix.core.errors import AlphaMatrixError
 from alpha_matrix.core.records import RunStore
 from alpha_matrix.core.shards import (
@@ -155,7 +156,10 @@ def run_on_ray(
         pending = {task.remote(list(argv), run_id, k, shards, files, os.getcwd()): k for k in range(shards)}
         failed, merging = 0, 0.0
         while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=ctrl_c.POLL_S)
+            ctrl_c.check()  # a Ctrl-C that Python swallowed stops the wait too (ctrl_c.py)
+            if not done:
+                continue
             k = pending.pop(done[0])
             try:
                 result: ShardResult = ray.get(done[0])

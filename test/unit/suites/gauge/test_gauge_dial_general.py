@@ -224,15 +224,21 @@ def test_a_plate_seen_at_an_angle_is_read_about_the_ellipse_of_its_ticks(d: Draw
 
 
 @pytest.mark.parametrize(
-    "d",
-    [Drawn(value=4.4, plate=True, sweep=240.0), Drawn(value=1.7, plate=True, sweep=250.0, turn=20.0)],
-    ids=["240", "250-turned"],
+    ("d", "narrow"),
+    [
+        (Drawn(value=4.4, plate=True, sweep=240.0), 0.25),
+        (Drawn(value=1.7, plate=True, sweep=250.0, turn=20.0), 0.25),
+        (Drawn(value=8.9, plate=True, sweep=180.0, majors=5, minors=4), 0.15),
+        (Drawn(value=8.9, plate=True, sweep=180.0, majors=5, minors=4), 0.2),
+    ],
+    ids=["240", "250-turned", "180-a-little", "180-more"],
 )
-def test_a_plate_turned_a_little_is_read_about_the_nearly_round_ellipse_of_its_ticks(d: Drawn) -> None:
+def test_a_plate_turned_a_little_is_read_about_the_nearly_round_ellipse_of_its_ticks(d: Drawn, narrow: float) -> None:
     """The panel turned a little: its ticks' ellipse is nearly round (kept a circle on the first
-    look), which bends their gaps so that the arc's ends were in doubt (it abstained); the second
-    look reads about that ellipse."""
-    value, reason = _read(d, _turned_away(draw(d), 0.25))
+    look), which bends their gaps so that the arc's ends were in doubt, or (a 180 deg scale) moves
+    the circle through its ticks off the pivot so that the needle's run fell short of them: it
+    abstained; the second look reads about that ellipse."""
+    value, reason = _read(d, _turned_away(draw(d), narrow))
     assert _within(value, d), (value, reason, d.value)
 
 

@@ -18,8 +18,8 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    and not on a lone red pointer beside another ray from the hub: a needle whose blade is hidden).
    The ticks' ellipse is taken for the dial's circle seen at an angle when it is clearly flat; when
    it is nearly round (a plate turned 15-35 deg) the circle is read first, and if that gives no
-   scale (the view bends the ticks' gaps, 8 to 10 deg about a pitch of 9) the dial is read again
-   about the ellipse.
+   scale (the view bends the ticks' gaps, 8 to 10 deg about a pitch of 9) or no needle reaching it
+   (a 180 deg scale's circle of ticks drifts off the pivot) the dial is read again about the ellipse.
 2. Ink (here), whatever the polarity: the face's colour around each point is its median over 0.15 R;
    ink is every pixel far from it (dark on light, light on dark, a coloured pointer alike); for the
    pointers also far from the median over 0.37 R (a blade wide at its hub is its own local median).
@@ -154,6 +154,7 @@ SCALE_REASONS = ("no dial found", "no tick ring found", "fewer than 6 ticks visi
                  "arc ends not clear", "dial centre unclear", "several pointers, value pointer ambiguous",
                  "only a red pointer, value pointer ambiguous")  # fmt: skip
 # ... a dial found from its ticks' lines (no rim; a pivot off the rim's centre) is tried on these
+ELLIPSE_RETRY = (*SCALE_REASONS, "pointer tip not visible")  # ... and its ticks' nearly round ellipse on these
 SAME_RING = 0.1  # of its radius: a ring found from the ticks this close to the first dial's is that one
 RING_MIN, RING_MAX = 0.45, 1.3  # radii (of R) where the tick ring may lie: the circle found may be a
 # bezel's inner edge (ticks inside it) or a plate's arc line or numeral ring (ticks outside it)
@@ -226,9 +227,10 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
     # is not taken for the needle
     if ev_alt.get("pointer_red", 0.0) >= 1.0:
         return first
-    if got.value is None and got.reason in SCALE_REASONS and (flat := dial_from_ticks(rgb, ELL_ROUND_AGAIN)):
-        # the ticks read about their circle give no scale: a plate turned a little (its ticks'
-        # ellipse nearly round) bends their gaps; read again about that ellipse
+    if got.value is None and got.reason in ELLIPSE_RETRY and (flat := dial_from_ticks(rgb, ELL_ROUND_AGAIN)):
+        # the ticks read about their circle give no scale, or no needle reaching it: a plate turned
+        # a little (its ticks' ellipse nearly round) bends their gaps, and the circle through a
+        # short scale's ticks (180 deg) drifts along its axis, off the pivot; read about that ellipse
         ev_flat: dict[str, float] = {"from_ticks": 1.0, "ticks_ellipse": 1.0}
         again = _read_about(rgb, flat, spec, ev_flat, min_contrast, noise_k, scale)
         if again.value is not None and ev_flat.get("pointer_red", 0.0) < 1.0:
