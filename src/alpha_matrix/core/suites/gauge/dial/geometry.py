@@ -204,11 +204,13 @@ def _lines_meet(
     return cx, cy, n
 
 
-def dial_from_ticks(rgb: np.ndarray, round_max: float = ELL_ROUND) -> Dial | None:
+def dial_from_ticks(rgb: np.ndarray) -> tuple[Dial, Dial | None] | None:
     """The dial as the circle of its ticks, for a dial with no rim of its own (printed on a plate):
     the edges of a radial mark lie on lines through the pivot, so the pivot is where the short
     edges' lines meet from most directions (long edges, a plate's, a pipe's or the needle's, do
-    not vote); the ring's radius is where those edges, radial about that point, are densest."""
+    not vote); the ring's radius is where those edges, radial about that point, are densest.
+    Rectified about the ellipse of the ticks' outer ends when it is clearly flat. Returned with
+    the dial for a second look: that ellipse's when it is nearly round (the circle kept), else None."""
     got = _mark_edges(rgb)
     if got is None:
         return None
@@ -247,22 +249,21 @@ def dial_from_ticks(rgb: np.ndarray, round_max: float = ELL_ROUND) -> Dial | Non
         return None
     # the centre refined: the point nearest (least squares) to the lines of the marks' edges near it
     cx, cy, _ = _lines_meet(xs, ys, tx, ty, cx, cy, rad)
-    flat = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad, round_max)
-    if flat is None and round_max != ELL_ROUND:
-        return None  # the second look is the ellipse's: none, nothing new to read
-    ell: Ellipse = flat or ((cx, cy), (2 * rad, 2 * rad), 0.0)
-    g = _to_canon(ell, np.array([cx, cy]))
+    flat = _ticks_ellipse(xs, ys, tx, ty, (cx, cy), rad)
+    if flat is not None and min(flat[1]) < ELL_ROUND * max(flat[1]):  # clearly flat: the view is turned
+        return _about(rgb, flat, (cx, cy)), None
+    circle = _about(rgb, ((cx, cy), (2 * rad, 2 * rad), 0.0), (cx, cy))
+    return circle, None if flat is None else _about(rgb, flat, (cx, cy))
+
+
+def _about(rgb: np.ndarray, ell: Ellipse, pivot: tuple[float, float]) -> Dial:
+    """The dial rectified about ``ell`` with its centre's image at ``pivot`` (no hub seen)."""
+    g = _to_canon(ell, np.array(pivot))
     return _make_dial(rgb, ell, g, _warp(rgb, g), False)
 
 
 def _ticks_ellipse(
-    xs: np.ndarray,
-    ys: np.ndarray,
-    tx: np.ndarray,
-    ty: np.ndarray,
-    centre: tuple[float, float],
-    rad: float,
-    round_max: float = ELL_ROUND,
+    xs: np.ndarray, ys: np.ndarray, tx: np.ndarray, ty: np.ndarray, centre: tuple[float, float], rad: float
 ) -> Ellipse | None:
     """The ellipse through the ticks' outer ends (a circle of ticks seen at an angle): per sector of
     angle about the pivot, the farthest edge lying along a radius (a tick's side); sectors with none
@@ -295,7 +296,7 @@ def _ticks_ellipse(
     mean_r = (a0 + a1) / 4.0
     if min(a0, a1) < ELL_MIN_RATIO * max(a0, a1) or not 0.6 * rad <= mean_r <= 1.4 * rad:
         return None
-    if min(a0, a1) >= round_max * max(a0, a1):  # near enough a circle: the circle found is the dial
+    if min(a0, a1) >= ELL_ROUND_AGAIN * max(a0, a1):  # near enough a circle: the circle is the dial, no second look
         return None
     if math.hypot(ex - centre[0], ey - centre[1]) > ELL_CENTRE_OFF * mean_r:
         return None

@@ -114,7 +114,7 @@ from alpha_matrix.core.suites.gauge.dial.common import (
     polar,
     smooth_ang,
 )
-from alpha_matrix.core.suites.gauge.dial.geometry import ELL_ROUND_AGAIN, Dial, dial_from_ticks, find_dial, recentred
+from alpha_matrix.core.suites.gauge.dial.geometry import Dial, dial_from_ticks, find_dial, recentred
 from alpha_matrix.core.suites.gauge.dial.numerals import read_labels, scale_from_labels
 from alpha_matrix.core.suites.gauge.dial.pointers import (
     MIN_RAY,
@@ -218,16 +218,17 @@ def read_dial(image: np.ndarray, spec: DialSpec, min_contrast: float = 20.0, noi
         return first
     # no rim, or a rim that is not the scale's (a printed dial on a plate): the dial from its ticks
     # (radial marks whose lines meet at the pivot), read again; the first reason stands otherwise
-    alt = dial_from_ticks(rgb)
-    if alt is None or (dial is not None and _same_ring(dial, ev, alt, scale)):
+    found = dial_from_ticks(rgb)
+    if found is None or (dial is not None and _same_ring(dial, ev, found[0], scale)):
         return first  # the same ring again: nothing new to read
+    alt, flat = found
     ev_alt: dict[str, float] = {"from_ticks": 1.0}
     got = _read_about(rgb, alt, spec, ev_alt, min_contrast, noise_k, scale)
     # on this second look a lone red pointer beside another ray (a needle's base, its blade hidden)
     # is not taken for the needle
     if ev_alt.get("pointer_red", 0.0) >= 1.0:
         return first
-    if got.value is None and got.reason in ELLIPSE_RETRY and (flat := dial_from_ticks(rgb, ELL_ROUND_AGAIN)):
+    if got.value is None and got.reason in ELLIPSE_RETRY and flat is not None:
         # the ticks read about their circle give no scale, or no needle reaching it: a plate turned
         # a little (its ticks' ellipse nearly round) bends their gaps, and the circle through a
         # short scale's ticks (180 deg) drifts along its axis, off the pivot; read about that ellipse
