@@ -256,16 +256,24 @@ def run_cli(args: list[str], cwd: Path, timeout: float = 300, probe_s: float = 1
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _stop_hung(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    """A run that hangs: each of its nodes prints its thread stacks (faulthandler on SIGUSR1,
-    ros/lifecycle.py; its launcher forwards them), then the run is interrupted as a user would
-    (SIGINT: it stops its graph) and killed with whatever is left of it if that does not end it.
-    A SIGKILL alone, as ``subprocess.run``'s timeout sends, would lose all of that."""
-    tree = psutil.Process(proc.pid).children(recursive=True)
-    for child in tree:
+def ask_stacks(pid: int) -> list[psutil.Process]:
+    """An `alpha-matrix` command (``pid``) and each node under it print their thread stacks
+    (faulthandler on SIGUSR1: the command's main, ros/lifecycle.py for a node, whose output the
+    launcher forwards). Returns the command's process tree."""
+    tree = psutil.Process(pid).children(recursive=True)
+    for proc in [psutil.Process(pid), *tree]:
         with contextlib.suppress(psutil.Error):
-            if any(part.startswith("alpha_matrix.nodes.") for part in child.cmdline()):
-                child.send_signal(signal.SIGUSR1)
+            if proc.pid == pid or any(part.startswith("alpha_matrix.nodes.") for part in proc.cmdline()):
+                proc.send_signal(signal.SIGUSR1)
+    return tree
+
+
+def _stop_hung(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """A run that hangs: the command and each of its nodes print their thread stacks
+    (``ask_stacks``), then the run is interrupted as a user would (SIGINT: it stops its graph)
+    and killed with whatever is left of it if that does not end it.
+    A SIGKILL alone, as ``subprocess.run``'s timeout sends, would lose all of that."""
+    tree = ask_stacks(proc.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):  # the stacks' time (retried, nothing is lost)
         return proc.communicate(timeout=STACKS_WAIT_S)
     proc.send_signal(signal.SIGINT)

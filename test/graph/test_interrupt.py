@@ -25,7 +25,7 @@ import pytest
 
 from alpha_matrix.core.resolve import resolve_graph
 from alpha_matrix.launcher import PROBE_ENV, graph_env
-from conftest import next_domain_id, run_cli, wait_until
+from conftest import ask_stacks, next_domain_id, run_cli, wait_until
 
 RESUME = re.compile(r"^interrupted at (\d+)/(\d+): run the same command to resume$")
 MATRIX_NODES = len(resolve_graph().nodes)  # every node process of the default graph (config/graph.yaml)
@@ -77,10 +77,7 @@ def _interrupt(args: list[str], cwd: Path, when: Callable[[subprocess.Popen[byte
 
 def _stacks(cli: subprocess.Popen[bytes], log: Path) -> str:
     """The command's and its nodes' thread stacks (faulthandler on SIGUSR1), then its log's tail."""
-    for proc in [psutil.Process(cli.pid), *psutil.Process(cli.pid).children(recursive=True)]:
-        with contextlib.suppress(psutil.Error):
-            if "alpha_matrix" in " ".join(proc.cmdline()):
-                proc.send_signal(signal.SIGUSR1)
+    ask_stacks(cli.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):
         cli.wait(timeout=3.0)  # the dumps' time: the stacks are written before the log is read
     return "\n".join(log.read_text(errors="replace").splitlines()[-300:])
