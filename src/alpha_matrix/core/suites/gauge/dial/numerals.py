@@ -13,7 +13,9 @@ scale's ends are (glare, a red zone or a cover at an end leaves ``dial.scale.arc
    templates, rendered once from OpenCV's Hershey SIMPLEX, PLAIN, DUPLEX, COMPLEX, TRIPLEX faces
    and Pillow's bundled font at several sizes, the large ones also leaning +-10 deg (normalised:
    cropped, height 24 px, blurred, unit-norm correlation), with its holes as a veto (a 0 and an
-   8 differ in little ink but in their holes); '-' and '.' by shape and place. A glyph is unknown
+   8 differ in little ink but in their holes; where a lone hole lies rules out more: a 0's spans
+   the glyph, a 9's is high, a 6's low, so a small blurred 0 near a 9's template in shape is a 0);
+   '-' and '.' by shape and place. A glyph is unknown
    when its best class is far, does not beat the next class with those holes by ``MIN_MARGIN``,
    is a blob (``MAX_FILL``), is under ``MIN_IMAGE_H`` picture px tall or its ink is of two
    colours; digits touching are cut once at the least-inked column (a 1 only leading). A word
@@ -90,6 +92,15 @@ TEMPLATE_LEAN = (-10.0, 10.0)  # deg: the large renders also leaning so much
 # the holes each digit's ink may have: "0", "1" holes, "8" two stacked, "s" two side by side (a
 # slashed 0, as Hershey's), a 4 open or closed at its top
 HOLES = ({"1", "s"}, {"0"}, {"0"}, {"0"}, {"0", "1"}, {"0"}, {"1"}, {"0"}, {"8"}, {"1"})
+# One hole ("1") is told further by where it lies in the glyph's height: "T" top to bottom, "U" in the
+# upper part, "L" in the lower, "M" in the middle. That rules some digits out, whatever the font (on
+# the fonts rendered for the templates and DejaVu's, a 0's hole spans 0.19-0.81 or more, a 9's ends by
+# 0.6, a 6's begins at 0.38 or below): these are then neither the digit read nor its competitors.
+RULED_OUT: dict[str, set[int]] = {"T": {6, 9}, "U": {6}, "L": {0, 9}, "M": set()}
+# Measured down from the glyph's top, of its height:
+HOLE_HIGH = 0.3  # a hole whose top is nearer than this is high
+HOLE_DEEP = 0.7  # ... whose bottom is farther than this reaches low (high and deep: it spans the glyph, a 0's)
+HOLE_LOW = 0.38  # ... deep, and whose top is at least this far down: low (a 6's)
 
 
 class _Spec(Protocol):
@@ -185,22 +196,28 @@ def templates() -> tuple[np.ndarray, np.ndarray]:
 
 
 def holes(mask: np.ndarray) -> str:
-    """The glyph's holes (enclosed background, 2 px or larger): "0", "1", "8" (two, one straight
-    above the other), "s" (two offset sideways: a slashed 0, as Hershey's), "x" (more)."""
+    """The glyph's holes (enclosed background, 2 px or larger): "0" (none); one: "T", "U", "L" or "M"
+    by where it lies (``RULED_OUT``); "8" (two, one straight above the other), "s" (two offset
+    sideways: a slashed 0, as Hershey's), "x" (more)."""
     pad = np.pad(~mask.astype(bool), 1, constant_values=True).astype(np.uint8)
     # 4-connected (ink is 8-connected: a thin stroke's diagonal step closes a loop)
     n, _, stats, cen = cv2.connectedComponentsWithStats(pad, connectivity=4)
     # component 1 is the background outside (it holds the padded corner)
     inner = [i for i in range(2, n) if stats[i, cv2.CC_STAT_AREA] >= 2]
-    if len(inner) < 2:
-        return str(len(inner))
+    if not inner:
+        return "0"
+    if len(inner) == 1:
+        top = (stats[inner[0], cv2.CC_STAT_TOP] - 1) / mask.shape[0]
+        bottom = top + stats[inner[0], cv2.CC_STAT_HEIGHT] / mask.shape[0]
+        high, deep = top < HOLE_HIGH, bottom > HOLE_DEEP
+        return ("T" if deep else "U") if high else "L" if deep and top >= HOLE_LOW else "M"
     if len(inner) > 2:
         return "x"
     return "s" if abs(cen[inner[0]][0] - cen[inner[1]][0]) > 0.06 * mask.shape[1] else "8"
 
 
 def _fits(d: int, n_holes: str | None) -> bool:
-    return n_holes is None or n_holes in HOLES[d]
+    return n_holes is None or ("1" if n_holes in RULED_OUT else n_holes) in HOLES[d]
 
 
 def classify(vecs: np.ndarray, n_holes: Sequence[str | None] | None = None) -> list[tuple[str, float]]:
@@ -218,10 +235,11 @@ def classify(vecs: np.ndarray, n_holes: Sequence[str | None] | None = None) -> l
     out = []
     for i in range(len(vecs)):
         nh = None if n_holes is None else n_holes[i]
-        b = int(order[i, 0])
+        ranked = [int(d) for d in order[i] if int(d) not in RULED_OUT.get(nh or "", ())]
+        b = ranked[0]
         # competitors: the digits with these holes, and with no hole seen, those with a loop (a
         # 6's or 9's loop left open by blur is a 5 or 7 to the eye)
-        rest = [int(d) for d in order[i, 1:] if _fits(int(d), nh) or (nh == "0" and int(d) in (0, 6, 9))]
+        rest = [d for d in ranked[1:] if _fits(d, nh) or (nh == "0" and d in (0, 6, 9))]
         # no other digit has these holes: the holes are the margin (the shape must still agree)
         margin = float(per[i, rest[0]] - per[i, b]) if rest else 1.0
         ok = per[i, b] <= MAX_DIST and margin >= MIN_MARGIN and _fits(b, nh)
