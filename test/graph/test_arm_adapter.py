@@ -184,6 +184,7 @@ def standard_graph(procs: Callable[..., Proc], *adapter_params: str) -> tuple[in
     return domain, env, arm, adapter
 
 
+@pytest.mark.alone  # it measures the arm's pace in real time
 def test_check_driver_real_time_passes_on_the_standard_arm(procs) -> None:
     _domain, env, _arm, adapter = standard_graph(procs)
     t0 = time.monotonic()

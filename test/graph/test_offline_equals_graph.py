@@ -129,6 +129,7 @@ def test_refusal_offline_equals_the_graph(cell: Path, monkeypatch: pytest.Monkey
     assert any(m["placed"] for m in measured) and any(not m["placed"] for m in measured)  # not only easy ones
 
 
+@pytest.mark.long  # the same offline-vs-graph comparison as refusal's, on another suite
 def test_ambiguity_offline_equals_the_graph(cell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recs = _graph(cell, "ambiguity", "ambiguity.yaml", AMBIGUITY_SHARD)
     graph = {k: r.result for k, r in recs.items()}

@@ -21,6 +21,9 @@ from model_server import FORMS, MODEL_ID
 
 # tools in make test; the text form (the same path, another server form) in make test-long
 GRAPH_FORMS = [pytest.param(f, marks=pytest.mark.long) if f == "text" else f for f in FORMS]
+# The agent's scenario on the server is a long run (a minute and more on a busy machine) in make
+# test-long only: make test meets the server through the graph with the planner (below), and the
+# agent's path to it in test/unit/agent/test_real_server.py.
 
 CAP = 64
 
@@ -40,6 +43,7 @@ def _ran_clean(proc, cell: Path, run_id: str) -> None:
     assert audit.returncode == 0, audit.stdout[-2000:] + audit.stderr[-2000:]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("form", GRAPH_FORMS)
 def test_an_alerts_scenario_decided_by_the_real_server(cell: Path, model_server, form: str) -> None:
     server = model_server(form)
