@@ -476,6 +476,28 @@ def test_a_needles_edge_between_the_ticks_it_hides_is_no_tick() -> None:
         assert abs(20.0 * got.frac(210.0 - pitch * v, True) - v) <= 0.02 * 20.0, v
 
 
+def test_the_top_quarter_of_a_larger_scale_is_not_read_as_a_whole_90_deg_scale() -> None:
+    """The marks of a 0-160 dial (270 deg, counter-clockwise) read at a small size, blurred: its top
+    quarter shows every tick 15 deg apart, majors longer, and beyond it only a tick every 30 deg,
+    short, the others lost. Dropped as stray marks beyond the scale's ends, those left the top
+    quarter alone, centred at 12 o'clock: it was read as a whole 90 deg scale (21 % of the span
+    off). No standard sweep is 90 deg: the ends stay in doubt."""
+    ang = np.array([21.0, 51.5, 66.0, 80.5, 94.5, 109.0, 138.0, 168.5, 199.5, 350.0])
+    lengths = np.array([17.0, 17.0, 22.0, 17.0, 22.0, 17.0, 16.0, 15.0, 16.0, 17.0])
+    got = arc(ang, lengths, DialSpec(0.0, 160.0, "degC", clockwise=False), np.zeros(N_ANG, bool), lengths)
+    assert got == "arc ends not clear", got
+
+
+def test_a_90_deg_scale_is_read_from_its_numerals_or_its_stated_arc_not_its_ticks_alone() -> None:
+    d = Drawn(sweep=90.0, value=7.0, majors=5)  # midway between numerals: the paint over them cuts no needle
+    value, reason = _read(d)
+    assert _within(value, d), (value, reason)  # the numerals state it
+    bare = _without_numerals(d, draw(d))
+    assert _read(d, bare)[0] is None
+    value, reason = _read(d, bare, arc_start_deg=angle(d, d.lo), arc_end_deg=angle(d, d.hi))
+    assert _within(value, d), (value, reason)
+
+
 @pytest.mark.parametrize("tip", [0.44, 0.5])
 @pytest.mark.parametrize("value", [4.0, 6.0])
 def test_a_broken_needle_short_of_a_numeral_in_its_path_is_not_read(value: float, tip: float) -> None:

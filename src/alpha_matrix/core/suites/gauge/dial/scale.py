@@ -16,7 +16,11 @@ import numpy as np
 
 from alpha_matrix.core.suites.gauge.dial.common import N_ANG, angle_of_bin, chroma
 
-STANDARD_SWEEPS = (90.0, 180.0, 240.0, 270.0, 300.0)
+# A 90 deg scale is not among them: read from its ticks it is every larger scale's top quarter
+# (the rest of a 270 deg scale's ticks lost, its top 90 deg were read as the whole, 21 % of the span
+# off); its numerals (``dial.numerals``) or its face file (``DialSpec.arc_start_deg``, ``arc_end_deg``)
+# state its arc.
+STANDARD_SWEEPS = (180.0, 240.0, 270.0, 300.0)
 SWEEP_TOL = 5.0  # deg: a found arc within this (and 0.4 pitch) of a standard sweep is taken as that sweep
 CENTRE_TOL = 6.0  # deg: the scale's middle off 12 o'clock (the image's vertical leans in a perspective view)
 RECENTRE_TICKS = 10  # ticks needed to find the dial's centre from the tick ring
