@@ -63,7 +63,8 @@ in the module named with it; this one (``read_dial``, ``_read``) takes them in t
    fewer than a major interval's, their places under the cover. Still in doubt, a stretch of the
    ring not the face's colour that shows far fewer marks than the ticks' pitch puts there is a
    cover too (an occluder's own edges, a hand's fingers, are a few marks over the ticks it hides;
-   a shadow leaves its ticks seen) and the arc is read again. An end given by a standard sweep
+   a shadow leaves its ticks seen) and the arc is read again, unless such stretches make up more
+   than half the ring (the face's colour is then in doubt). An end given by a standard sweep
    the ticks fall short of into a cover lies under that cover (its place seen bare: the scale
    ends short of that sweep). A stub barely out of the hub
    (a needle's tail) hides no tick. Still no scale: the ticks may be dense and blurred together,
@@ -381,7 +382,9 @@ def _read(
         # an occluder's own edges (a hand's fingers, a box's corners) are marks over the stretch it
         # hides, a few where the scale's pitch puts many: that stretch is a cover too, read again
         sparse = covers(differs, marks, sparse=True) | out_of_view
-        if (sparse != hidden).any():
+        # not over more than half the ring: the face's colour is then what is in doubt (a plate
+        # under uneven light, the bare half of a 180 deg scale's ring shaded, read 6 % off)
+        if (sparse != hidden).any() and int(sparse.sum()) <= N_ANG // 2:
             seen_ticks = _ticks_beside(marks, sparse, prof, hp, lo_j, hi_j, bound)
             again = arc(*seen_ticks[1:3], plain, sparse, seen_ticks[3])
             if not isinstance(again, str):
